@@ -1,0 +1,159 @@
+import { FusionError } from '../core/errors';
+
+/**
+ * The proxy URL as shown to an operator: scheme, host, port and path. User info and the query
+ * string are dropped because either may carry a credential.
+ */
+export function displayUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+/** Replaces every occurrence of each secret in `text` (the server may echo what it received). */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s.length > 0) out = out.split(s).join('[redacted]');
+  }
+  return out;
+}
+
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'EPROTO',
+]);
+
+function errorCode(e: unknown): string | undefined {
+  if (e && typeof e === 'object' && 'code' in e) {
+    const code = (e as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+function rawMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function isTlsError(e: unknown): boolean {
+  const code = errorCode(e);
+  if (code && (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))) return true;
+  return /certificate|ssl|tls/i.test(rawMessage(e));
+}
+
+/**
+ * Turns a socket-level failure (before or during the response) into the spec's proxy-client
+ * error rows: connection refused, DNS, TLS handshake, reset. `phase` says whether the response
+ * had started, because a reset after the first byte is a truncated result, not a refused connection.
+ */
+export function networkError(e: unknown, ctx: { url: string; type: string; secrets: readonly string[]; phase: 'connect' | 'response' }): FusionError {
+  const code = errorCode(e);
+  const detail = redact(rawMessage(e), ctx.secrets);
+  const base = { url: ctx.url, command: ctx.type, cause: code ?? 'unknown' };
+  if (isTlsError(e)) {
+    return new FusionError(
+      'PROXY_TLS_FAILED',
+      `TLS handshake with the proxy server at ${ctx.url} failed: ${detail}${code ? ` (${code})` : ''}. ` +
+        'Install a valid certificate and chain on the server, or give the client the CA that signed it.',
+      base,
+    );
+  }
+  if (ctx.phase === 'response') {
+    return new FusionError(
+      'PROXY_STREAM_ABORTED',
+      `The proxy server at ${ctx.url} broke off the response to ${ctx.type} (${detail}${code ? `, ${code}` : ''}); ` +
+        'the result is incomplete and was not accepted. Read the server logs.',
+      base,
+    );
+  }
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new FusionError(
+        'PROXY_CONNECTION_FAILED',
+        `Cannot connect to the proxy server at ${ctx.url}: connection refused. Check the URL and port, that the server is running, and the firewall.`,
+        base,
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+    case 'EAI_FAIL':
+      return new FusionError(
+        'PROXY_CONNECTION_FAILED',
+        `Cannot connect to the proxy server at ${ctx.url}: DNS lookup of the host name failed (${code}). Check the host name in the Proxy URL and DNS from the platform network.`,
+        base,
+      );
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return new FusionError(
+        'PROXY_CONNECTION_FAILED',
+        `The proxy server at ${ctx.url} closed the connection before answering (${code}). Check that the URL points at the proxy server (http vs https) and read the server logs.`,
+        base,
+      );
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EADDRNOTAVAIL':
+      return new FusionError(
+        'PROXY_CONNECTION_FAILED',
+        `Cannot connect to the proxy server at ${ctx.url}: network unreachable (${code}). Check the address and the firewall.`,
+        base,
+      );
+    default:
+      return new FusionError(
+        'PROXY_CONNECTION_FAILED',
+        `Cannot connect to the proxy server at ${ctx.url}: ${detail}${code ? ` (${code})` : ''}.`,
+        base,
+      );
+  }
+}
+
+/** The `error` field of a JSON error body, else a short single-line quote of the body. */
+export function errorBodyMessage(body: string): string {
+  const trimmed = body.trim();
+  if (!trimmed) return 'no error message in the body';
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      const err = (parsed as Record<string, unknown>).error;
+      if (typeof err === 'string' && err.trim()) return err.trim();
+      if (err && typeof err === 'object' && typeof (err as Record<string, unknown>).message === 'string') {
+        return String((err as Record<string, unknown>).message);
+      }
+    }
+  } catch {
+    // Not JSON (an HTML page from a gateway, or spcx's plain-text errors): quote it.
+  }
+  const line = trimmed.replace(/\s+/g, ' ');
+  return line.length > 300 ? `${line.slice(0, 300)}...` : line;
+}
+
+export function statusError(status: number, body: string, ctx: { url: string; type: string; secrets: readonly string[] }): FusionError {
+  const message = redact(errorBodyMessage(body), ctx.secrets);
+  const details = { url: ctx.url, command: ctx.type, status, serverError: message };
+  if (status === 401) {
+    return new FusionError(
+      'PROXY_UNAUTHORIZED',
+      `The proxy server at ${ctx.url} rejected the proxy password (HTTP 401): ${message}. Make the Proxy password equal to PROXY_PASSWORD on the server (exact, case-sensitive).`,
+      details,
+    );
+  }
+  const hint =
+    status >= 500
+      ? 'Read the proxy server logs.'
+      : status === 404 || status === 405
+        ? 'Check the path of the Proxy URL (it must be the path the server listens on, PROXY_PATH).'
+        : status === 413
+          ? 'The request (configuration and input) is larger than the server accepts; raise BODY_LIMIT_BYTES on the server.'
+          : status === 400
+            ? 'The server rejected the command or the configuration.'
+            : 'Check the Proxy URL and the server.';
+  return new FusionError('PROXY_SERVER_ERROR', `The proxy server at ${ctx.url} failed to run ${ctx.type} (HTTP ${status}): ${message}. ${hint}`, details);
+}
