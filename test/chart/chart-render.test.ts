@@ -1,0 +1,360 @@
+import { readdirSync } from 'node:fs';
+import { waitListKey } from '../../src/queue/queue-names';
+import { checkCustomResource } from './support/crd-checks';
+import { CI_VALUES_DIR, K8sObject, Rendered, at, containerOf, envOf, find, ofKind, render } from './support/helm';
+import { validateAgainstSchemas } from './support/k8s-schemas';
+
+const SCENARIOS = readdirSync(CI_VALUES_DIR).filter((f) => f.endsWith('-values.yaml')).sort();
+const renders = new Map<string, Rendered>();
+function rendered(file: string): Rendered {
+  let r = renders.get(file);
+  if (!r) {
+    r = render({ valuesFiles: [file] });
+    renders.set(file, r);
+  }
+  return r;
+}
+
+const FULL = 'fp-fusion-proxy';
+const API = `${FULL}-api`;
+const WORKER = `${FULL}-worker`;
+const deployments = (r: Rendered): K8sObject[] => [find(r.objects, 'Deployment', API), find(r.objects, 'Deployment', WORKER)];
+
+describe('chart renders every ci/ scenario into valid Kubernetes objects', () => {
+  it('has the scenarios the issue asks for', () => {
+    for (const s of ['defaults', 'existing-secret', 'keda', 'ingress-tls', 'external-redis', 'bundled-redis', 'httproute', 'monitoring']) {
+      expect(SCENARIOS).toContain(`${s}-values.yaml`);
+    }
+  });
+
+  it('validates every object against the Kubernetes / Prometheus Operator schemas, or structurally for KEDA and Gateway API', () => {
+    const all: Array<{ scenario: string; obj: K8sObject }> = [];
+    for (const s of SCENARIOS) for (const obj of rendered(s).objects) all.push({ scenario: s, obj });
+    const results = validateAgainstSchemas(all.map((a) => a.obj));
+    const problems: string[] = [];
+    const kinds = new Set<string>();
+    for (const r of results) {
+      const { scenario, obj } = all[r.index]!;
+      kinds.add(obj.kind);
+      if (!obj.metadata?.name) problems.push(`${scenario}: ${obj.kind} without metadata.name`);
+      if (r.status === 'invalid') problems.push(`${scenario}: ${r.kind}/${r.name}: ${r.message}`);
+      if (r.status === 'unknown') {
+        const custom = checkCustomResource(obj);
+        if (!custom) problems.push(`${scenario}: ${r.message} and no structural check`);
+        else problems.push(...custom.map((p) => `${scenario}: ${p}`));
+      }
+    }
+    expect(problems).toEqual([]);
+    for (const k of ['Deployment', 'Service', 'Secret', 'Ingress', 'HTTPRoute', 'ScaledObject', 'TriggerAuthentication', 'HorizontalPodAutoscaler',
+      'PodDisruptionBudget', 'NetworkPolicy', 'ServiceAccount', 'ServiceMonitor', 'PrometheusRule', 'ConfigMap']) {
+      expect(kinds).toContain(k);
+    }
+  });
+
+  it('the validator itself catches a broken object (so the test above can fail)', () => {
+    const dep = structuredClone(find(rendered('defaults-values.yaml').objects, 'Deployment', API)) as K8sObject;
+    containerOf(dep).ports![0]!.containerPort = '8080' as unknown as number;
+    const [res] = validateAgainstSchemas([dep]);
+    expect(res?.status).toBe('invalid');
+    expect(res?.message).toMatch(/containerPort must be integer/);
+    const so = structuredClone(find(rendered('keda-values.yaml').objects, 'ScaledObject', WORKER)) as K8sObject;
+    at<Array<{ metadata: Record<string, unknown> }>>(so, 'spec', 'triggers')[0]!.metadata.listLength = 5;
+    expect(checkCustomResource(so)).toEqual([`ScaledObject/${WORKER}: triggers[0].metadata.listLength must be a string`]);
+  });
+
+  it('labels every object with the standard app.kubernetes.io labels', () => {
+    for (const s of SCENARIOS) {
+      for (const o of rendered(s).objects) {
+        expect(o.metadata.labels?.['app.kubernetes.io/name']).toBe('fusion-proxy');
+        expect(o.metadata.labels?.['app.kubernetes.io/instance']).toBe('fp');
+        expect(o.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
+      }
+    }
+  });
+});
+
+describe('api and worker Deployments', () => {
+  it.each(SCENARIOS)('%s: one image, ROLE per component, probes on the http port', (s) => {
+    const r = rendered(s);
+    for (const [dep, role] of deployments(r).map((d, i) => [d, i === 0 ? 'api' : 'worker'] as const)) {
+      const c = containerOf(dep);
+      expect(at(dep, 'spec', 'template', 'metadata', 'labels', 'app.kubernetes.io/component')).toBe(role);
+      expect(envOf(dep, 'ROLE')?.value).toBe(role);
+      expect(c.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+      expect(envOf(dep, 'PORT')?.value).toBe('8080');
+      expect(c.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    }
+    expect(containerOf(deployments(r)[0]!).image).toBe(containerOf(deployments(r)[1]!).image);
+  });
+
+  it.each(SCENARIOS)('%s: hardened security context with a numeric non-root user, resources set', (s) => {
+    for (const dep of deployments(rendered(s))) {
+      const pod = at<Record<string, unknown>>(dep, 'spec', 'template', 'spec', 'securityContext');
+      const c = containerOf(dep);
+      const sc = c.securityContext!;
+      for (const ctx of [pod, sc]) {
+        expect(ctx.runAsNonRoot).toBe(true);
+        expect(Number.isInteger(ctx.runAsUser) && (ctx.runAsUser as number) > 0).toBe(true);
+        expect(ctx.seccompProfile).toEqual({ type: 'RuntimeDefault' });
+      }
+      expect(sc.readOnlyRootFilesystem).toBe(true);
+      expect(sc.allowPrivilegeEscalation).toBe(false);
+      expect(sc.capabilities).toEqual({ drop: ['ALL'] });
+      expect(c.resources?.requests?.cpu).toBeTruthy();
+      expect(c.resources?.requests?.memory).toBeTruthy();
+      expect(c.resources?.limits?.memory).toBeTruthy();
+      expect(at(dep, 'spec', 'template', 'spec', 'automountServiceAccountToken')).toBe(false);
+      expect(at(dep, 'spec', 'template', 'spec', 'serviceAccountName')).toBe(FULL);
+      expect(at(dep, 'spec', 'template', 'spec', 'topologySpreadConstraints')).toHaveLength(1);
+    }
+  });
+
+  it.each(SCENARIOS)('%s: secrets reach the pods only through secretKeyRef, never inline', (s) => {
+    const r = rendered(s);
+    const secrets = new Map(ofKind(r.objects, 'Secret').map((o) => [o.metadata.name, at<Record<string, string>>(o, 'data')]));
+    // The Redis ACL user name is not secret (and may be a common word such as the app name).
+    const inlineSecrets = [...secrets.values()].flatMap((d) =>
+      Object.entries(d).filter(([k]) => k !== 'redis-username').map(([, v]) => Buffer.from(v, 'base64').toString('utf8')),
+    );
+    if (!s.startsWith('existing-secret') && !s.startsWith('keda-existing')) expect(inlineSecrets).toContain('ci-proxy-password-0123456789');
+    for (const dep of deployments(r)) {
+      const text = JSON.stringify(dep);
+      for (const secret of inlineSecrets) expect(text).not.toContain(secret);
+      for (const name of ['PROXY_PASSWORD', 'JOB_ENCRYPTION_KEY', 'REDIS_URL']) {
+        const env = envOf(dep, name);
+        if (!env) continue;
+        if (name === 'REDIS_URL' && s === 'bundled-redis-values.yaml') {
+          expect(env.value).toBe(`redis://${FULL}-redis:6379`);
+          continue;
+        }
+        expect(env.value).toBeUndefined();
+        const ref = env.valueFrom?.secretKeyRef;
+        expect(ref).toBeDefined();
+        // A chart-managed secret must hold the key; an existing one is the operator's.
+        if (secrets.has(ref!.name)) expect(Object.keys(secrets.get(ref!.name)!)).toContain(ref!.key);
+      }
+    }
+    const api = deployments(r)[0]!;
+    expect(envOf(api, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toBeDefined();
+    expect(envOf(api, 'REDIS_URL')).toBeDefined();
+  });
+
+  it('workers get the password only when they must derive the job key from it', () => {
+    const withKey = find(rendered('keda-values.yaml').objects, 'Deployment', WORKER);
+    expect(envOf(withKey, 'PROXY_PASSWORD')).toBeUndefined();
+    expect(envOf(withKey, 'JOB_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: FULL, key: 'job-encryption-key' });
+    const derived = find(rendered('defaults-values.yaml').objects, 'Deployment', WORKER);
+    expect(envOf(derived, 'JOB_ENCRYPTION_KEY')).toBeUndefined();
+    expect(envOf(derived, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: FULL, key: 'proxy-password' });
+  });
+
+  it('existingSecret: no chart Secret for auth, refs use the configured names and keys', () => {
+    const r = rendered('existing-secret-values.yaml');
+    expect(ofKind(r.objects, 'Secret')).toEqual([]);
+    const [api, worker] = deployments(r);
+    expect(envOf(api!, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: 'fusion-proxy-auth', key: 'password' });
+    expect(envOf(worker!, 'JOB_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: 'fusion-proxy-auth', key: 'job-key' });
+    expect(envOf(worker!, 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({ name: 'fusion-proxy-redis', key: 'url' });
+  });
+
+  it('passes the server settings as environment variables', () => {
+    const [api, worker] = deployments(rendered('ingress-tls-values.yaml'));
+    expect(envOf(api!, 'PROXY_PATH')?.value).toBe('/fusion');
+    expect(envOf(api!, 'BODY_LIMIT_BYTES')?.value).toBe('10485760');
+    expect(envOf(api!, 'REQUEST_TIMEOUT_MS')?.value).toBe('300000');
+    expect(envOf(api!, 'HEARTBEAT_INTERVAL_MS')?.value).toBe('15000');
+    expect(envOf(worker!, 'WORKER_CONCURRENCY')?.value).toBe('4');
+    expect(envOf(worker!, 'QUEUE_NAME')?.value).toBe('fusion-commands');
+    // The server stops waiting for work before the kubelet kills it.
+    expect(Number(envOf(worker!, 'SHUTDOWN_GRACE_MS')?.value)).toBeLessThan(at<number>(worker, 'spec', 'template', 'spec', 'terminationGracePeriodSeconds') * 1000);
+  });
+});
+
+describe('scaling', () => {
+  const hpaTargets = (r: Rendered): string[] => ofKind(r.objects, 'HorizontalPodAutoscaler').map((h) => at<string>(h, 'spec', 'scaleTargetRef', 'name'));
+
+  it('KEDA watches exactly the BullMQ wait list the code uses', () => {
+    for (const s of ['keda-values.yaml', 'keda-existing-secret-values.yaml', 'bundled-redis-values.yaml']) {
+      const so = find(rendered(s).objects, 'ScaledObject', WORKER);
+      const [trigger] = at<Array<{ type: string; metadata: Record<string, string> }>>(so, 'spec', 'triggers');
+      expect(trigger?.type).toBe('redis');
+      expect(trigger?.metadata.listName).toBe(waitListKey());
+      expect(at(so, 'spec', 'scaleTargetRef', 'name')).toBe(WORKER);
+    }
+    const custom = render({ valuesFiles: ['keda-values.yaml'], set: { 'config.queueName': 'other-queue' } });
+    const so = find(custom.objects, 'ScaledObject', WORKER);
+    expect(at(so, 'spec', 'triggers', 0, 'metadata', 'listName')).toBe(waitListKey('other-queue'));
+    expect(envOf(find(custom.objects, 'Deployment', WORKER), 'QUEUE_NAME')?.value).toBe('other-queue');
+  });
+
+  it('never renders a worker HPA next to the ScaledObject, and drops replicas from scaled Deployments', () => {
+    const keda = rendered('keda-values.yaml');
+    expect(hpaTargets(keda)).toEqual([API]);
+    expect(at(find(keda.objects, 'Deployment', WORKER), 'spec', 'replicas')).toBeUndefined();
+    expect(at(find(keda.objects, 'Deployment', API), 'spec', 'replicas')).toBeUndefined();
+    const hpa = render({ valuesFiles: ['defaults-values.yaml'], set: { 'worker.autoscaling.enabled': true } });
+    expect(hpaTargets(hpa)).toEqual([WORKER]);
+    expect(ofKind(hpa.objects, 'ScaledObject')).toEqual([]);
+    expect(hpaTargets(rendered('defaults-values.yaml'))).toEqual([]);
+    expect(at(find(rendered('defaults-values.yaml').objects, 'Deployment', API), 'spec', 'replicas')).toBe(2);
+  });
+
+  it('KEDA gets the Redis address, TLS, database and password from the same Redis settings', () => {
+    const r = rendered('keda-values.yaml');
+    const meta = at<Record<string, string>>(find(r.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata');
+    expect(meta).toMatchObject({ address: 'redis.example.internal:6380', enableTLS: 'true', databaseIndex: '2' });
+    const ta = find(r.objects, 'TriggerAuthentication', WORKER);
+    expect(at(ta, 'spec', 'secretTargetRef')).toEqual([{ parameter: 'password', name: FULL, key: 'redis-password' }]);
+    const secret = at<Record<string, string>>(find(r.objects, 'Secret', FULL), 'data');
+    expect(Buffer.from(secret['redis-password']!, 'base64').toString()).toBe('ci-redis-password');
+
+    const acl = render({ valuesFiles: ['external-redis-values.yaml'], set: { 'worker.keda.enabled': true } });
+    expect(at(find(acl.objects, 'TriggerAuthentication', WORKER), 'spec', 'secretTargetRef')).toEqual([
+      { parameter: 'password', name: FULL, key: 'redis-password' },
+      { parameter: 'username', name: FULL, key: 'redis-username' },
+    ]);
+    expect(at(find(acl.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata', 'address')).toBe('10.0.0.12:6390');
+
+    const existing = rendered('keda-existing-secret-values.yaml');
+    expect(at(find(existing.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata')).toMatchObject({ address: 'redis.example.internal:6379', enableTLS: 'true', databaseIndex: '3' });
+    expect(at(find(existing.objects, 'TriggerAuthentication', WORKER), 'spec', 'secretTargetRef')).toEqual([{ parameter: 'password', name: 'fusion-proxy-redis', key: 'redis-password' }]);
+
+    // No password anywhere: no TriggerAuthentication, no authenticationRef.
+    const bundled = rendered('bundled-redis-values.yaml');
+    expect(ofKind(bundled.objects, 'TriggerAuthentication')).toEqual([]);
+    expect(at(find(bundled.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'authenticationRef')).toBeUndefined();
+    expect(at(find(bundled.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata', 'address')).toBe(`${FULL}-redis:6379`);
+  });
+
+  it('renders a PodDisruptionBudget only where a component can have more than one pod', () => {
+    expect(ofKind(rendered('defaults-values.yaml').objects, 'PodDisruptionBudget').map((p) => p.metadata.name).sort()).toEqual([API, WORKER]);
+    // bundled: one api pod, workers on KEDA up to 10
+    expect(ofKind(rendered('bundled-redis-values.yaml').objects, 'PodDisruptionBudget').map((p) => p.metadata.name)).toEqual([WORKER]);
+  });
+});
+
+describe('exposure', () => {
+  it('Ingress: TLS for every host, cert-manager issuer, streaming annotations, only the proxy path', () => {
+    const ing = find(rendered('ingress-tls-values.yaml').objects, 'Ingress', API);
+    expect(at(ing, 'spec', 'ingressClassName')).toBe('nginx');
+    expect(at(ing, 'spec', 'tls')).toEqual([{ hosts: ['fusion-proxy.example.com', 'fusion.example.org'], secretName: 'fusion-proxy.example.com-tls' }]);
+    expect(ing.metadata.annotations).toMatchObject({
+      'cert-manager.io/cluster-issuer': 'letsencrypt-prod',
+      'nginx.ingress.kubernetes.io/proxy-buffering': 'off',
+      'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off',
+      'nginx.ingress.kubernetes.io/proxy-body-size': '10m',
+    });
+    // Longer than REQUEST_TIMEOUT_MS: a stream may be idle between heartbeats, but never this long.
+    for (const k of ['proxy-read-timeout', 'proxy-send-timeout']) expect(Number(ing.metadata.annotations?.[`nginx.ingress.kubernetes.io/${k}`])).toBeGreaterThan(300);
+    const rules = at<Array<{ host: string; http: { paths: unknown[] } }>>(ing, 'spec', 'rules');
+    expect(rules.map((r) => r.host)).toEqual(['fusion-proxy.example.com', 'fusion.example.org']);
+    for (const rule of rules) {
+      expect(rule.http.paths).toEqual([{ path: '/fusion', pathType: 'Exact', backend: { service: { name: API, port: { name: 'http' } } } }]);
+    }
+    expect(ofKind(rendered('defaults-values.yaml').objects, 'Ingress')).toEqual([]);
+  });
+
+  it('HTTPRoute: attaches to the Gateway and routes only the proxy path to the api Service', () => {
+    const r = rendered('httproute-values.yaml');
+    const route = find(r.objects, 'HTTPRoute', API);
+    expect(at(route, 'spec', 'parentRefs', 0)).toEqual({ name: 'public-gateway', namespace: 'gateway-system', sectionName: 'https' });
+    expect(at(route, 'spec', 'hostnames')).toEqual(['fusion-proxy.example.com']);
+    expect(at(route, 'spec', 'rules', 0)).toEqual({
+      matches: [{ path: { type: 'Exact', value: '/' } }],
+      backendRefs: [{ name: API, port: 8080 }],
+      timeouts: { request: '0s' },
+    });
+    const svc = find(r.objects, 'Service', API);
+    expect(at(svc, 'spec', 'ports', 0, 'port')).toBe(8080);
+  });
+});
+
+describe('Redis', () => {
+  it('bundled: official redis image, noeviction, no persistence, marked not for production', () => {
+    const r = rendered('bundled-redis-values.yaml');
+    const dep = find(r.objects, 'Deployment', `${FULL}-redis`);
+    const c = containerOf(dep) as ReturnType<typeof containerOf> & { args: string[] };
+    expect(c.image).toMatch(/^docker\.io\/library\/redis:7\./);
+    expect(c.args).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction', '--appendonly', 'no']));
+    expect(dep.metadata.annotations?.['fusion-proxy/not-for-production']).toBeTruthy();
+    expect(at(dep, 'spec', 'template', 'metadata', 'labels', 'app.kubernetes.io/component')).toBe('redis');
+    expect(at(find(r.objects, 'Service', `${FULL}-redis`), 'spec', 'ports', 0, 'port')).toBe(6379);
+    expect(at(dep, 'spec', 'template', 'spec', 'securityContext', 'runAsNonRoot')).toBe(true);
+  });
+
+  it('external: the URL (with its password) lives in the chart Secret', () => {
+    const r = rendered('external-redis-values.yaml');
+    const data = at<Record<string, string>>(find(r.objects, 'Secret', FULL), 'data');
+    expect(Buffer.from(data['redis-url']!, 'base64').toString()).toBe('redis://fusion:ci-redis-password@10.0.0.12:6390');
+    expect(ofKind(r.objects, 'Deployment').map((d) => d.metadata.name)).not.toContain(`${FULL}-redis`);
+  });
+});
+
+describe('NetworkPolicy (on by default)', () => {
+  type Rule = { from?: unknown[]; to?: unknown[]; ports?: Array<{ port: number | string; protocol: string }> };
+
+  it('api: ingress only from the ingress controller and Prometheus; egress only to DNS and Redis', () => {
+    const np = find(rendered('defaults-values.yaml').objects, 'NetworkPolicy', API);
+    expect(at(np, 'spec', 'podSelector', 'matchLabels', 'app.kubernetes.io/component')).toBe('api');
+    const ingress = at<Rule[]>(np, 'spec', 'ingress');
+    expect(ingress.map((r) => r.from)).toEqual([
+      [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+      [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+    ]);
+    for (const r of ingress) expect(r.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    const egressPorts = at<Rule[]>(np, 'spec', 'egress').flatMap((r) => (r.ports ?? []).map((p) => p.port));
+    expect(egressPorts.sort()).toEqual([53, 53, 6379]);
+  });
+
+  it('worker: no ingress but Prometheus; egress to DNS, Redis and the platform API over 443', () => {
+    const np = find(rendered('external-redis-values.yaml').objects, 'NetworkPolicy', WORKER);
+    expect(at<Rule[]>(np, 'spec', 'ingress')).toHaveLength(1);
+    const egress = at<Rule[]>(np, 'spec', 'egress');
+    expect(egress.find((r) => r.ports?.[0]?.port === 6390)?.to).toEqual([{ ipBlock: { cidr: '10.0.0.12/32' } }]);
+    expect(egress.find((r) => r.ports?.[0]?.port === 443)?.to).toEqual([{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }]);
+  });
+
+  it('bundled Redis accepts only this release\'s api and workers, plus KEDA when it scales them', () => {
+    const np = find(rendered('bundled-redis-values.yaml').objects, 'NetworkPolicy', `${FULL}-redis`);
+    const from = at<unknown[]>(np, 'spec', 'ingress', 0, 'from');
+    expect(from).toHaveLength(2);
+    expect(JSON.stringify(from[0])).toContain('"values":["api","worker"]');
+    expect(from[1]).toEqual({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'keda' } } });
+    expect(at(np, 'spec', 'egress')).toEqual([]);
+    const egress = at<Rule[]>(find(rendered('bundled-redis-values.yaml').objects, 'NetworkPolicy', API), 'spec', 'egress');
+    expect(egress[1]?.to).toEqual([{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'fusion-proxy', 'app.kubernetes.io/instance': 'fp', 'app.kubernetes.io/component': 'redis' } } }]);
+  });
+
+  it('can be turned off', () => {
+    expect(ofKind(render({ valuesFiles: ['defaults-values.yaml'], set: { 'networkPolicy.enabled': false } }).objects, 'NetworkPolicy')).toEqual([]);
+  });
+});
+
+describe('metrics objects', () => {
+  it('ServiceMonitors for api and workers carry the Prometheus selector labels and scrape /metrics on http', () => {
+    const r = rendered('monitoring-values.yaml');
+    for (const [name, component] of [[API, 'api'], [WORKER, 'worker']] as const) {
+      const sm = find(r.objects, 'ServiceMonitor', name);
+      expect(sm.metadata.labels?.release).toBe('kube-prometheus-stack');
+      expect(at(sm, 'spec', 'endpoints', 0)).toMatchObject({ port: 'http', path: '/metrics' });
+      expect(at(sm, 'spec', 'selector', 'matchLabels', 'app.kubernetes.io/component')).toBe(component);
+      // The selected Service exposes the port the endpoint names.
+      const svc = find(r.objects, 'Service', name);
+      expect(at(svc, 'spec', 'ports', 0, 'name')).toBe('http');
+      expect(svc.metadata.labels).toMatchObject(at<Record<string, string>>(sm, 'spec', 'selector', 'matchLabels'));
+    }
+    expect(find(r.objects, 'PrometheusRule', FULL).metadata.labels?.release).toBe('kube-prometheus-stack');
+    const cm = find(r.objects, 'ConfigMap', `${FULL}-dashboard`);
+    expect(cm.metadata.labels?.grafana_dashboard).toBe('1');
+    expect(cm.metadata.annotations?.grafana_folder).toBe('Identity');
+    expect(() => JSON.parse(at<string>(cm, 'data', 'fusion-proxy.json'))).not.toThrow();
+  });
+
+  it('the PrometheusRule has the four alerts the issue asks for', () => {
+    const rule = find(rendered('monitoring-values.yaml').objects, 'PrometheusRule', FULL);
+    const alerts = at<Array<{ alert: string }>>(rule, 'spec', 'groups', 0, 'rules').map((r) => r.alert);
+    expect(alerts).toEqual(expect.arrayContaining(['FusionProxyPlatformRateLimited', 'FusionProxyQueueBacklog', 'FusionProxyJobsFailing', 'FusionProxyNoWorkers']));
+  });
+});
