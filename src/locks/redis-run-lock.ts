@@ -1,0 +1,30 @@
+import type { Redis } from 'ioredis';
+import type { RunLock } from '../core/ports/run-lock';
+
+// Compare-and-act scripts: a run can only renew or free the lock while its own token is stored,
+// so a run whose lock expired never deletes the lock of the run that took over.
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+/** The run lock of queue mode, shared by every worker through Redis (SET NX PX + token-checked Lua). */
+export class RedisRunLock implements RunLock {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'fusion:run-lock:',
+  ) {}
+
+  async acquire(key: string, token: string, ttlMs: number): Promise<boolean> {
+    const ok = await this.redis.set(this.prefix + key, token, 'PX', ttlMs, 'NX');
+    return ok === 'OK';
+  }
+
+  async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
+    const n = await this.redis.eval(RENEW, 1, this.prefix + key, token, String(ttlMs));
+    return n === 1;
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    const n = await this.redis.eval(RELEASE, 1, this.prefix + key, token);
+    return n === 1;
+  }
+}

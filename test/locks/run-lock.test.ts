@@ -1,0 +1,70 @@
+import type { Redis } from 'ioredis';
+import { holdRunLock, type RunLock } from '../../src/core/ports/run-lock';
+import { MemoryRunLock } from '../../src/locks/memory-run-lock';
+import { RedisRunLock } from '../../src/locks/redis-run-lock';
+import { openRedis, uniquePrefix } from '../support/redis';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let redis: Redis;
+beforeAll(() => {
+  redis = openRedis();
+});
+afterAll(async () => {
+  await redis.quit();
+});
+
+const implementations: [string, () => RunLock][] = [
+  ['memory', () => new MemoryRunLock()],
+  ['redis', () => new RedisRunLock(redis, `${uniquePrefix('lock')}:`)],
+];
+
+describe.each(implementations)('%s run lock', (_name, make) => {
+  test('one holder at a time; only the holder releases', async () => {
+    const lock = make();
+    expect(await lock.acquire('src-1', 'run-a', 10_000)).toBe(true);
+    expect(await lock.acquire('src-1', 'run-b', 10_000)).toBe(false);
+    expect(await lock.acquire('src-2', 'run-b', 10_000)).toBe(true);
+    expect(await lock.release('src-1', 'run-b')).toBe(false);
+    expect(await lock.acquire('src-1', 'run-b', 10_000)).toBe(false);
+    expect(await lock.release('src-1', 'run-a')).toBe(true);
+    expect(await lock.acquire('src-1', 'run-b', 10_000)).toBe(true);
+  });
+
+  test('an unrenewed lock expires; the old holder can then neither renew nor release it', async () => {
+    const lock = make();
+    expect(await lock.acquire('k', 'old', 50)).toBe(true);
+    await sleep(80);
+    expect(await lock.acquire('k', 'new', 10_000)).toBe(true);
+    expect(await lock.renew('k', 'old', 10_000)).toBe(false);
+    expect(await lock.release('k', 'old')).toBe(false);
+    expect(await lock.release('k', 'new')).toBe(true);
+  });
+
+  test('renewal keeps a held lock alive past its TTL', async () => {
+    const lock = make();
+    const held = await holdRunLock(lock, 'renewed', 'run-1', { ttlMs: 400, renewEveryMs: 50 });
+    expect(held).toBeDefined();
+    await sleep(900);
+    expect(await lock.acquire('renewed', 'run-2', 10_000)).toBe(false);
+    expect(held?.lost).toBe(false);
+    await held?.release();
+    expect(await lock.acquire('renewed', 'run-2', 10_000)).toBe(true);
+  });
+
+  test('holdRunLock reports a busy lock and a lost lock', async () => {
+    const lock = make();
+    await lock.acquire('busy', 'other', 10_000);
+    expect(await holdRunLock(lock, 'busy', 'me', { ttlMs: 1000 })).toBeUndefined();
+    let lostCalled = false;
+    const held = await holdRunLock(lock, 'stolen', 'me', { ttlMs: 40, renewEveryMs: 100, onLost: () => (lostCalled = true) });
+    await lock.release('stolen', 'me');
+    await lock.acquire('stolen', 'thief', 10_000);
+    await sleep(250);
+    expect(lostCalled).toBe(true);
+    expect(held?.lost).toBe(true);
+    await held?.release();
+    // Releasing after the loss must not free the thief's lock.
+    expect(await lock.acquire('stolen', 'x', 10)).toBe(false);
+  });
+});
