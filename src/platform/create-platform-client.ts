@@ -1,0 +1,50 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../core/ports/logger';
+import { ConcurrencyGate } from './concurrency-gate';
+import { sharedMemoryBucket } from './memory-token-bucket';
+import { rateLimitConfiguredRps } from './metrics';
+import { PlatformClient } from './platform-client';
+import type { PlatformSettings } from './platform-settings';
+import { HoldOnlyLimiter, type RateLimiter } from './rate-limiter';
+import { RedisTokenBucket } from './redis-token-bucket';
+import type { RetryPolicy } from './retry-policy';
+
+export interface PlatformClientFactoryDeps {
+  /** Queue mode: the bucket is shared through Redis by every api and worker pod. */
+  redis?: Redis;
+  logger: Logger;
+  /** The command's signal: aborting it stops every call of the client. */
+  signal?: AbortSignal;
+  /** Redis key prefix of the buckets (tests use their own). */
+  keyPrefix?: string;
+  /** Window of the limiter in ms (>= 1000); see DEFAULT_WINDOW_MS. */
+  windowMs?: number;
+  policy?: Partial<RetryPolicy>;
+}
+
+/** The tenant part of the bucket key: the API host, e.g. acme.api.identitynow.com. */
+export function tenantOf(baseurl: string): string {
+  return new URL(baseurl).host.toLowerCase();
+}
+
+/**
+ * The platform client for one command. With "Enable queue" on, requests are throttled to
+ * "Requests per second" (bucket in Redis when there is one, else in this process) with at most
+ * "Maximum concurrent requests" in flight; with it off, only 429 holds are honoured.
+ */
+export function createPlatformClient(settings: PlatformSettings, deps: PlatformClientFactoryDeps): PlatformClient {
+  const tenant = tenantOf(settings.baseurl);
+  let limiter: RateLimiter;
+  let gate: ConcurrencyGate | undefined;
+  if (settings.enableQueue) {
+    rateLimitConfiguredRps.set(settings.requestsPerSecond);
+    const limits = { requestsPerSecond: settings.requestsPerSecond, windowMs: deps.windowMs };
+    limiter = deps.redis
+      ? new RedisTokenBucket({ redis: deps.redis, tenant, clientId: settings.clientId, keyPrefix: deps.keyPrefix, ...limits })
+      : sharedMemoryBucket(`${deps.keyPrefix ?? ''}${tenant}\u0000${settings.clientId}`, limits);
+    gate = new ConcurrencyGate(settings.maxConcurrentRequests);
+  } else {
+    limiter = new HoldOnlyLimiter();
+  }
+  return new PlatformClient(settings, { limiter, gate, logger: deps.logger, signal: deps.signal, policy: deps.policy });
+}

@@ -1,0 +1,35 @@
+/**
+ * Path templates of every platform endpoint we call. They are the `endpoint` label of the
+ * platform metrics and appear in error messages, so ids never reach either.
+ */
+export const ENDPOINT = {
+  token: '/oauth/token',
+  sources: '/v3/sources',
+  source: '/v3/sources/{id}',
+  sourceSchemas: '/v3/sources/{id}/schemas',
+  accounts: '/v3/accounts',
+  account: '/v3/accounts/{id}',
+  search: '/v3/search',
+  loadAccounts: '/beta/sources/{id}/load-accounts',
+  taskStatus: '/beta/task-status/{id}',
+  formDefinitions: '/beta/form-definitions',
+  formDefinition: '/beta/form-definitions/{id}',
+  formInstances: '/beta/form-instances',
+  formInstance: '/beta/form-instances/{id}',
+  accessProfiles: '/v3/access-profiles',
+  workflows: '/v3/workflows',
+  workflowTest: '/v3/workflows/{id}/test',
+} as const;
+
+export type EndpointTemplate = (typeof ENDPOINT)[keyof typeof ENDPOINT];
+
+/** Largest page each listing endpoint serves. */
+export const PAGE_MAX = {
+  sources: 250,
+  accounts: 250,
+  search: 250,
+  formDefinitions: 250,
+  formInstances: 250,
+  accessProfiles: 250,
+  workflows: 250,
+} as const;

@@ -1,0 +1,125 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { FusionError } from '../core/errors';
+import { sleep } from './abort';
+import { DEFAULT_WINDOW_MS, type RateLimiter } from './rate-limiter';
+
+/**
+ * Sliding-window log in a Redis sorted set, decided atomically in Lua with the server's clock
+ * (pods' clocks may drift; Redis has one). Returns 0 when granted, else microseconds to wait.
+ * KEYS[1] = window zset, KEYS[2] = hold key (Retry-After) ; ARGV = limit, windowUs, member.
+ */
+const ACQUIRE_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local hold = tonumber(redis.call('GET', KEYS[2]) or '0')
+if hold > now then return hold - now end
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
+local n = redis.call('ZCARD', KEYS[1])
+if n < limit then
+  redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1000)
+  return 0
+end
+if n > limit then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - limit - 1) end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local wait = tonumber(oldest[2]) + window - now
+if wait < 1 then wait = 1 end
+return wait
+`;
+
+/** KEYS[1] = hold key; ARGV[1] = hold milliseconds. Only ever extends an existing hold. */
+const HOLD_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local ms = tonumber(ARGV[1])
+local untilUs = now + ms * 1000
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+if untilUs > cur then
+  redis.call('SET', KEYS[1], string.format('%.0f', untilUs), 'PX', math.ceil(ms) + 1000)
+end
+return 0
+`;
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+const ACQUIRE_SHA = sha1(ACQUIRE_LUA);
+const HOLD_SHA = sha1(HOLD_LUA);
+
+/**
+ * Redis key of the bucket of one tenant and access token. The client id is hashed: the key
+ * tells operators which tenant it belongs to without storing credentials in clear. The hash tag
+ * keeps both keys in one slot on a Redis Cluster.
+ */
+export function bucketKeys(prefix: string, tenant: string, clientId: string): { window: string; hold: string } {
+  const client = createHash('sha256').update(clientId).digest('hex').slice(0, 16);
+  const base = `${prefix}{${tenant}:${client}}`;
+  return { window: `${base}:window`, hold: `${base}:hold` };
+}
+
+export const DEFAULT_BUCKET_PREFIX = 'fusion:ratelimit:';
+
+export interface RedisBucketOptions {
+  redis: Redis;
+  tenant: string;
+  clientId: string;
+  requestsPerSecond: number;
+  windowMs?: number;
+  keyPrefix?: string;
+}
+
+export class RedisTokenBucket implements RateLimiter {
+  private readonly redis: Redis;
+  private readonly keys: { window: string; hold: string };
+  private readonly limit: number;
+  private readonly windowUs: number;
+
+  constructor(opts: RedisBucketOptions) {
+    const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
+    if (!(opts.requestsPerSecond >= 1) || !(windowMs >= 1000)) throw new RangeError('requestsPerSecond must be >= 1 and windowMs >= 1000');
+    this.redis = opts.redis;
+    this.keys = bucketKeys(opts.keyPrefix ?? DEFAULT_BUCKET_PREFIX, opts.tenant, opts.clientId);
+    this.limit = opts.requestsPerSecond;
+    this.windowUs = Math.round(windowMs * 1000);
+  }
+
+  /** EVALSHA, loading the script with EVAL when the server does not know it (restart, failover). */
+  private async run(sha: string, script: string, keys: string[], args: (string | number)[]): Promise<number> {
+    try {
+      try {
+        return Number(await this.redis.evalsha(sha, keys.length, ...keys, ...args));
+      } catch (e) {
+        if (!(e instanceof Error) || !e.message.includes('NOSCRIPT')) throw e;
+        return Number(await this.redis.eval(script, keys.length, ...keys, ...args));
+      }
+    } catch (e) {
+      throw new FusionError('QUEUE_UNAVAILABLE', `Redis is unavailable for the shared platform rate limiter: ${e instanceof Error ? e.message : String(e)}`, {
+        component: 'rate-limiter',
+      });
+    }
+  }
+
+  /** Grants now and returns 0, or returns the milliseconds to wait before asking again. */
+  async tryAcquire(): Promise<number> {
+    const waitUs = await this.run(ACQUIRE_SHA, ACQUIRE_LUA, [this.keys.window, this.keys.hold], [this.limit, this.windowUs, randomUUID()]);
+    return waitUs <= 0 ? 0 : Math.max(1, Math.ceil(waitUs / 1000));
+  }
+
+  async acquire(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      if (signal?.aborted) await sleep(0, signal);
+      const wait = await this.tryAcquire();
+      if (wait === 0) return;
+      await sleep(wait, signal);
+    }
+  }
+
+  async holdFor(ms: number): Promise<void> {
+    if (!(ms > 0)) return;
+    await this.run(HOLD_SHA, HOLD_LUA, [this.keys.hold], [Math.ceil(ms)]);
+  }
+}

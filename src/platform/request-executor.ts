@@ -1,0 +1,159 @@
+import type { AxiosResponse } from 'axios';
+import { FusionError, isFusionError } from '../core/errors';
+import type { Logger } from '../core/ports/logger';
+import { linkSignal, sleep } from './abort';
+import type { ConcurrencyGate } from './concurrency-gate';
+import { platform429, platformRequestDuration, platformRequests, platformRetries, rateLimiterWait } from './metrics';
+import { cancelledError, classifyFailure, timeoutError, toFusionError, type ClassifiedFailure, type RequestDescriptor } from './platform-errors';
+import type { RateLimiter } from './rate-limiter';
+import { backoffDelay, rateLimitDelay, type RetryPolicy, type RetryReason } from './retry-policy';
+import type { TokenProvider } from './token-provider';
+
+export interface PlatformRequest extends RequestDescriptor {
+  /** Safe to send twice (reads, replacing patches). Others are retried only when not sent or on 429. */
+  idempotent: boolean;
+}
+
+/** What one attempt gets: a signal that aborts at the attempt's or the call's deadline. */
+export interface AttemptOptions {
+  signal: AbortSignal;
+}
+
+export interface ExecutorDeps {
+  tokens: TokenProvider;
+  limiter: RateLimiter;
+  gate?: ConcurrencyGate;
+  policy: RetryPolicy;
+  /** Deadline of one call including every retry and wait. */
+  callTimeoutMs: number;
+  requestsPerSecond?: number;
+  logger: Logger;
+  /** Aborts every call of this client (the command's signal). */
+  signal?: AbortSignal;
+  random?: () => number;
+}
+
+interface Decision {
+  retry: boolean;
+  reason?: RetryReason;
+  delayMs?: number;
+}
+
+/**
+ * Runs one platform call: token, concurrency slot, rate-limit grant, the attempt, then the retry
+ * decision. This is the only retry layer (the library's own is switched off). Every wait and
+ * every attempt observes the caller's signal and the call deadline, so nothing runs past them.
+ */
+export class RequestExecutor {
+  constructor(private readonly deps: ExecutorDeps) {}
+
+  async run<T>(req: PlatformRequest, attempt: (o: AttemptOptions) => Promise<AxiosResponse<T>>, callerSignal?: AbortSignal): Promise<AxiosResponse<T>> {
+    const { policy, tokens, limiter, gate, logger } = this.deps;
+    const call = linkSignal([this.deps.signal, callerSignal], this.deps.callTimeoutMs);
+    let attempts = 0;
+    let refreshedAfter401 = false;
+    const deadline = performance.now() + this.deps.callTimeoutMs;
+    const stopped = (): FusionError => (call.cause() === 'deadline' ? timeoutError(req, this.deps.callTimeoutMs, attempts) : cancelledError(req));
+    try {
+      for (;;) {
+        let failure: ClassifiedFailure;
+        let original: unknown;
+        let usedToken: string | undefined;
+        try {
+          // Token first, so a token fetch never sits between a rate grant and the request.
+          usedToken = await tokens.get(call.signal);
+          const waitStarted = performance.now();
+          const release = gate ? await gate.acquire(call.signal) : undefined;
+          try {
+            await limiter.acquire(call.signal);
+            rateLimiterWait.observe((performance.now() - waitStarted) / 1000);
+            attempts++;
+            const one = linkSignal(call.signal, policy.attemptTimeoutMs);
+            const started = performance.now();
+            try {
+              const res = await attempt({ signal: one.signal });
+              platformRequests.inc({ endpoint: req.endpoint, method: req.method, status: String(res.status) });
+              return res;
+            } catch (e) {
+              // An attempt that hit its own timeout (not the call's) is a network failure to retry.
+              if (one.cause() === 'deadline' && !call.signal.aborted) {
+                failure = { kind: 'network', networkCode: 'ETIMEDOUT' };
+              } else failure = classifyFailure(e);
+              original = e;
+              platformRequests.inc({ endpoint: req.endpoint, method: req.method, status: failure.status ? String(failure.status) : failure.kind === 'aborted' ? 'aborted' : 'error' });
+            } finally {
+              platformRequestDuration.observe({ endpoint: req.endpoint, method: req.method }, (performance.now() - started) / 1000);
+              one.dispose();
+            }
+          } finally {
+            release?.();
+          }
+        } catch (e) {
+          if (call.signal.aborted) throw stopped();
+          if (isFusionError(e)) {
+            // Token endpoint or Redis trouble: retry what is transient, surface the rest.
+            if (!e.details.retryable || attempts >= policy.maxAttempts) throw e;
+            attempts++;
+            const delay = typeof e.details.retryAfterMs === 'number' ? e.details.retryAfterMs : backoffDelay(policy, attempts, this.deps.random);
+            if (performance.now() + delay >= deadline) throw e;
+            await this.pause(delay, call.signal, stopped);
+            continue;
+          }
+          throw e;
+        }
+
+        if (failure.kind === 'aborted' || call.signal.aborted) throw stopped();
+        if (failure.kind === 'rate_limited') {
+          platform429.inc({ endpoint: req.endpoint });
+          // Every pod sharing the bucket pauses, not only this request.
+          if (failure.retryAfterMs !== undefined && failure.retryAfterMs > 0) await limiter.holdFor(failure.retryAfterMs).catch(() => undefined);
+        }
+        const d = this.decide(req, failure, attempts, refreshedAfter401, usedToken !== undefined);
+        if (!d.retry) throw toFusionError(req, failure, { attempts, requestsPerSecond: this.deps.requestsPerSecond }, original);
+        if (failure.kind === 'unauthorized' && usedToken !== undefined) {
+          tokens.invalidate(usedToken);
+          refreshedAfter401 = true;
+        }
+        const delay = d.delayMs ?? 0;
+        if (performance.now() + delay >= deadline) {
+          // Waiting would pass the deadline: fail now with the real cause, not a timeout later.
+          if (failure.kind === 'rate_limited' || failure.kind === 'server_error' || failure.kind === 'network') {
+            throw toFusionError(req, failure, { attempts, requestsPerSecond: this.deps.requestsPerSecond }, original);
+          }
+        }
+        platformRetries.inc({ endpoint: req.endpoint, reason: d.reason ?? 'network' });
+        logger.debug({ endpoint: req.endpoint, method: req.method, status: failure.status, attempt: attempts, delayMs: delay, reason: d.reason }, 'platform request retried');
+        await this.pause(delay, call.signal, stopped);
+      }
+    } finally {
+      call.dispose();
+    }
+  }
+
+  private async pause(ms: number, signal: AbortSignal, stopped: () => FusionError): Promise<void> {
+    if (ms <= 0) return;
+    try {
+      await sleep(ms, signal);
+    } catch {
+      throw stopped();
+    }
+  }
+
+  private decide(req: PlatformRequest, f: ClassifiedFailure, attempts: number, refreshedAfter401: boolean, hadToken: boolean): Decision {
+    const { policy } = this.deps;
+    const left = attempts < policy.maxAttempts;
+    switch (f.kind) {
+      case 'unauthorized':
+        // A cached token may have been revoked or expired early: one fresh token, then give up.
+        return { retry: left && hadToken && !refreshedAfter401, reason: 'unauthorized', delayMs: 0 };
+      case 'rate_limited':
+        return { retry: left, reason: 'rate_limited', delayMs: rateLimitDelay(policy, attempts, f.retryAfterMs, this.deps.random) };
+      case 'server_error':
+        return { retry: left && req.idempotent, reason: 'server_error', delayMs: backoffDelay(policy, attempts, this.deps.random) };
+      case 'network':
+        return { retry: left && (req.idempotent || f.notSent === true), reason: 'network', delayMs: backoffDelay(policy, attempts, this.deps.random) };
+      default:
+        return { retry: false };
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import type { Redis } from 'ioredis';
+import { MemoryTokenBucket } from '../../src/platform/memory-token-bucket';
+import { RedisTokenBucket, bucketKeys } from '../../src/platform/redis-token-bucket';
+import { openRedis, uniquePrefix } from '../support/redis';
+
+describe('MemoryTokenBucket (sliding-window log)', () => {
+  it('grants RPS requests per window and says exactly how long to wait for the next', () => {
+    let now = 10_000;
+    const b = new MemoryTokenBucket({ requestsPerSecond: 3, windowMs: 1000 }, () => now);
+    expect([b.tryAcquire(), b.tryAcquire()]).toEqual([0, 0]);
+    now += 400;
+    expect(b.tryAcquire()).toBe(0);
+    expect(b.tryAcquire()).toBe(600);
+    now += 600; // the first two grants leave the window
+    expect([b.tryAcquire(), b.tryAcquire(), b.tryAcquire()]).toEqual([0, 0, 400]);
+  });
+
+  it('never grants more than RPS in any window over a long simulated run', () => {
+    let now = 0;
+    const b = new MemoryTokenBucket({ requestsPerSecond: 7, windowMs: 1000 }, () => now);
+    const grants: number[] = [];
+    while (now < 20_000) {
+      const wait = b.tryAcquire();
+      if (wait === 0) grants.push(now);
+      now += wait === 0 ? Math.floor((now * 7919) % 97) : wait; // irregular arrivals
+    }
+    for (let i = 7; i < grants.length; i++) expect(grants[i] - grants[i - 7]).toBeGreaterThanOrEqual(1000);
+    expect(grants.length).toBeGreaterThanOrEqual(7 * 19);
+  });
+
+  it('holds every caller back during a Retry-After hold', async () => {
+    let now = 0;
+    const b = new MemoryTokenBucket({ requestsPerSecond: 100, windowMs: 1000 }, () => now);
+    await b.holdFor(2500);
+    expect(b.tryAcquire()).toBe(2500);
+    now = 2500;
+    expect(b.tryAcquire()).toBe(0);
+  });
+
+  it('rejects nonsense limits', () => {
+    expect(() => new MemoryTokenBucket({ requestsPerSecond: 0 })).toThrow(RangeError);
+    expect(() => new MemoryTokenBucket({ requestsPerSecond: 5, windowMs: 500 })).toThrow(RangeError);
+  });
+});
+
+describe('RedisTokenBucket (shared by every pod)', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = openRedis();
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('is atomic: three clients racing 30 requests get exactly RPS grants', async () => {
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const clients = [0, 1, 2].map(() => new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 5, keyPrefix }));
+    const waits = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 3].tryAcquire()));
+    expect(waits.filter((w) => w === 0)).toHaveLength(5);
+    for (const w of waits.filter((x) => x !== 0)) {
+      expect(w).toBeGreaterThan(0);
+      expect(w).toBeLessThanOrEqual(1030);
+    }
+  });
+
+  it('keeps tenants and access tokens apart', async () => {
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const a = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'one', requestsPerSecond: 1, keyPrefix });
+    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'two', requestsPerSecond: 1, keyPrefix });
+    const c = new RedisTokenBucket({ redis, tenant: 'other', clientId: 'one', requestsPerSecond: 1, keyPrefix });
+    expect([await a.tryAcquire(), await b.tryAcquire(), await c.tryAcquire()]).toEqual([0, 0, 0]);
+    expect(await a.tryAcquire()).toBeGreaterThan(0);
+  });
+
+  it('stores no client id in clear and expires its keys', async () => {
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'very-identifiable-client', requestsPerSecond: 2, keyPrefix });
+    await b.tryAcquire();
+    await b.holdFor(50);
+    const keys = await redis.keys(`${keyPrefix}*`);
+    expect(keys.sort()).toEqual([bucketKeys(keyPrefix, 'acme', 'very-identifiable-client').hold, bucketKeys(keyPrefix, 'acme', 'very-identifiable-client').window].sort());
+    for (const k of keys) {
+      expect(k).not.toContain('very-identifiable-client');
+      expect(await redis.pttl(k)).toBeGreaterThan(0);
+    }
+  });
+
+  it('shares a Retry-After hold with every client and only ever extends it', async () => {
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const a = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 50, keyPrefix });
+    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 50, keyPrefix });
+    await a.holdFor(5000);
+    await a.holdFor(100); // shorter: must not shorten the hold
+    const wait = await b.tryAcquire();
+    expect(wait).toBeGreaterThan(4000);
+    expect(wait).toBeLessThanOrEqual(5000);
+  });
+
+  it('acquire() waits and can be aborted while waiting', async () => {
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 1, keyPrefix });
+    await b.acquire();
+    const ac = new AbortController();
+    const pending = b.acquire(ac.signal);
+    setTimeout(() => ac.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('reports an unreachable Redis as QUEUE_UNAVAILABLE', async () => {
+    const { Redis: RedisCtor } = await import('ioredis');
+    const dead = new RedisCtor('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+    const b = new RedisTokenBucket({ redis: dead, tenant: 'acme', clientId: 'cid', requestsPerSecond: 1 });
+    await expect(b.tryAcquire()).rejects.toMatchObject({ code: 'QUEUE_UNAVAILABLE' });
+    dead.disconnect();
+  });
+});
