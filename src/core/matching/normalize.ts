@@ -1,0 +1,44 @@
+/**
+ * Normalisation shared by every algorithm, so that the index and the scorer see the same text:
+ * NFD + strip combining marks, fold a few letters NFD does not decompose, lower-case, trim,
+ * collapse white space. Lengths everywhere are UTF-16 code units of the normalised text.
+ */
+
+const FOLD: Record<string, string> = {
+  'ß': 'ss', 'ø': 'o', 'æ': 'ae', 'œ': 'oe', 'ł': 'l', 'đ': 'd', 'ð': 'd', 'þ': 'th', 'ı': 'i',
+};
+const FOLD_RE = /[ßøæœłđðþı]/g;
+const MARKS_RE = /\p{M}+/gu;
+const SPACE_RE = /\s+/g;
+
+export function normalizeText(value: string): string {
+  return value
+    .normalize('NFD')
+    .replace(MARKS_RE, '')
+    .toLowerCase()
+    .replace(FOLD_RE, (c) => FOLD[c] ?? c)
+    .replace(SPACE_RE, ' ')
+    .trim();
+}
+
+/** Names: additionally every non-alphanumeric character separates tokens. */
+export function nameTokens(normalised: string): string[] {
+  return normalised.split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0);
+}
+
+/**
+ * The values of one attribute: a scalar gives one value, an array (multi-valued attribute) gives
+ * one per element; null, undefined, objects and values empty after normalisation are missing.
+ */
+export function attributeValues(raw: unknown): string[] {
+  const out: string[] = [];
+  const add = (v: unknown): void => {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') {
+      const n = normalizeText(String(v));
+      if (n.length > 0 && !out.includes(n)) out.push(n);
+    }
+  };
+  if (Array.isArray(raw)) for (const v of raw) add(v);
+  else add(raw);
+  return out;
+}

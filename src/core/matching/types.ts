@@ -1,0 +1,83 @@
+/** Public types of the matching engine. */
+
+export const ALGORITHMS = ['name-matcher', 'levenshtein', 'jaro-winkler', 'dice', 'double-metaphone', 'exact'] as const;
+export type Algorithm = (typeof ALGORITHMS)[number];
+
+export interface AttributeMatchRule {
+  attribute: string;
+  algorithm: Algorithm;
+  /** 0-100; a pair passes this attribute when its score (one decimal) is >= threshold. */
+  threshold: number;
+  mandatory: boolean;
+}
+
+export interface MatchingSettings {
+  attributes: AttributeMatchRule[];
+  /** Candidates kept per account after ranking (the review form shows at most this many). */
+  reviewTopK: number;
+}
+
+/** A record to match: an identity of the baseline or a new/changed account. */
+export interface MatchRecord {
+  id: string;
+  attributes: Record<string, unknown>;
+}
+
+export type CandidateKind = 'identity' | 'account';
+
+export interface PotentialDuplicate {
+  accountId: string;
+  candidateId: string;
+  candidateKind: CandidateKind;
+  /** Overall score: mean of the scores of the attributes present on both sides (one decimal). */
+  score: number;
+  /** Score per attribute present on both sides. */
+  scores: Record<string, number>;
+}
+
+export type RejectReason = 'below_threshold' | 'mandatory_failed' | 'value_missing';
+export type PairOutcome = RejectReason | 'matched';
+
+export interface MatchStats {
+  /** New records matched. */
+  accounts: number;
+  /** Baseline records (identities). */
+  baseline: number;
+  /** Pairs scored exactly (candidates after filtering). */
+  pairsCompared: number;
+  /** Scored pairs by outcome. */
+  pairs: Record<PairOutcome, number>;
+  /** Accounts with at least one potential duplicate. */
+  accountsWithDuplicates: number;
+  /** Duplicates dropped because an account had more than reviewTopK. */
+  truncated: number;
+  /** Accounts that lack a value for a mandatory attribute: they cannot match anything. */
+  accountsMissingMandatory: number;
+  /** Accounts with no value for any matching attribute: nothing comparable, never a match. */
+  accountsWithoutValues: number;
+  /** Histogram of candidates per account: upper bound -> count (bounds in CANDIDATE_BUCKETS, last is Infinity). */
+  candidatesHistogram: number[];
+  /** Candidates per account: mean and max. */
+  candidatesMean: number;
+  candidatesMax: number;
+  /** Queries that could not use a filter and scanned every record of compatible length, per algorithm. */
+  fullScans: Partial<Record<Algorithm, number>>;
+  /** Candidate generator used per account: attribute name -> accounts. */
+  generatorUse: Record<string, number>;
+  /** Wall time of index build and of matching, ms. */
+  buildMs: number;
+  matchMs: number;
+}
+
+export const CANDIDATE_BUCKETS = [0, 1, 5, 10, 50, 100, 200, 500, 1000, 5000, Infinity] as const;
+
+export interface MatchResult {
+  /** accountId -> potential duplicates ranked by score desc (ties: identities first, then candidateId). */
+  duplicates: Map<string, PotentialDuplicate[]>;
+  stats: MatchStats;
+}
+
+export interface MatchOptions {
+  /** Override settings.reviewTopK (e.g. Infinity for the tuning tool and the oracle tests). */
+  topK?: number;
+}

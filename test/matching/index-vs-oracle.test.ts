@@ -1,0 +1,121 @@
+import {
+  ALGORITHMS,
+  type Algorithm,
+  type MatchRecord,
+  type MatchResult,
+  type MatchingSettings,
+  buildExhaustiveMatcher,
+  buildMatcher,
+} from '../../src/core/matching';
+import { randomRecords } from './support/random-records';
+
+const THRESHOLDS = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100];
+const LOSSLESS: Algorithm[] = ALGORITHMS.filter((a) => a !== 'name-matcher');
+
+function run(settings: MatchingSettings, records: MatchRecord[], baseline: number): { index: MatchResult; oracle: MatchResult } {
+  const index = buildMatcher(settings);
+  index.addBaseline(records.slice(0, baseline));
+  const oracle = buildExhaustiveMatcher(settings);
+  oracle.addBaseline(records.slice(0, baseline));
+  const news = records.slice(baseline);
+  return { index: index.match(news, { topK: Infinity }), oracle: oracle.match(news, { topK: Infinity }) };
+}
+
+/** Every pair as "account|candidate|kind|score|scores", sorted. */
+function pairs(result: MatchResult): string[] {
+  const out: string[] = [];
+  for (const list of result.duplicates.values()) {
+    for (const d of list) out.push(`${d.accountId}|${d.candidateId}|${d.candidateKind}|${d.score}|${JSON.stringify(d.scores)}`);
+  }
+  return out.sort();
+}
+
+describe('index + scoring == exhaustive oracle (lossless filters)', () => {
+  const records = randomRecords(20260101, 260, ['v'], 'r');
+  for (const algorithm of LOSSLESS) {
+    it(`${algorithm} at thresholds 50..100`, () => {
+      let matched = 0;
+      for (const threshold of THRESHOLDS) {
+        const settings = { attributes: [{ attribute: 'v', algorithm, threshold, mandatory: false }], reviewTopK: 10 };
+        const { index, oracle } = run(settings, records, 150);
+        const got = pairs(index);
+        expect(got).toEqual(pairs(oracle));
+        matched += got.length;
+        // the filters must actually filter at high thresholds
+        if (threshold >= 90) expect(index.stats.pairsCompared).toBeLessThan(oracle.stats.pairsCompared / 2);
+      }
+      expect(matched).toBeGreaterThan(50); // the data produces matches at every algorithm
+    });
+  }
+});
+
+describe('index == oracle with several attributes', () => {
+  const records = randomRecords(77, 300, ['a', 'b', 'c'], 'r');
+  const combos: MatchingSettings[] = [
+    {
+      attributes: [
+        { attribute: 'a', algorithm: 'levenshtein', threshold: 80, mandatory: true },
+        { attribute: 'b', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
+        { attribute: 'c', algorithm: 'dice', threshold: 70, mandatory: false },
+      ],
+      reviewTopK: 10,
+    },
+    {
+      attributes: [
+        { attribute: 'a', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
+        { attribute: 'b', algorithm: 'exact', threshold: 100, mandatory: true },
+        { attribute: 'c', algorithm: 'jaro-winkler', threshold: 85, mandatory: false },
+      ],
+      reviewTopK: 10,
+    },
+    {
+      attributes: [
+        { attribute: 'a', algorithm: 'dice', threshold: 60, mandatory: false },
+        { attribute: 'b', algorithm: 'levenshtein', threshold: 55, mandatory: false },
+        { attribute: 'c', algorithm: 'double-metaphone', threshold: 70, mandatory: false },
+      ],
+      reviewTopK: 10,
+    },
+    {
+      attributes: [
+        { attribute: 'a', algorithm: 'jaro-winkler', threshold: 0, mandatory: false },
+        { attribute: 'b', algorithm: 'exact', threshold: 100, mandatory: true },
+      ],
+      reviewTopK: 10,
+    },
+  ];
+  combos.forEach((settings, i) => {
+    it(`combination ${i + 1}`, () => {
+      const { index, oracle } = run(settings, records, 180);
+      expect(pairs(index)).toEqual(pairs(oracle));
+      expect(index.stats.pairs.matched).toBe(oracle.stats.pairs.matched);
+    });
+  });
+
+  it('counts a full scan when the threshold leaves no filter, and none otherwise', () => {
+    const noFilter = run({ attributes: [{ attribute: 'a', algorithm: 'jaro-winkler', threshold: 0, mandatory: false }], reviewTopK: 10 }, records, 180);
+    expect(noFilter.index.stats.fullScans['jaro-winkler']).toBeGreaterThan(0);
+    const clean = randomRecords(5, 200, ['a'], 'x').map((r) => ({ ...r, attributes: { a: `${String(r.attributes.a ?? '')} value` } }));
+    const filtered = run({ attributes: [{ attribute: 'a', algorithm: 'levenshtein', threshold: 90, mandatory: false }], reviewTopK: 10 }, clean, 100);
+    expect(filtered.index.stats.fullScans.levenshtein ?? 0).toBe(0);
+  });
+});
+
+describe('name matcher (lossy blocking): recall against the oracle', () => {
+  const records = randomRecords(4242, 300, ['n'], 'r');
+  it('keeps most oracle pairs on adversarial data, with identical scores', () => {
+    let found = 0;
+    let total = 0;
+    for (const threshold of THRESHOLDS) {
+      const settings = { attributes: [{ attribute: 'n', algorithm: 'name-matcher' as const, threshold, mandatory: false }], reviewTopK: 10 };
+      const { index, oracle } = run(settings, records, 180);
+      const want = new Set(pairs(oracle));
+      const got = pairs(index);
+      for (const p of got) expect(want.has(p)).toBe(true); // never invents a pair or a score
+      found += got.length;
+      total += want.size;
+    }
+    expect(total).toBeGreaterThan(100);
+    expect(found / total).toBeGreaterThanOrEqual(0.7);
+  });
+});
