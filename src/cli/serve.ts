@@ -1,6 +1,80 @@
-import { FusionError } from '../core/errors';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { errorMessage } from '../core/errors';
+import { createLogger } from '../observability/logger';
+import { createProductionRunner } from '../runtime/production-runner';
+import { loadEnv, type ServerEnv } from '../server/env';
+import { startServer } from '../server/server';
 
-/** Placeholder until issue 2 lands. */
-export async function run(_argv: string[]): Promise<number> {
-  throw new FusionError('COMMAND_NOT_IMPLEMENTED', 'fusion-proxy serve arrives with issue 2');
+const USAGE = `usage: fusion-proxy serve
+
+Runs the proxy server. Configuration comes from the environment (see README "Proxy server"):
+  PORT, PROXY_PASSWORD, PROXY_PATH, REDIS_URL, ROLE, LOG_LEVEL, BODY_LIMIT_BYTES,
+  REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY, ...
+Without REDIS_URL it runs in embedded mode (commands run in this process).
+`;
+
+/**
+ * A fresh clone runs `npm start` with no environment: in embedded mode only, a missing
+ * PROXY_PASSWORD is replaced by a random one printed once to stderr. Queue mode (a
+ * deployment) never gets a generated password: loadEnv refuses to start instead.
+ */
+function withDevPassword(env: ServerEnv): ServerEnv {
+  if (env.PROXY_PASSWORD || env.REDIS_URL) return env;
+  const generated = randomBytes(18).toString('base64url');
+  process.stderr.write(
+    `\nWARNING: PROXY_PASSWORD is not set. For local development only, this embedded server uses the generated password:\n\n` +
+      `    ${generated}\n\n` +
+      `Set PROXY_PASSWORD (at least 16 characters) in any real deployment; queue mode refuses to start without it.\n\n`,
+  );
+  return { ...env, PROXY_PASSWORD: generated };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (argv.length > 0) {
+    process.stderr.write(`fusion-proxy serve: unexpected argument "${argv[0]}" (configuration comes from the environment)\n${USAGE}`);
+    return 2;
+  }
+  let env: ServerEnv;
+  try {
+    env = withDevPassword(loadEnv(process.env));
+  } catch (e) {
+    process.stderr.write(`fusion-proxy serve: ${errorMessage(e)}\n`);
+    return 78;
+  }
+  const logger = createLogger({ level: env.LOG_LEVEL });
+  if (env.PROXY_PASSWORD && env.PROXY_PASSWORD.length < 16 && env.ROLE !== 'worker') {
+    logger.warn('PROXY_PASSWORD is shorter than 16 characters; use a longer random secret');
+  }
+  // Shared Redis for the core (locks, rate-limit buckets) where a worker runs commands.
+  const runtimeRedis = env.REDIS_URL && env.ROLE !== 'api' ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3 }) : undefined;
+  runtimeRedis?.on('error', (e: unknown) => logger.debug({ err: errorMessage(e) }, 'redis connection error'));
+  const runner = createProductionRunner(runtimeRedis ? { redis: runtimeRedis } : {});
+  let server;
+  try {
+    server = await startServer(env, { runner, logger });
+  } catch (e) {
+    logger.error({ err: errorMessage(e) }, 'fusion-proxy could not start');
+    runtimeRedis?.disconnect();
+    return 1;
+  }
+  const running = server;
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      logger.info({ signal }, 'shutting down: no new requests, finishing open streams and running jobs');
+      running.close().then(resolve, (e: unknown) => {
+        logger.error({ err: errorMessage(e) }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await runtimeRedis?.quit().catch(() => runtimeRedis.disconnect());
+  logger.info('fusion-proxy stopped');
+  return 0;
 }

@@ -1,0 +1,64 @@
+import type { CommandRunner } from '../core/command-runner';
+import { FusionError, errorMessage, isFusionError } from '../core/errors';
+import type { Logger } from '../core/ports/logger';
+import { runWithLogContext } from '../observability/log-context';
+import type { ProxyCommand } from './command-dispatcher';
+import { errorsTotal, jobDuration, jobsTotal } from './metrics';
+import type { OutputSink } from './output-sink';
+
+export type CommandOutcome = 'success' | 'error' | 'cancelled';
+
+/** Any thrown value as a FusionError whose message is safe to send to the client. */
+export function toFusionError(e: unknown): FusionError {
+  if (isFusionError(e)) return e;
+  return new FusionError('PROXY_SERVER_ERROR', errorMessage(e) || 'command failed', {}, { cause: e });
+}
+
+/**
+ * Runs one command through the CommandRunner seam into a sink, in either mode: metrics,
+ * log context, cancellation and the terminal end/error entry are handled here once.
+ */
+export async function executeCommand(
+  runner: CommandRunner,
+  cmd: ProxyCommand,
+  sink: OutputSink,
+  opts: { signal: AbortSignal; logger: Logger; component: 'embedded' | 'worker' },
+): Promise<CommandOutcome> {
+  return runWithLogContext({ jobId: cmd.requestId, command: cmd.type }, async () => {
+    const started = process.hrtime.bigint();
+    let outcome: CommandOutcome = 'success';
+    try {
+      const ctx = { signal: opts.signal, logger: opts.logger, jobId: cmd.requestId, progress: () => sink.progress() };
+      for await (const item of runner(cmd.type, cmd.input, cmd.config, ctx)) {
+        if (opts.signal.aborted) break;
+        const wait = sink.write(JSON.stringify(item));
+        if (wait) await wait;
+      }
+      if (opts.signal.aborted) {
+        outcome = 'cancelled';
+        await sink.fail(new FusionError('COMMAND_CANCELLED', 'the command was cancelled'));
+      } else {
+        await sink.end();
+      }
+    } catch (e) {
+      const err = opts.signal.aborted ? new FusionError('COMMAND_CANCELLED', 'the command was cancelled') : toFusionError(e);
+      outcome = err.code === 'COMMAND_CANCELLED' ? 'cancelled' : 'error';
+      if (outcome === 'error') {
+        errorsTotal.inc({ component: opts.component, code: isFusionError(e) ? e.code : 'UNEXPECTED' });
+        opts.logger.error({ code: err.code, err: err.message }, 'command failed');
+      } else {
+        opts.logger.info('command cancelled');
+      }
+      try {
+        await sink.fail(err);
+      } catch (sinkError) {
+        opts.logger.warn({ err: errorMessage(sinkError) }, 'could not report the failure to the reader');
+      }
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    jobsTotal.inc({ command: cmd.type, outcome });
+    jobDuration.observe({ command: cmd.type, outcome }, seconds);
+    opts.logger.info({ outcome, seconds }, 'command finished');
+    return outcome;
+  });
+}

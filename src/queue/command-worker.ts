@@ -1,0 +1,145 @@
+import { Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { CommandRunner } from '../core/command-runner';
+import { FusionError, errorMessage } from '../core/errors';
+import type { Logger } from '../core/ports/logger';
+import { executeCommand, toFusionError } from './command-execution';
+import type { JobCrypto } from './job-crypto';
+import { openCommand, type CommandJobData } from './job-data';
+import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
+import { resultKeys } from './result-keys';
+import { ResultStreamWriter, type ResultStreamWriterOptions } from './result-stream-writer';
+
+export interface CommandWorkerOptions {
+  redisUrl: string;
+  runner: CommandRunner;
+  crypto: JobCrypto;
+  logger: Logger;
+  concurrency: number;
+  queueName?: string;
+  prefix?: string;
+  /** How often running jobs' cancel keys are checked. */
+  cancelPollMs?: number;
+  /** Stream tuning; see ResultStreamWriterOptions. */
+  stream?: Partial<Omit<ResultStreamWriterOptions, 'signal'>>;
+}
+
+interface RunningJob {
+  controller: AbortController;
+  cancelKey: string;
+}
+
+export const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
+  chunkBytes: 64 * 1024,
+  lingerMs: 5,
+  maxBacklogEntries: 32,
+  ttlMs: 10 * 60 * 1000,
+  endTtlMs: 60 * 1000,
+  progressIntervalMs: 1000,
+  readerIdleTimeoutMs: 5 * 60 * 1000,
+};
+
+/** Consumer side of the command queue: runs each job through the CommandRunner into its result stream. */
+export class CommandWorker {
+  readonly worker: Worker<CommandJobData>;
+  private readonly bullConnection: Redis;
+  /** Separate from BullMQ's connections so result writes never wait behind its blocking calls. */
+  private readonly streamConnection: Redis;
+  private readonly running = new Map<string, RunningJob>();
+  private readonly pollTimer: NodeJS.Timeout;
+  private readonly streamOptions: Omit<ResultStreamWriterOptions, 'signal'>;
+  private readonly queueName: string;
+
+  constructor(private readonly opts: CommandWorkerOptions) {
+    this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
+    this.streamOptions = { ...DEFAULT_STREAM_OPTIONS, ...opts.stream };
+    this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
+    this.bullConnection.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'));
+    this.streamConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3 });
+    this.streamConnection.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'));
+    this.worker = new Worker<CommandJobData>(this.queueName, (job) => this.process(job), {
+      connection: this.bullConnection,
+      prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
+      concurrency: opts.concurrency,
+    });
+    this.worker.on('error', (e: unknown) => opts.logger.warn({ err: errorMessage(e) }, 'worker error'));
+    this.pollTimer = setInterval(() => void this.pollCancellations(), opts.cancelPollMs ?? 250);
+    this.pollTimer.unref();
+  }
+
+  private async process(job: Job<CommandJobData>): Promise<void> {
+    const jobId = job.id ?? '';
+    const keys = resultKeys(this.queueName, jobId);
+    const controller = new AbortController();
+    const writer = new ResultStreamWriter(this.streamConnection, keys, { ...this.streamOptions, signal: controller.signal });
+    if ((await this.streamConnection.exists(keys.cancel)) === 1) return;
+    this.running.set(jobId, { controller, cancelKey: keys.cancel });
+    try {
+      await writer.start();
+      if (job.attemptsStarted > 1) {
+        // Output may already have reached the client from the lost attempt: fail rather than duplicate it.
+        await writer.fail(new FusionError('PROXY_SERVER_ERROR', 'the worker running this command stopped; run the command again'));
+        return;
+      }
+      let cmd;
+      try {
+        cmd = openCommand(job.data, jobId, this.opts.crypto);
+      } catch (e) {
+        await writer.fail(toFusionError(e));
+        return;
+      }
+      await executeCommand(this.opts.runner, cmd, writer, { signal: controller.signal, logger: this.opts.logger, component: 'worker' });
+    } finally {
+      this.running.delete(jobId);
+    }
+  }
+
+  private async pollCancellations(): Promise<void> {
+    if (this.running.size === 0) return;
+    const jobs = [...this.running.values()];
+    try {
+      const pipeline = this.streamConnection.pipeline();
+      for (const j of jobs) pipeline.exists(j.cancelKey);
+      const replies = (await pipeline.exec()) ?? [];
+      replies.forEach(([, exists], i) => {
+        if (exists === 1) jobs[i]?.controller.abort();
+      });
+    } catch (e) {
+      this.opts.logger.debug({ err: errorMessage(e) }, 'cancel poll failed');
+    }
+  }
+
+  readonly mode = 'worker';
+
+  /** For /readyz on worker-only pods. */
+  async ready(): Promise<{ ok: boolean; reason?: string }> {
+    if (this.streamConnection.status !== 'ready') return { ok: false, reason: `redis connection is ${this.streamConnection.status}` };
+    return { ok: true };
+  }
+
+  /** Jobs running now (tests). */
+  get activeJobs(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Stops taking jobs and lets running ones finish; after `graceMs` their runners are
+   * aborted (each stream then gets an error entry) so shutdown always completes.
+   */
+  async close(graceMs = 30_000): Promise<void> {
+    const timer = setTimeout(() => {
+      for (const j of this.running.values()) j.controller.abort();
+    }, graceMs);
+    try {
+      await this.worker.close();
+    } finally {
+      clearTimeout(timer);
+      clearInterval(this.pollTimer);
+      await Promise.all(
+        [this.bullConnection, this.streamConnection].map((r) =>
+          r.status === 'ready' ? r.quit().catch(() => r.disconnect()) : Promise.resolve(r.disconnect()),
+        ),
+      );
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { METRIC } from '../observability/metric-names';
+import { registry } from '../observability/metrics-registry';
+
+/** Commands run in this process (embedded api or worker), by outcome. */
+export const jobsTotal = new Counter({
+  name: METRIC.jobs,
+  help: 'Commands run, by command and outcome (success | error | cancelled)',
+  labelNames: ['command', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const jobDuration = new Histogram({
+  name: METRIC.jobDuration,
+  help: 'Duration of commands run in this process, in seconds',
+  labelNames: ['command', 'outcome'] as const,
+  buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 7200],
+  registers: [registry],
+});
+
+export const errorsTotal = new Counter({
+  name: METRIC.errors,
+  help: 'Errors by component and FusionError code (UNEXPECTED for anything else)',
+  labelNames: ['component', 'code'] as const,
+  registers: [registry],
+});
+
+/** Source of queue figures for the gauges below; set by the CommandQueue of this process. */
+export interface QueueStatsSource {
+  jobCounts(): Promise<Record<string, number>>;
+  workerCount(): Promise<number>;
+}
+
+let statsSource: QueueStatsSource | undefined;
+
+export function setQueueStatsSource(source: QueueStatsSource | undefined): void {
+  statsSource = source;
+}
+
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
+
+export const queueJobs = new Gauge({
+  name: METRIC.queueJobs,
+  help: 'Jobs in the command queue by state (read from Redis on scrape)',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  async collect() {
+    if (!statsSource) return;
+    try {
+      const counts = await statsSource.jobCounts();
+      for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
+    } catch {
+      // Redis unreachable: keep the last values; /readyz reports the outage.
+    }
+  },
+});
+
+export const queueWorkers = new Gauge({
+  name: METRIC.queueWorkers,
+  help: 'Workers connected to the command queue (read from Redis on scrape)',
+  registers: [registry],
+  async collect() {
+    if (!statsSource) return;
+    try {
+      this.set(await statsSource.workerCount());
+    } catch {
+      // see queueJobs
+    }
+  },
+});

@@ -1,0 +1,156 @@
+import { Redis } from 'ioredis';
+import { FusionError, errorMessage, isFusionError } from '../core/errors';
+import type { Logger } from '../core/ports/logger';
+import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from './command-dispatcher';
+import { CommandQueue } from './command-queue';
+import type { JobCrypto } from './job-crypto';
+import { setQueueStatsSource } from './metrics';
+import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
+import { ReaderConnectionPool, type ReaderConnection } from './reader-connection-pool';
+import { resultKeys } from './result-keys';
+import { ResultStreamReader } from './result-stream-reader';
+
+export interface QueueDispatcherOptions {
+  redisUrl: string;
+  crypto: JobCrypto;
+  logger: Logger;
+  requestTimeoutMs: number;
+  queueName?: string;
+  prefix?: string;
+  /** Longest single XREAD BLOCK (ms). */
+  readerBlockMs?: number;
+  /** How long the cancel key lives; a worker polls it much more often than that. */
+  cancelTtlMs?: number;
+}
+
+function unavailable(e: unknown): FusionError {
+  return new FusionError('QUEUE_UNAVAILABLE', `the job queue (Redis) is unavailable: ${errorMessage(e)}`, {}, { cause: e });
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Queue mode: enqueue in BullMQ, stream the worker's output back from the job's Redis stream. */
+export class QueueDispatcher implements CommandDispatcher {
+  readonly mode = 'queue' as const;
+  readonly queueName: string;
+  /** Shared, non-blocking connection; fails fast (no offline queue) when Redis is down. */
+  private readonly redis: Redis;
+  private readonly queue: CommandQueue;
+  private readonly pool: ReaderConnectionPool;
+
+  constructor(private readonly opts: QueueDispatcherOptions) {
+    this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
+    this.redis = new Redis(opts.redisUrl, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+    this.redis.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'));
+    this.queue = new CommandQueue(this.redis, this.queueName, opts.crypto, opts.prefix ?? DEFAULT_BULL_PREFIX);
+    this.queue.queue.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'queue error'));
+    this.pool = new ReaderConnectionPool(opts.redisUrl);
+    setQueueStatsSource(this.queue);
+  }
+
+  async *dispatch(cmd: ProxyCommand, signal: AbortSignal): AsyncGenerator<OutputChunk> {
+    await this.connected();
+    const keys = resultKeys(this.queueName, cmd.requestId);
+    let conn: ReaderConnection;
+    try {
+      conn = await withTimeout(this.pool.acquire(), 5000, 'connecting a reader');
+    } catch (e) {
+      throw unavailable(e);
+    }
+    let completed = false;
+    let healthy = true;
+    let enqueued = false;
+    try {
+      try {
+        await withTimeout(this.queue.add(cmd), 5000, 'adding the job');
+        enqueued = true;
+      } catch (e) {
+        throw unavailable(e);
+      }
+      const reader = new ResultStreamReader(conn, this.redis, keys, {
+        idleTimeoutMs: this.opts.requestTimeoutMs,
+        blockMs: this.opts.readerBlockMs ?? 1000,
+        count: 16,
+      });
+      try {
+        yield* reader.read(signal);
+      } catch (e) {
+        if (!isFusionError(e)) {
+          healthy = false;
+          throw unavailable(e);
+        }
+        throw e;
+      }
+      completed = true;
+    } finally {
+      this.pool.release(conn, healthy);
+      if (enqueued) void this.cleanUp(cmd.requestId, keys, completed);
+    }
+  }
+
+  /** Fails fast while Redis is known to be down; waits briefly only for a first connection in progress. */
+  private async connected(): Promise<void> {
+    const status = this.redis.status;
+    if (status === 'ready') return;
+    if (status === 'connecting' || status === 'connect' || status === 'wait') {
+      const ok = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => finish(false), 2000);
+        const finish = (v: boolean): void => {
+          clearTimeout(timer);
+          this.redis.off('ready', onReady);
+          this.redis.off('error', onError);
+          resolve(v);
+        };
+        const onReady = (): void => finish(true);
+        const onError = (): void => finish(false);
+        this.redis.once('ready', onReady);
+        this.redis.once('error', onError);
+      });
+      if (ok) return;
+    }
+    throw unavailable(new Error(`connection is ${this.redis.status}`));
+  }
+
+  private async cleanUp(jobId: string, keys: { stream: string; cancel: string }, completed: boolean): Promise<void> {
+    try {
+      if (!completed) {
+        // The worker polls this key and aborts the runner; a job still waiting is simply removed.
+        await this.redis.set(keys.cancel, '1', 'PX', this.opts.cancelTtlMs ?? 5 * 60 * 1000);
+        await this.queue.removeIfWaiting(jobId);
+      }
+      await this.redis.del(keys.stream);
+    } catch (e) {
+      this.opts.logger.warn({ err: errorMessage(e) }, 'could not clean up the job result');
+    }
+  }
+
+  async ready(): Promise<Readiness> {
+    if (this.redis.status !== 'ready') return { ok: false, reason: `redis connection is ${this.redis.status}` };
+    try {
+      await withTimeout(this.redis.ping(), 1000, 'PING');
+      return { ok: true };
+    } catch (e) {
+      return { ok: false, reason: `redis: ${errorMessage(e)}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    setQueueStatsSource(undefined);
+    await this.pool.close();
+    await withTimeout(this.queue.close(), 2000, 'closing the queue').catch(() => undefined);
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
+  }
+}

@@ -1,0 +1,83 @@
+import type { Redis } from 'ioredis';
+import { FusionError, type FusionErrorCode } from '../core/errors';
+import type { OutputChunk } from './command-dispatcher';
+import type { ReaderConnection } from './reader-connection-pool';
+import { ENTRY, type ResultKeys } from './result-keys';
+
+export interface ResultStreamReaderOptions {
+  /** No entry at all (start, output, progress) for this long: COMMAND_TIMEOUT. */
+  idleTimeoutMs: number;
+  /** Longest single XREAD BLOCK; bounds how stale the abort and timeout checks can be. */
+  blockMs: number;
+  /** Entries per XREAD. */
+  count: number;
+}
+
+type StreamEntry = [id: string, fields: string[]];
+
+function field(fields: string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+/**
+ * Api side of a job's result stream. Reads with XREAD BLOCK on a connection of its own and
+ * deletes what it has handed on (XDEL), which is the flow-control signal the writer watches
+ * (XLEN = unread entries).
+ */
+export class ResultStreamReader {
+  constructor(
+    private readonly conn: ReaderConnection,
+    /** Non-blocking connection for XDEL and CLIENT UNBLOCK. */
+    private readonly control: Redis,
+    private readonly keys: ResultKeys,
+    private readonly opts: ResultStreamReaderOptions,
+  ) {}
+
+  async *read(signal: AbortSignal): AsyncGenerator<OutputChunk> {
+    let lastId = '0-0';
+    let deadline = Date.now() + this.opts.idleTimeoutMs;
+    const unblock = (): void => {
+      this.control.client('UNBLOCK', this.conn.clientId).catch(() => undefined);
+    };
+    signal.addEventListener('abort', unblock, { once: true });
+    try {
+      for (;;) {
+        if (signal.aborted) throw new FusionError('COMMAND_CANCELLED', 'the request was cancelled');
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+          throw new FusionError(
+            'COMMAND_TIMEOUT',
+            `no worker started the command or it showed no progress for ${this.opts.idleTimeoutMs} ms (REQUEST_TIMEOUT_MS)`,
+            { timeoutMs: this.opts.idleTimeoutMs },
+          );
+        }
+        const block = Math.max(1, Math.min(this.opts.blockMs, remaining));
+        const reply = (await this.conn.redis.xread('COUNT', this.opts.count, 'BLOCK', block, 'STREAMS', this.keys.stream, lastId)) as
+          | Array<[string, StreamEntry[]]>
+          | null;
+        const entries = reply?.[0]?.[1];
+        if (!entries || entries.length === 0) continue;
+        deadline = Date.now() + this.opts.idleTimeoutMs;
+        const ids: string[] = [];
+        for (const [id, fields] of entries) {
+          lastId = id;
+          ids.push(id);
+          const type = field(fields, 't');
+          if (type === ENTRY.data) {
+            yield { data: field(fields, 'd') ?? '', items: Number(field(fields, 'n') ?? 0) };
+          } else if (type === ENTRY.end) {
+            return;
+          } else if (type === ENTRY.error) {
+            const code = (field(fields, 'c') ?? 'PROXY_SERVER_ERROR') as FusionErrorCode;
+            throw new FusionError(code, field(fields, 'm') ?? 'the command failed in the worker', { fromWorker: true });
+          }
+        }
+        // Everything in this batch has been handed to the response: free it, which lets the writer go on.
+        this.control.xdel(this.keys.stream, ...ids).catch(() => undefined);
+      }
+    } finally {
+      signal.removeEventListener('abort', unblock);
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import type { Redis } from 'ioredis';
+import { FusionError } from '../core/errors';
+import { LineBatcher } from './line-batcher';
+import type { OutputSink } from './output-sink';
+import { ENTRY, type ResultKeys } from './result-keys';
+
+export interface ResultStreamWriterOptions {
+  /** Target bytes of NDJSON per XADD. */
+  chunkBytes: number;
+  /** How long a partial chunk may wait for more lines. */
+  lingerMs: number;
+  /** Unread entries above which the writer waits for the reader (resumes at half). */
+  maxBacklogEntries: number;
+  /** TTL of the stream while the command runs, refreshed on every write. */
+  ttlMs: number;
+  /** TTL after the end/error entry, long enough for the reader to pick it up. */
+  endTtlMs: number;
+  /** At most one progress entry per interval. */
+  progressIntervalMs: number;
+  /** How long the writer waits for the reader to make room before giving up (api gone). */
+  readerIdleTimeoutMs: number;
+  signal: AbortSignal;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Worker side of a job's result stream: batches lines into chunks (many lines per XADD),
+ * keeps one XADD in flight while the next chunk fills, and waits while the reader's unread
+ * backlog is above the bound, so memory in Redis stays bounded whatever the result size.
+ */
+export class ResultStreamWriter implements OutputSink {
+  private readonly batcher: LineBatcher;
+  private tail: Promise<void> = Promise.resolve();
+  private queued = 0;
+  private roomWaiters: Array<() => void> = [];
+  private broken: Error | undefined;
+  private lastSignal = 0;
+  /** Largest XLEN seen after a write (tests and benchmark). */
+  maxBacklogSeen = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: ResultKeys,
+    private readonly opts: ResultStreamWriterOptions,
+  ) {
+    this.batcher = new LineBatcher({ maxBytes: opts.chunkBytes, lingerMs: opts.lingerMs }, (data, items) =>
+      this.enqueue(() => this.writeChunk(data, items)),
+    );
+  }
+
+  async start(): Promise<void> {
+    this.lastSignal = Date.now();
+    await this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.started).pexpire(this.keys.stream, this.opts.ttlMs).exec();
+  }
+
+  write(line: string): Promise<void> | undefined {
+    if (this.broken) throw this.broken;
+    this.batcher.add(line);
+    // One chunk in flight and one waiting is enough to keep Redis busy; beyond that, wait.
+    if (this.queued < 2) return undefined;
+    return new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  progress(): void {
+    const now = Date.now();
+    if (now - this.lastSignal < this.opts.progressIntervalMs || this.queued > 0) return;
+    this.lastSignal = now;
+    this.enqueue(() => this.redis.xadd(this.keys.stream, '*', 't', ENTRY.progress).then(() => undefined));
+  }
+
+  async end(): Promise<void> {
+    this.batcher.flush();
+    await this.tail;
+    if (this.broken) throw this.broken;
+    await this.redis
+      .multi()
+      .xadd(this.keys.stream, '*', 't', ENTRY.end)
+      .pexpire(this.keys.stream, this.opts.endTtlMs)
+      .exec();
+  }
+
+  async fail(error: FusionError): Promise<void> {
+    // Output produced before the failure still goes out, as in embedded mode; the error entry follows it.
+    if (this.broken || error.code === 'COMMAND_CANCELLED') this.batcher.dispose();
+    else this.batcher.flush();
+    await this.tail.catch(() => undefined);
+    await this.redis
+      .multi()
+      .xadd(this.keys.stream, '*', 't', ENTRY.error, 'c', error.code, 'm', error.message)
+      .pexpire(this.keys.stream, this.opts.endTtlMs)
+      .exec();
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.queued += 1;
+    this.tail = this.tail
+      .then(() => (this.broken ? undefined : task()))
+      .catch((e: unknown) => {
+        this.broken = e instanceof Error ? e : new Error(String(e));
+      })
+      .finally(() => {
+        this.queued -= 1;
+        if (this.queued < 2 && this.roomWaiters.length > 0) {
+          const waiters = this.roomWaiters;
+          this.roomWaiters = [];
+          for (const w of waiters) w();
+        }
+      });
+  }
+
+  private async writeChunk(data: string, items: number): Promise<void> {
+    const replies = await this.redis
+      .multi()
+      .xadd(this.keys.stream, '*', 't', ENTRY.data, 'n', String(items), 'd', data)
+      .pexpire(this.keys.stream, this.opts.ttlMs)
+      .xlen(this.keys.stream)
+      .exec();
+    this.lastSignal = Date.now();
+    const len = Number(replies?.[2]?.[1] ?? 0);
+    if (len > this.maxBacklogSeen) this.maxBacklogSeen = len;
+    if (len > this.opts.maxBacklogEntries) await this.waitForRoom(len);
+  }
+
+  private async waitForRoom(initial: number): Promise<void> {
+    let len = initial;
+    let lastChange = Date.now();
+    let delay = 1;
+    while (len > this.opts.maxBacklogEntries / 2) {
+      if (this.opts.signal.aborted) throw new FusionError('COMMAND_CANCELLED', 'the command was cancelled');
+      if (Date.now() - lastChange > this.opts.readerIdleTimeoutMs) {
+        throw new FusionError('COMMAND_TIMEOUT', `the api read nothing for ${this.opts.readerIdleTimeoutMs} ms`);
+      }
+      await sleep(delay);
+      delay = Math.min(delay * 2, 20);
+      const next = await this.redis.xlen(this.keys.stream);
+      if (next < len) {
+        lastChange = Date.now();
+        delay = 1;
+      }
+      len = next;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import type { CommandDispatcher } from '../queue/command-dispatcher';
+import type { ServerEnv } from './env';
+import { errorHandlerPlugin } from './plugins/error-handler';
+import { globalPlugin } from './plugins/global-plugin';
+import { httpMetricsPlugin } from './plugins/http-metrics';
+import { ProxyAuth } from './proxy-auth';
+import { healthRoutes, type ReadinessProbe } from './routes/health';
+import { metricsRoute } from './routes/metrics';
+import { proxyRoute } from './routes/proxy';
+
+export type AppEnv = Pick<
+  ServerEnv,
+  'PROXY_PATH' | 'BODY_LIMIT_BYTES' | 'HEARTBEAT_INTERVAL_MS' | 'AUTH_MAX_FAILURES' | 'AUTH_FAILURE_WINDOW_MS' | 'METRICS_ENABLED'
+> & { PROXY_PASSWORD?: string };
+
+export interface AppOptions {
+  [key: string]: unknown;
+  env: AppEnv;
+  /** Absent on a worker-only process: then only /healthz, /readyz and /metrics are served. */
+  dispatcher?: CommandDispatcher;
+  /** Defaults to the dispatcher. */
+  probe?: ReadinessProbe;
+}
+
+/** The api as a plugin of its dependencies (env, dispatcher); the logger belongs to the Fastify instance. */
+export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions>(async (app, opts) => {
+  const { env, dispatcher } = opts;
+  const probe = opts.probe ?? dispatcher;
+  if (!probe) throw new Error('fusionApp needs a dispatcher or a readiness probe');
+  await app.register(errorHandlerPlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
+  await app.register(httpMetricsPlugin);
+  await app.register(healthRoutes, { probe });
+  if (env.METRICS_ENABLED) await app.register(metricsRoute);
+  if (!dispatcher) return;
+  if (!env.PROXY_PASSWORD) throw new Error('fusionApp needs PROXY_PASSWORD to serve the proxy endpoint');
+  await app.register(proxyRoute, {
+    path: env.PROXY_PATH,
+    dispatcher,
+    auth: new ProxyAuth(env.PROXY_PASSWORD, { maxFailures: env.AUTH_MAX_FAILURES, windowMs: env.AUTH_FAILURE_WINDOW_MS }),
+    heartbeatIntervalMs: env.HEARTBEAT_INTERVAL_MS,
+  });
+}, 'fusion-app');
+
+/** A ready-to-listen Fastify instance (tests use it with inject() or listen on 127.0.0.1:0). */
+export async function buildApp(opts: AppOptions & { logger: PinoLogger }): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    bodyLimit: opts.env.BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    // Bodies are the full connector configuration; never log them.
+    disableRequestLogging: false,
+  }) as unknown as FastifyInstance;
+  const { logger: _logger, ...appOpts } = opts;
+  await app.register(fusionApp, appOpts);
+  return app;
+}

@@ -1,0 +1,69 @@
+import type { CommandRunner } from '../core/command-runner';
+import type { Logger } from '../core/ports/logger';
+import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from '../queue/command-dispatcher';
+import { executeCommand } from '../queue/command-execution';
+import { InMemoryChannel } from '../queue/in-memory-channel';
+import { SlotPool } from '../queue/slot-pool';
+
+export interface EmbeddedDispatcherOptions {
+  runner: CommandRunner;
+  logger: Logger;
+  /** Commands run at once; more wait for a slot (that wait counts against the request timeout). */
+  concurrency: number;
+  requestTimeoutMs: number;
+  chunkBytes?: number;
+  maxBacklogBytes?: number;
+}
+
+/** Embedded mode (no REDIS_URL): commands run in this process through a bounded in-memory channel. */
+export class EmbeddedDispatcher implements CommandDispatcher {
+  readonly mode = 'embedded' as const;
+  private readonly slots: SlotPool;
+  private readonly running = new Set<Promise<unknown>>();
+  /** Largest unread backlog of any channel, in bytes (tests and benchmark). */
+  maxBacklogSeen = 0;
+
+  constructor(private readonly opts: EmbeddedDispatcherOptions) {
+    this.slots = new SlotPool(opts.concurrency);
+  }
+
+  async *dispatch(cmd: ProxyCommand, signal: AbortSignal): AsyncGenerator<OutputChunk> {
+    const channel = new InMemoryChannel({
+      chunkBytes: this.opts.chunkBytes ?? 64 * 1024,
+      maxBacklogBytes: this.opts.maxBacklogBytes ?? 1024 * 1024,
+    });
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let finished = false;
+    const run = (async () => {
+      await this.slots.acquire(controller.signal);
+      try {
+        channel.progress();
+        await executeCommand(this.opts.runner, cmd, channel, { signal: controller.signal, logger: this.opts.logger, component: 'embedded' });
+      } finally {
+        this.slots.release();
+      }
+    })().catch(() => undefined);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+    try {
+      yield* channel.read(controller.signal, this.opts.requestTimeoutMs);
+      finished = true;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.maxBacklogSeen = Math.max(this.maxBacklogSeen, channel.maxBacklogSeen);
+      // Client gone, timeout or error: the runner's signal fires so the command stops.
+      if (!finished) controller.abort();
+    }
+  }
+
+  async ready(): Promise<Readiness> {
+    return { ok: true };
+  }
+
+  /** Waits for commands still running (their responses are closed by the api first). */
+  async close(): Promise<void> {
+    await Promise.all([...this.running]);
+  }
+}

@@ -1,0 +1,136 @@
+import { FusionError } from '../core/errors';
+import { LOG_LEVELS, type LogLevel } from '../observability/logger';
+
+export type Role = 'all' | 'api' | 'worker';
+
+/** The validated operator environment (DESIGN.md §6 plus the server's own tuning variables). */
+export interface ServerEnv {
+  PORT: number;
+  HOST: string;
+  PROXY_PASSWORD: string | undefined;
+  PROXY_PATH: string;
+  REDIS_URL: string | undefined;
+  ROLE: Role;
+  LOG_LEVEL: LogLevel;
+  BODY_LIMIT_BYTES: number;
+  REQUEST_TIMEOUT_MS: number;
+  WORKER_CONCURRENCY: number;
+  HEARTBEAT_INTERVAL_MS: number;
+  JOB_ENCRYPTION_KEY: string | undefined;
+  QUEUE_NAME: string;
+  AUTH_MAX_FAILURES: number;
+  AUTH_FAILURE_WINDOW_MS: number;
+  SHUTDOWN_GRACE_MS: number;
+  METRICS_ENABLED: boolean;
+}
+
+type Parser<T> = (raw: string) => T;
+
+interface Field<T> {
+  default?: T;
+  parse: Parser<T>;
+  doc: string;
+}
+
+function int(min: number, max: number): Parser<number> {
+  return (raw) => {
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`must be a whole number between ${min} and ${max}`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new Error(`must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+function oneOf<T extends string>(values: readonly T[]): Parser<T> {
+  return (raw) => {
+    if (!(values as readonly string[]).includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
+    return raw as T;
+  };
+}
+
+const text: Parser<string> = (raw) => raw;
+
+const bool: Parser<boolean> = (raw) => {
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new Error('must be true or false');
+};
+
+const redisUrl: Parser<string> = (raw) => {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error('must be a URL such as redis://host:6379');
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new Error('must start with redis:// or rediss://');
+  return raw;
+};
+
+const path: Parser<string> = (raw) => {
+  if (!raw.startsWith('/') || /\s|\?|#/.test(raw)) throw new Error('must be an absolute URL path such as / or /proxy');
+  return raw;
+};
+
+const secret: Parser<string> = (raw) => {
+  if (raw.length === 0) throw new Error('must not be empty');
+  return raw;
+};
+
+const MB = 1024 * 1024;
+
+/** The schema: one entry per variable, with its default and its parser. */
+export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
+  PORT: { default: 8080, parse: int(0, 65535), doc: 'TCP port of the api' },
+  HOST: { default: '0.0.0.0', parse: text, doc: 'address the api listens on' },
+  PROXY_PASSWORD: { parse: secret, doc: 'shared secret compared with config.proxyPassword (required for the api)' },
+  PROXY_PATH: { default: '/', parse: path, doc: 'path of the proxy endpoint' },
+  REDIS_URL: { parse: redisUrl, doc: 'Redis for queue mode; unset = embedded mode' },
+  ROLE: { default: 'all', parse: oneOf(['all', 'api', 'worker'] as const), doc: 'api, worker or both' },
+  LOG_LEVEL: { default: 'info', parse: oneOf(LOG_LEVELS), doc: 'error | warn | info | debug' },
+  BODY_LIMIT_BYTES: { default: 10 * MB, parse: int(1024, 1024 * MB), doc: 'largest accepted request body' },
+  REQUEST_TIMEOUT_MS: { default: 5 * 60 * 1000, parse: int(10, 24 * 3600 * 1000), doc: 'longest wait for a command to start or show progress' },
+  WORKER_CONCURRENCY: { default: 4, parse: int(1, 1000), doc: 'commands run at once per worker (or per embedded process)' },
+  HEARTBEAT_INTERVAL_MS: { default: 15_000, parse: int(10, 30_000), doc: 'blank line sent after this much silence (at most 30 s)' },
+  JOB_ENCRYPTION_KEY: { parse: secret, doc: '32-byte key (hex or base64) sealing job payloads; derived from PROXY_PASSWORD when unset' },
+  QUEUE_NAME: { default: 'fusion-commands', parse: (raw) => (/^[A-Za-z0-9_-]{1,64}$/.test(raw) ? raw : (() => { throw new Error('must be 1-64 letters, digits, - or _'); })()), doc: 'BullMQ queue name' },
+  AUTH_MAX_FAILURES: { default: 10, parse: int(1, 1_000_000), doc: 'failed passwords per address and window before 429' },
+  AUTH_FAILURE_WINDOW_MS: { default: 60_000, parse: int(100, 24 * 3600 * 1000), doc: 'window of AUTH_MAX_FAILURES' },
+  SHUTDOWN_GRACE_MS: { default: 30_000, parse: int(0, 3600 * 1000), doc: 'on SIGTERM, how long running commands may finish' },
+  METRICS_ENABLED: { default: true, parse: bool, doc: 'serve GET /metrics' },
+};
+
+/**
+ * Validates the environment at boot. Every problem names its variable; the process refuses
+ * to start rather than run with a surprising setting.
+ */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(ENV_SCHEMA) as Array<[keyof ServerEnv, Field<unknown>]>) {
+    const raw = source[name];
+    if (raw === undefined || raw === '') {
+      out[name] = field.default;
+      continue;
+    }
+    try {
+      out[name] = field.parse(raw);
+    } catch (e) {
+      // Never echo the value: it may be a secret.
+      problems.push(`${name} ${(e as Error).message}`);
+    }
+  }
+  const env = out as unknown as ServerEnv;
+  if (problems.length === 0) {
+    if (env.ROLE === 'worker' && !env.REDIS_URL) problems.push('REDIS_URL is required when ROLE=worker');
+    if (env.ROLE === 'api' && !env.REDIS_URL) problems.push('REDIS_URL is required when ROLE=api (without it, use ROLE=all for embedded mode)');
+    if (env.REDIS_URL && env.ROLE !== 'worker' && !env.PROXY_PASSWORD) problems.push('PROXY_PASSWORD is required for the api in queue mode');
+    if (env.REDIS_URL && !env.PROXY_PASSWORD && !env.JOB_ENCRYPTION_KEY) {
+      problems.push('JOB_ENCRYPTION_KEY (or PROXY_PASSWORD) is required in queue mode to seal job payloads');
+    }
+  }
+  if (problems.length > 0) {
+    throw new FusionError('CONFIG_INVALID', `invalid environment: ${problems.join('; ')}`, { variables: problems.map((p) => p.split(' ')[0]) });
+  }
+  return env;
+}

@@ -1,0 +1,61 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsync } from 'fastify';
+import { runWithLogContext } from '../../observability/log-context';
+import type { CommandDispatcher, OutputChunk } from '../../queue/command-dispatcher';
+import { withHeartbeat } from '../heartbeat';
+import { activeStreams, streamBytes, streamItems } from '../metrics';
+import type { ProxyAuth } from '../proxy-auth';
+import { readProxyBody, toProxyCommand } from '../proxy-request';
+
+export interface ProxyRouteOptions {
+  [key: string]: unknown;
+  path: string;
+  dispatcher: CommandDispatcher;
+  auth: ProxyAuth;
+  heartbeatIntervalMs: number;
+}
+
+/**
+ * POST <PROXY_PATH>: authenticate, validate, dispatch, stream NDJSON. The first chunk (or a
+ * heartbeat) is awaited before the status line is written, so a command that fails at once
+ * still gets a JSON error; once bytes are out, a failure destroys the socket (no terminating
+ * chunk) and the client cannot mistake a partial result for a complete one.
+ */
+export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opts) => {
+  app.post(opts.path, async (request, reply) => {
+    const shape = readProxyBody(request.body);
+    opts.auth.verify(request.ip, shape.password);
+    const cmd = toProxyCommand(shape, request.id);
+    return runWithLogContext({ requestId: request.id, command: cmd.type }, async () => {
+      const controller = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
+      const source = withHeartbeat(opts.dispatcher.dispatch(cmd, controller.signal), opts.heartbeatIntervalMs);
+      const first = await source.next();
+      const mode = opts.dispatcher.mode;
+      activeStreams.inc();
+      let closed = false;
+      const settle = (): void => {
+        if (closed) return;
+        closed = true;
+        activeStreams.dec();
+      };
+      reply.raw.on('close', settle);
+      async function* body(): AsyncGenerator<string> {
+        let next: IteratorResult<OutputChunk> = first;
+        while (!next.done) {
+          streamBytes.inc({ mode }, next.value.data.length);
+          if (next.value.items > 0) streamItems.inc({ mode }, next.value.items);
+          yield next.value.data;
+          next = await source.next();
+        }
+      }
+      return reply
+        .code(200)
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(Readable.from(body(), { objectMode: true, highWaterMark: 1 }));
+    });
+  });
+};

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import type { CommandRunner } from '../core/command-runner';
+import type { CommandDispatcher } from '../queue/command-dispatcher';
+import { CommandWorker } from '../queue/command-worker';
+import { JobCrypto } from '../queue/job-crypto';
+import { QueueDispatcher } from '../queue/queue-dispatcher';
+import { buildApp } from './app';
+import { EmbeddedDispatcher } from './embedded-dispatcher';
+import type { ServerEnv } from './env';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  /** http://host:port actually bound. */
+  url: string;
+  dispatcher?: CommandDispatcher;
+  worker?: CommandWorker;
+  /** Stops taking requests, lets open streams and running jobs finish (up to SHUTDOWN_GRACE_MS), closes connections. */
+  close(): Promise<void>;
+}
+
+function jobCrypto(env: ServerEnv): JobCrypto {
+  if (env.JOB_ENCRYPTION_KEY) return JobCrypto.fromKey(env.JOB_ENCRYPTION_KEY);
+  if (env.PROXY_PASSWORD) return JobCrypto.fromPassword(env.PROXY_PASSWORD);
+  throw new Error('unreachable: loadEnv requires JOB_ENCRYPTION_KEY or PROXY_PASSWORD in queue mode');
+}
+
+/** Wires the mode and role the environment asks for, then listens. */
+export async function startServer(env: ServerEnv, deps: { runner: CommandRunner; logger: PinoLogger }): Promise<RunningServer> {
+  const { runner, logger } = deps;
+  const serveApi = env.ROLE !== 'worker';
+  let dispatcher: CommandDispatcher | undefined;
+  let worker: CommandWorker | undefined;
+  if (env.REDIS_URL) {
+    const crypto = jobCrypto(env);
+    if (env.ROLE !== 'api') {
+      worker = new CommandWorker({
+        redisUrl: env.REDIS_URL,
+        runner,
+        crypto,
+        logger,
+        concurrency: env.WORKER_CONCURRENCY,
+        queueName: env.QUEUE_NAME,
+        stream: {
+          progressIntervalMs: Math.max(5, Math.min(1000, Math.floor(env.REQUEST_TIMEOUT_MS / 4))),
+          readerIdleTimeoutMs: env.REQUEST_TIMEOUT_MS,
+        },
+      });
+    }
+    if (serveApi) {
+      dispatcher = new QueueDispatcher({
+        redisUrl: env.REDIS_URL,
+        crypto,
+        logger,
+        requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+        queueName: env.QUEUE_NAME,
+      });
+    }
+  } else {
+    dispatcher = new EmbeddedDispatcher({ runner, logger, concurrency: env.WORKER_CONCURRENCY, requestTimeoutMs: env.REQUEST_TIMEOUT_MS });
+  }
+  const app = await buildApp({
+    env: { ...env, PROXY_PASSWORD: serveApi ? env.PROXY_PASSWORD : undefined },
+    dispatcher,
+    probe: dispatcher ?? worker,
+    logger,
+  });
+  const url = await app.listen({ port: env.PORT, host: env.HOST });
+  logger.info({ url, mode: env.REDIS_URL ? 'queue' : 'embedded', role: env.ROLE, path: env.PROXY_PATH }, 'fusion-proxy serving');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      // Api and worker close together: open streams may be waiting on jobs this worker runs.
+      await Promise.all([app.close(), worker?.close(env.SHUTDOWN_GRACE_MS)]);
+      await dispatcher?.close();
+    })();
+    return closing;
+  };
+  return { app, url, dispatcher, worker, close };
+}

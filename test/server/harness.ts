@@ -1,0 +1,126 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { Redis } from 'ioredis';
+import { createLogger } from '../../src/observability/logger';
+import { loadEnv, type ServerEnv } from '../../src/server/env';
+import { startServer, type RunningServer } from '../../src/server/server';
+import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
+import { ScriptedRunner } from '../support/scripted-runner';
+
+export type Mode = 'embedded' | 'queue';
+export const PASSWORD = 'correct-horse-battery-staple';
+export const CLIENT_SECRET = 'cs-very-secret-value-7f3a9b';
+
+export interface Harness {
+  server: RunningServer;
+  runner: ScriptedRunner;
+  env: ServerEnv;
+  logs: string[];
+  base: string;
+  redis?: Redis;
+  close(): Promise<void>;
+}
+
+/** Starts the real server (startServer) in the given mode on 127.0.0.1:0 with a scripted runner. */
+export async function startHarness(mode: Mode, overrides: Record<string, string> = {}): Promise<Harness> {
+  const runner = new ScriptedRunner();
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', destination: { write: (s: string) => void logs.push(s) } });
+  const env = loadEnv({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PROXY_PASSWORD: PASSWORD,
+    PROXY_PATH: '/proxy',
+    HEARTBEAT_INTERVAL_MS: '30000',
+    REQUEST_TIMEOUT_MS: '10000',
+    SHUTDOWN_GRACE_MS: '2000',
+    QUEUE_NAME: uniquePrefix('q'),
+    ...(mode === 'queue' ? { REDIS_URL: redisUrl(), JOB_ENCRYPTION_KEY: 'a'.repeat(64) } : {}),
+    ...overrides,
+  });
+  const server = await startServer(env, { runner: runner.runner, logger });
+  const redis = mode === 'queue' ? openRedis() : undefined;
+  return {
+    server,
+    runner,
+    env,
+    logs,
+    base: server.url,
+    redis,
+    async close() {
+      await server.close();
+      await redis?.quit();
+    },
+  };
+}
+
+export function commandBody(script: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: 'std:account:list',
+    input: { script },
+    config: { proxyEnabled: true, proxyPassword: PASSWORD, baseurl: 'https://tenant.example', clientId: 'cid', clientSecret: CLIENT_SECRET },
+    ...extra,
+  };
+}
+
+export interface HttpResult {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** True when the response ended normally; false when the connection was cut mid-body. */
+  complete: boolean;
+}
+
+/** POSTs with node http and reads the whole response, noting whether it ended or was cut. */
+export function post(url: string, body: unknown, opts: { onChunk?: (s: string, req: http.ClientRequest, res: http.IncomingMessage) => void } = {}): Promise<HttpResult> {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      let text = '';
+      let settled = false;
+      const finish = (complete: boolean): void => {
+        if (settled) return;
+        settled = true;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, complete });
+      };
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        text += d;
+        opts.onChunk?.(d, req, res);
+      });
+      res.on('end', () => finish(true));
+      res.on('error', () => finish(false));
+      res.on('close', () => finish(res.complete));
+    });
+    req.on('error', (e) => reject(e));
+    req.end(payload);
+  });
+}
+
+/** Sends a raw HTTP/1.1 request and returns every byte until the server closes the socket. */
+export function rawPost(url: string, body: unknown): Promise<string> {
+  const u = new URL(url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(u.port), u.hostname);
+    let raw = '';
+    socket.setEncoding('latin1');
+    socket.on('connect', () => {
+      socket.write(
+        `POST ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
+      );
+    });
+    socket.on('data', (d: string) => (raw += d));
+    socket.on('close', () => resolve(raw));
+    socket.on('error', reject);
+  });
+}
+
+export function ndjsonItems(body: string): unknown[] {
+  return body
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as unknown);
+}
+
+export const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,142 @@
+import { CLIENT_SECRET, PASSWORD, commandBody, delay, ndjsonItems, post, rawPost, startHarness, type Harness, type Mode } from './harness';
+
+const MODES: Mode[] = ['embedded', 'queue'];
+
+describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
+  let h: Harness;
+  let url: string;
+
+  beforeAll(async () => {
+    h = await startHarness(mode);
+    url = `${h.base}/proxy`;
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('streams NDJSON items and gives the runner a config without the password, proxyEnabled false', async () => {
+    const before = h.runner.count;
+    const res = await post(url, commandBody({ items: 3 }));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    expect(res.complete).toBe(true);
+    const items = ndjsonItems(res.body);
+    expect(items).toHaveLength(3);
+    expect(items[0]).toMatchObject({ i: 0 });
+    expect(h.runner.count).toBe(before + 1);
+    const exec = h.runner.executions[h.runner.executions.length - 1]!;
+    expect(exec.config).not.toHaveProperty('proxyPassword');
+    expect(exec.config.proxyEnabled).toBe(false);
+    expect(exec.config.clientSecret).toBe(CLIENT_SECRET);
+    expect(exec.input).toEqual({ script: { items: 3 } });
+  });
+
+  it('answers test connection with one bare object carrying status', async () => {
+    const res = await post(url, commandBody({}, { type: 'std:test-connection' }));
+    expect(res.status).toBe(200);
+    expect(res.body.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(res.body)).toEqual({ status: 'ok', i: 0 });
+  });
+
+  it.each([
+    ['wrong', { proxyPassword: 'nope' }],
+    ['wrong case', { proxyPassword: PASSWORD.toUpperCase() }],
+    ['empty', { proxyPassword: '' }],
+    ['missing', {}],
+    ['not a string', { proxyPassword: 12345 }],
+  ])('rejects a %s password with 401 JSON and never runs the command', async (_label, pw) => {
+    const before = h.runner.count;
+    const body = commandBody();
+    const { proxyPassword: _p, ...config } = body.config as Record<string, unknown>;
+    const res = await post(url, { ...body, config: { ...config, ...pw } });
+    expect(res.status).toBe(401);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(res.body).error).toMatch(/proxyPassword/);
+    await delay(50);
+    expect(h.runner.count).toBe(before);
+  });
+
+  it.each([
+    ['truncated JSON', '{"type":"std:account:list","config":{', /not valid JSON|JSON/i],
+    ['a non-object body', '[1,2]', /JSON object/],
+    ['a string body', '"hello"', /JSON object/],
+    ['a missing config', JSON.stringify({ type: 'std:account:list', input: {} }), /config must be an object/],
+    ['config as an array', JSON.stringify({ type: 'std:account:list', config: [] }), /config must be an object/],
+    ['an unknown type', JSON.stringify({ ...commandBody(), type: 'std:account:explode' }), /unknown command type "std:account:explode"/],
+    ['a missing type', JSON.stringify({ ...commandBody(), type: undefined }), /unknown command type/],
+    ['input as a string', JSON.stringify({ ...commandBody(), input: 'x' }), /input must be an object/],
+  ])('rejects %s with 400 JSON', async (_label, body, message) => {
+    const before = h.runner.count;
+    const res = await post(url, body);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body).error).toMatch(message);
+    expect(h.runner.count).toBe(before);
+  });
+
+  it('rejects an 11 MB body with 413 JSON', async () => {
+    const res = await h.server.app.inject({
+      method: 'POST',
+      url: '/proxy',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ ...commandBody(), input: { blob: 'x'.repeat(11 * 1024 * 1024) } }),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error).toMatch(/larger than 10485760 bytes \(BODY_LIMIT_BYTES\)/);
+  });
+
+  it('answers 500 with the message when the command fails before its first item', async () => {
+    const res = await post(url, commandBody({ failBeforeFirst: 'platform said no' }));
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body)).toEqual({ error: 'platform said no' });
+  });
+
+  it('aborts the response without the terminating chunk when the command fails after its first item', async () => {
+    const raw = await rawPost(url, commandBody({ items: 5, failAfterItems: 2, delayBetweenMs: 20 }));
+    expect(raw).toMatch(/^HTTP\/1\.1 200/);
+    expect(raw).toContain('"i":1');
+    expect(raw.endsWith('0\r\n\r\n')).toBe(false);
+    const ok = await rawPost(url, commandBody({ items: 2 }));
+    expect(ok.endsWith('0\r\n\r\n')).toBe(true);
+  });
+
+  it('cancels the command when the client disconnects mid-stream', async () => {
+    const before = h.runner.count;
+    const res = await post(url, commandBody({ items: 3, hangAfterItems: 1 }), {
+      onChunk: (s, req) => {
+        if (s.includes('"i":0')) req.destroy();
+      },
+    });
+    expect(res.complete).toBe(false);
+    await h.runner.waitFor((e) => e.length > before && e[before]!.cancelled);
+    const exec = h.runner.executions[before]!;
+    expect(exec.cancelled).toBe(true);
+    expect(exec.finished).toBe(false);
+    if (mode === 'queue') {
+      const deadline = Date.now() + 3000;
+      while (h.server.worker!.activeJobs > 0 && Date.now() < deadline) await delay(20);
+      expect(h.server.worker!.activeJobs).toBe(0);
+    }
+  });
+
+  it('serves /healthz, /readyz and /metrics', async () => {
+    const health = await h.server.app.inject({ method: 'GET', url: '/healthz' });
+    expect(health.statusCode).toBe(200);
+    const ready = await h.server.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', mode });
+    const metrics = await h.server.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).toContain('fusion_http_requests_total');
+    expect(metrics.body).toContain(`fusion_stream_items_total{mode="${mode}"}`);
+    expect(metrics.body).toMatch(/fusion_auth_failures_total\{reason="mismatch"\} \d+/);
+    expect(metrics.body).toMatch(/fusion_jobs_total\{command="std:account:list",outcome="success"\} \d+/);
+    if (mode === 'queue') expect(metrics.body).toMatch(/fusion_queue_workers \d+/);
+  });
+
+  it('never writes a secret to the logs', () => {
+    const all = h.logs.join('');
+    expect(all.length).toBeGreaterThan(0);
+    expect(all).not.toContain(PASSWORD);
+    expect(all).not.toContain(CLIENT_SECRET);
+  });
+});
