@@ -22,7 +22,7 @@ const deployments = (r: Rendered): K8sObject[] => [find(r.objects, 'Deployment',
 
 describe('chart renders every ci/ scenario into valid Kubernetes objects', () => {
   it('has the scenarios the issue asks for', () => {
-    for (const s of ['defaults', 'existing-secret', 'keda', 'ingress-tls', 'external-redis', 'bundled-redis', 'httproute', 'monitoring']) {
+    for (const s of ['defaults', 'existing-secret', 'keda', 'ingress-tls', 'external-redis', 'bundled-redis', 'httproute', 'monitoring', 'scheduling']) {
       expect(SCENARIOS).toContain(`${s}-values.yaml`);
     }
   });
@@ -64,7 +64,8 @@ describe('chart renders every ci/ scenario into valid Kubernetes objects', () =>
 
   it('labels every object with the standard app.kubernetes.io labels', () => {
     for (const s of SCENARIOS) {
-      for (const o of rendered(s).objects) {
+      // extraDeploy objects are the operator's own.
+      for (const o of rendered(s).objects.filter((x) => x.metadata.name !== 'fp-extra')) {
         expect(o.metadata.labels?.['app.kubernetes.io/name']).toBe('fusion-proxy');
         expect(o.metadata.labels?.['app.kubernetes.io/instance']).toBe('fp');
         expect(o.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
@@ -169,6 +170,37 @@ describe('api and worker Deployments', () => {
     expect(envOf(worker!, 'QUEUE_NAME')?.value).toBe('fusion-commands');
     // The server stops waiting for work before the kubelet kills it.
     expect(Number(envOf(worker!, 'SHUTDOWN_GRACE_MS')?.value)).toBeLessThan(at<number>(worker, 'spec', 'template', 'spec', 'terminationGracePeriodSeconds') * 1000);
+  });
+});
+
+describe('scheduling and pass-through options', () => {
+  it('fills the selector into custom topology spread constraints and passes the rest through', () => {
+    const r = rendered('scheduling-values.yaml');
+    const [api, worker] = deployments(r);
+    expect(at(api, 'spec', 'template', 'spec', 'topologySpreadConstraints')).toEqual([{
+      maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'fusion-proxy', 'app.kubernetes.io/instance': 'fp', 'app.kubernetes.io/component': 'api' } },
+    }]);
+    expect(at(api, 'spec', 'template', 'spec', 'nodeSelector')).toEqual({ 'kubernetes.io/os': 'linux' });
+    expect(at(api, 'spec', 'template', 'spec', 'tolerations', 0, 'key')).toBe('dedicated');
+    expect(at(worker, 'spec', 'template', 'spec', 'affinity', 'nodeAffinity')).toBeDefined();
+    expect(at(api, 'spec', 'template', 'metadata', 'annotations', 'example.com/scrape')).toBe('false');
+    for (const d of [api!, worker!]) {
+      expect(containerOf(d).image).toBe('ghcr.io/fusion-proxy/fusion-proxy@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef');
+      expect(envOf(d, 'AUTH_MAX_FAILURES')?.value).toBe('20');
+      expect(at(d, 'spec', 'template', 'spec', 'containers', 0, 'envFrom')).toEqual([{ secretRef: { name: 'fusion-proxy-extra' } }]);
+      expect(at(d, 'spec', 'template', 'spec', 'imagePullSecrets')).toEqual([{ name: 'registry-credentials' }]);
+      expect(d.metadata.labels?.team).toBe('identity');
+      expect(d.metadata.annotations?.owner).toBe('identity-team');
+    }
+    expect(envOf(worker!, 'LOG_LEVEL_OVERRIDE')?.value).toBe('debug');
+    expect(envOf(api!, 'LOG_LEVEL_OVERRIDE')).toBeUndefined();
+    expect(at(find(r.objects, 'PodDisruptionBudget', API), 'spec', 'minAvailable')).toBe(1);
+    expect(at(find(r.objects, 'HorizontalPodAutoscaler', WORKER), 'spec', 'behavior', 'scaleDown', 'stabilizationWindowSeconds')).toBe(600);
+    expect(find(r.objects, 'ServiceAccount', FULL).metadata.annotations).toEqual({
+      'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/fusion-proxy', owner: 'identity-team',
+    });
+    expect(at(find(r.objects, 'ConfigMap', 'fp-extra'), 'data', 'note')).toBe('extra object');
   });
 });
 
