@@ -38,7 +38,7 @@ describe('skaffold.yaml', () => {
     expect(existsSync(path.join(REPO_ROOT, release.chartPath, 'Chart.yaml'))).toBe(true);
     for (const key of Object.keys(release.setValueTemplates)) expect(hasValue(key)).toBe(true);
     // Secrets come from the environment, never from the file.
-    expect(release.setValueTemplates['auth.proxyPassword']).toMatch(/^\{\{\.[A-Z_]+\}\}$/);
+    expect(release.setValueTemplates['auth.proxyPassword']).toBe('{{default "" .FUSION_PROXY_PASSWORD}}');
   });
 
   it('dev profile enables the bundled Redis and port-forwards the Services the chart really creates', () => {
