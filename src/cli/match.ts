@@ -1,6 +1,245 @@
-import { FusionError } from '../core/errors';
+import { readFileSync } from 'node:fs';
+import { errorMessage, isFusionError } from '../core/errors';
+import { type MatchRecord, type MatchResult, buildMatcher, parseMatchingSettings } from '../core/matching';
+import { parseCsv } from '../core/matching/csv';
 
-/** Placeholder until issue 5 lands. */
-export async function run(_argv: string[]): Promise<number> {
-  throw new FusionError('COMMAND_NOT_IMPLEMENTED', 'fusion-proxy match arrives with issue 5');
+const USAGE = `usage: fusion-proxy match --identities FILE --accounts FILE --config FILE [--truth FILE] [--summary-json]
+
+  Offline matching for tuning thresholds. Records: a JSON array of {"id", "attributes": {...}} or a
+  CSV with an "id" column (other columns are attributes). The config is the connector configuration;
+  only its "matching" section is used. The truth file is a CSV of accountId,candidateId pairs.
+  Prints each potential duplicate as an NDJSON line on stdout and a summary on stderr.
+`;
+
+export interface MatchIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+interface Options {
+  identities: string;
+  accounts: string;
+  config: string;
+  truth?: string;
+  summaryJson: boolean;
+}
+
+/** Bad usage or bad input: reported as one line, exit code 2. */
+class InputError extends Error {}
+/** Bad command line: the usage text follows the message. */
+class UsageError extends InputError {}
+
+function parseArgs(argv: string[]): Options | 'help' {
+  const values: Record<string, string> = {};
+  let summaryJson = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--summary-json') {
+      summaryJson = true;
+      continue;
+    }
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    if (!['--identities', '--accounts', '--config', '--truth'].includes(flag)) throw new UsageError(`unknown option "${arg}"`);
+    const value = inline ?? argv[++i];
+    if (value === undefined || value === '') throw new UsageError(`option ${flag} needs a file name`);
+    values[flag.slice(2)] = value;
+  }
+  for (const required of ['identities', 'accounts', 'config']) {
+    if (!values[required]) throw new UsageError(`option --${required} is required`);
+  }
+  return { identities: values.identities!, accounts: values.accounts!, config: values.config!, truth: values.truth, summaryJson };
+}
+
+function readText(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read ${what} file ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
+  }
+}
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new InputError(`${file} is not valid JSON: ${errorMessage(e)}`);
+  }
+}
+
+function csvRows(text: string, file: string): string[][] {
+  try {
+    return parseCsv(text);
+  } catch (e) {
+    throw new InputError(`${file}: ${errorMessage(e)}`);
+  }
+}
+
+/** A JSON array of {id, attributes} or a CSV with an id column. */
+export function loadRecords(file: string, what: string): MatchRecord[] {
+  const text = readText(file, what);
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
+    const data = parseJson(text, file);
+    if (!Array.isArray(data)) throw new InputError(`${file}: expected a JSON array of {"id", "attributes"} records`);
+    return data.map((item: unknown, i) => {
+      const o = item as { id?: unknown; attributes?: unknown };
+      if (typeof o !== 'object' || o === null || (typeof o.id !== 'string' && typeof o.id !== 'number') || String(o.id) === '') {
+        throw new InputError(`${file}: record ${i} has no "id" (string or number)`);
+      }
+      const attributes = o.attributes ?? {};
+      if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) {
+        throw new InputError(`${file}: record ${i} ("${String(o.id)}"): "attributes" must be an object`);
+      }
+      return { id: String(o.id), attributes: attributes as Record<string, unknown> };
+    });
+  }
+  const rows = csvRows(text, file);
+  const header = rows[0];
+  const idCol = header ? header.indexOf('id') : -1;
+  if (!header || idCol < 0) throw new InputError(`${file}: the CSV has no "id" column in its header`);
+  return rows.slice(1).map((row, i) => {
+    const id = row[idCol] ?? '';
+    if (id === '') throw new InputError(`${file}: line ${i + 2} has an empty id`);
+    const attributes: Record<string, unknown> = {};
+    header.forEach((name, c) => {
+      if (c !== idCol && row[c] !== undefined && row[c] !== '') attributes[name] = row[c];
+    });
+    return { id, attributes };
+  });
+}
+
+/** Truth pairs; an account-account pair counts in either order. */
+function pairKey(a: string, b: string, bothAccounts: boolean): string {
+  return bothAccounts && b < a ? `${b}\u0000${a}` : `${a}\u0000${b}`;
+}
+
+function loadTruth(file: string, accountIds: Set<string>): Set<string> {
+  const rows = csvRows(readText(file, 'truth'), file);
+  const truth = new Set<string>();
+  rows.forEach((row, i) => {
+    if (i === 0 && row[0] === 'accountId') return;
+    if (row.length < 2 || !row[0] || !row[1]) throw new InputError(`${file}: line ${i + 1} is not "accountId,candidateId"`);
+    truth.add(pairKey(row[0], row[1], accountIds.has(row[1])));
+  });
+  return truth;
+}
+
+interface Summary {
+  identities: number;
+  accounts: number;
+  duplicates: number;
+  accountsWithDuplicates: number;
+  pairsCompared: number;
+  pairs: Record<string, number>;
+  candidatesMean: number;
+  candidatesMax: number;
+  accountsMissingMandatory: number;
+  accountsWithoutValues: number;
+  truncated: number;
+  fullScans: Record<string, number>;
+  buildMs: number;
+  matchMs: number;
+  truthPairs?: number;
+  truePositives?: number;
+  precision?: number;
+  recall?: number;
+}
+
+function summarise(result: MatchResult, accountIds: Set<string>, truth: Set<string> | undefined): Summary {
+  const s = result.stats;
+  let duplicates = 0;
+  let tp = 0;
+  for (const list of result.duplicates.values()) {
+    for (const d of list) {
+      duplicates++;
+      if (truth?.has(pairKey(d.accountId, d.candidateId, accountIds.has(d.candidateId)))) tp++;
+    }
+  }
+  const summary: Summary = {
+    identities: s.baseline,
+    accounts: s.accounts,
+    duplicates,
+    accountsWithDuplicates: s.accountsWithDuplicates,
+    pairsCompared: s.pairsCompared,
+    pairs: { ...s.pairs },
+    candidatesMean: Math.round(s.candidatesMean * 100) / 100,
+    candidatesMax: s.candidatesMax,
+    accountsMissingMandatory: s.accountsMissingMandatory,
+    accountsWithoutValues: s.accountsWithoutValues,
+    truncated: s.truncated,
+    fullScans: { ...s.fullScans } as Record<string, number>,
+    buildMs: Math.round(s.buildMs),
+    matchMs: Math.round(s.matchMs),
+  };
+  if (truth) {
+    summary.truthPairs = truth.size;
+    summary.truePositives = tp;
+    summary.precision = duplicates > 0 ? Math.round((tp / duplicates) * 10000) / 10000 : 1;
+    summary.recall = truth.size > 0 ? Math.round((tp / truth.size) * 10000) / 10000 : 1;
+  }
+  return summary;
+}
+
+function summaryText(s: Summary): string {
+  const lines = [
+    `identities ${s.identities}, accounts ${s.accounts}`,
+    `potential duplicates ${s.duplicates} on ${s.accountsWithDuplicates} accounts (dropped beyond reviewTopK: ${s.truncated})`,
+    `pairs scored ${s.pairsCompared} (candidates per account: mean ${s.candidatesMean}, max ${s.candidatesMax})`,
+    `  matched ${s.pairs.matched}, below threshold ${s.pairs.below_threshold}, mandatory failed ${s.pairs.mandatory_failed}, value missing ${s.pairs.value_missing}`,
+    `accounts missing a mandatory value ${s.accountsMissingMandatory}, with no comparable value ${s.accountsWithoutValues}`,
+    `full scans ${JSON.stringify(s.fullScans)}; index build ${s.buildMs} ms, matching ${s.matchMs} ms`,
+  ];
+  if (s.precision !== undefined) {
+    lines.push(`truth: ${s.truthPairs} pairs, ${s.truePositives} found; precision ${s.precision}, recall ${s.recall}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
+  try {
+    const opts = parseArgs(argv);
+    if (opts === 'help') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const config = parseJson(readText(opts.config, 'config'), opts.config);
+    if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new InputError(`${opts.config}: the config must be a JSON object`);
+    const settings = parseMatchingSettings(config as Record<string, unknown>);
+    if (settings.attributes.length === 0) throw new InputError(`${opts.config}: no matching attributes configured (matching.attributes is empty)`);
+    const identities = loadRecords(opts.identities, 'identities');
+    const accounts = loadRecords(opts.accounts, 'accounts');
+    const accountIds = new Set(accounts.map((a) => a.id));
+    const truth = opts.truth ? loadTruth(opts.truth, accountIds) : undefined;
+
+    const matcher = buildMatcher(settings);
+    matcher.addBaseline(identities);
+    const result = matcher.match(accounts);
+
+    let chunk = '';
+    for (const list of result.duplicates.values()) {
+      for (const d of list) {
+        chunk += JSON.stringify({ accountId: d.accountId, candidateId: d.candidateId, candidateKind: d.candidateKind, score: d.score, scores: d.scores }) + '\n';
+        if (chunk.length > 65536) {
+          io.stdout(chunk);
+          chunk = '';
+        }
+      }
+    }
+    if (chunk) io.stdout(chunk);
+    const summary = summarise(result, accountIds, truth);
+    io.stderr(opts.summaryJson ? JSON.stringify(summary) + '\n' : summaryText(summary));
+    return 0;
+  } catch (e) {
+    if (e instanceof InputError || isFusionError(e, 'MATCHING_INVALID') || isFusionError(e, 'INPUT_INVALID')) {
+      io.stderr(`fusion-proxy match: ${e.message}\n`);
+      if (e instanceof UsageError) io.stderr(USAGE);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  return runMatch(argv, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) });
 }
