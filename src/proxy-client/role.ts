@@ -6,10 +6,11 @@
  * - `direct`: everything else.
  *
  * Decisions for values the spec does not pin down:
- * - proxyEnabled counts as true for the boolean `true` and for the string "true" (any case,
- *   surrounding blanks ignored), because form-built configurations sometimes carry toggles as
- *   strings. Every other value ("1", "yes", 1, null, missing) is false: a typo must not send
- *   credentials to a proxy.
+ * - proxyEnabled counts as true for the boolean `true` and for the exact string "true", because
+ *   hand-edited or form-built configurations sometimes carry toggles as strings; this is the
+ *   same rule as the core's configuration reader (src/core/config/config-reader.ts). Every
+ *   other value ("TRUE", "1", "yes", 1, null, missing) is false: a typo must not send
+ *   credentials to a proxy (and the core then reports a non-boolean value as invalid).
  * - An empty or blank PROXY_PASSWORD is "not set": a blank secret cannot authenticate anything,
  *   so a process with `PROXY_PASSWORD=` is not a server.
  * - A proxy URL is "set" when it is a string that is not blank. Its syntax is checked later by
@@ -18,13 +19,11 @@
  */
 export type ConnectorRole = 'proxy-server' | 'proxy-client' | 'direct';
 
-export interface RoleEnv {
-  readonly PROXY_PASSWORD?: string | undefined;
-}
+/** The environment of the process (process.env satisfies it); only PROXY_PASSWORD is read. */
+export type RoleEnv = { readonly [name: string]: string | undefined };
 
 export function isProxyEnabled(value: unknown): boolean {
-  if (value === true) return true;
-  return typeof value === 'string' && value.trim().toLowerCase() === 'true';
+  return value === true || value === 'true';
 }
 
 function isSetString(value: unknown): value is string {

@@ -34,11 +34,10 @@ describe('detectRole: edge cases (documented in src/proxy-client/role.ts)', () =
     expect(detectRole({ proxyEnabled: true, proxyUrl: null }, {})).toBe('direct');
   });
 
-  it('proxyEnabled as the string "true" (any case) counts as true; other truthy-looking values do not', () => {
+  it('proxyEnabled as the exact string "true" counts as true (as in the core config reader); nothing else does', () => {
     expect(detectRole({ proxyEnabled: 'true', proxyUrl: URL_ }, {})).toBe('proxy-client');
-    expect(detectRole({ proxyEnabled: ' TRUE ', proxyUrl: URL_ }, {})).toBe('proxy-client');
-    expect(detectRole({ proxyEnabled: 'True' }, { PROXY_PASSWORD: 'x-secret' })).toBe('proxy-server');
-    for (const v of ['false', '1', 'yes', 'on', 1, null, undefined, {}, []]) {
+    expect(detectRole({ proxyEnabled: 'true' }, { PROXY_PASSWORD: 'x-secret' })).toBe('proxy-server');
+    for (const v of ['false', 'TRUE', ' true', 'True', '1', 'yes', 'on', 1, null, undefined, {}, []]) {
       expect(isProxyEnabled(v)).toBe(false);
       expect(detectRole({ proxyEnabled: v, proxyUrl: URL_ }, { PROXY_PASSWORD: 'x-secret' })).toBe('direct');
     }
