@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
+import type { PlatformFactory } from '../core/ports/platform';
 import { ConcurrencyGate } from './concurrency-gate';
 import { sharedMemoryBucket } from './memory-token-bucket';
 import { rateLimitConfiguredRps } from './metrics';
 import { PlatformClient } from './platform-client';
-import type { PlatformSettings } from './platform-settings';
+import { readPlatformSettings, type PlatformSettings } from './platform-settings';
 import { HoldOnlyLimiter, type RateLimiter } from './rate-limiter';
 import { RedisTokenBucket } from './redis-token-bucket';
 import type { RetryPolicy } from './retry-policy';
@@ -47,4 +48,9 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
     limiter = new HoldOnlyLimiter();
   }
   return new PlatformClient(settings, { limiter, gate, logger: deps.logger, signal: deps.signal, policy: deps.policy });
+}
+
+/** The PlatformFactory the core commands receive: one client per command, sharing `redis`. */
+export function createPlatformFactory(deps: Pick<PlatformClientFactoryDeps, 'redis' | 'keyPrefix' | 'windowMs' | 'policy'> = {}): PlatformFactory {
+  return (config, ctx) => createPlatformClient(readPlatformSettings(config), { ...deps, logger: ctx.logger, signal: ctx.signal });
 }

@@ -18,6 +18,7 @@ export const ENDPOINT = {
   formInstance: '/beta/form-instances/{id}',
   accessProfiles: '/v3/access-profiles',
   workflows: '/v3/workflows',
+  workflow: '/v3/workflows/{id}',
   workflowTest: '/v3/workflows/{id}/test',
 } as const;
 

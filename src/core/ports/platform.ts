@@ -1,3 +1,5 @@
+import type { Logger } from './logger';
+
 /**
  * What the core needs from the platform API. `src/platform` implements it on top of
  * sailpoint-api-client (token, shared rate limiter, retries, paging); the core never sees HTTP.
@@ -101,3 +103,15 @@ export interface PlatformPort {
   startAggregation(sourceId: string, opts?: CallOptions): Promise<PlatformTask>;
   getTask(taskId: string, opts?: CallOptions): Promise<PlatformTask>;
 }
+
+/** A platform client for the duration of one command; `close()` releases its connections. */
+export interface PlatformSession extends PlatformPort {
+  close(): void;
+}
+
+/**
+ * Builds the platform session of one command from its configuration (baseurl, clientId,
+ * clientSecret and the API-use settings). `src/platform` provides it; the core only calls it.
+ * Throws FusionError CONFIG_INVALID for bad settings.
+ */
+export type PlatformFactory = (config: Record<string, unknown>, ctx: { signal: AbortSignal; logger: Logger }) => PlatformSession;

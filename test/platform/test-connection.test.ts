@@ -1,0 +1,64 @@
+import type { CommandContext } from '../../src/core/command-runner';
+import { createTestConnectionCommand } from '../../src/core/commands/test-connection';
+import { silentLogger } from '../../src/core/ports/logger';
+import { createPlatformFactory } from '../../src/platform/create-platform-client';
+import { caught, collect, startSim, type RunningSimulator } from './support';
+
+function ctx(): CommandContext {
+  return { signal: new AbortController().signal, logger: silentLogger, jobId: 'job-1', progress: () => undefined };
+}
+
+describe('std:test-connection', () => {
+  let sim: RunningSimulator;
+  const command = createTestConnectionCommand(createPlatformFactory({ keyPrefix: 'test-connection:' }));
+  const config = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    baseurl: sim.baseurl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    requestsPerSecond: 100,
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    sim = await startSim({ rateLimit: false });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+  beforeEach(() => sim.control.resetLog());
+
+  it('answers one object with status success after GET /v3/sources', async () => {
+    const out = await collect(command({}, config({ sources: ['HR', 'LDAP'] }), ctx()));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ status: 'success', disabledSources: [], warnings: [], configuredSources: ['HR', 'LDAP'] });
+    const calls = sim.control.requestLog().map((e) => `${e.method} ${e.template}`);
+    expect(calls).toContain('GET /v3/sources');
+  });
+
+  it('fails for a source name that matches only in another case, listing the names that exist', async () => {
+    const err = await caught(collect(command({}, config({ sources: ['hr', 'LDAP'] }), ctx())));
+    expect(err.code).toBe('SOURCE_NOT_FOUND');
+    expect(err.message).toContain('not found on the platform: "hr"');
+    expect(err.message).toContain('including case');
+    expect(err.message).toMatch(/Sources that exist: .*"HR"/);
+  });
+
+  it('reports a disabled managed source as a warning', async () => {
+    const [out] = await collect(command({}, config({ sources: ['HR', 'Legacy'] }), ctx()));
+    expect(out).toMatchObject({ status: 'success', disabledSources: ['Legacy'] });
+    expect((out.warnings as string[])[0]).toContain('"Legacy" is disabled');
+  });
+
+  it('reports wrong credentials as PLATFORM_UNAUTHORIZED', async () => {
+    const err = await caught(collect(command({}, config({ clientSecret: 'nope-nope' }), ctx())));
+    expect(err.code).toBe('PLATFORM_UNAUTHORIZED');
+    expect(err.message).not.toContain('nope-nope');
+  });
+
+  it('rejects an invalid setting before any request', async () => {
+    const err = await caught(collect(command({}, config({ requestsPerSecond: 'fast' }), ctx())));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain('requestsPerSecond');
+    expect(sim.control.counters().requests).toBe(0);
+  });
+});
