@@ -125,7 +125,7 @@ describe('parseFusionConfig', () => {
     ['provisioningTimeout', { provisioningTimeout: 'soon' }, /provisioningTimeout = "soon": allowed an integer from 1 to 86400/],
     ['enableQueue', { enableQueue: 1 }, /enableQueue = 1/],
     ['maxConcurrentRequests', { maxConcurrentRequests: 0 }, /maxConcurrentRequests = 0: allowed an integer from 1 to 100/],
-    ['requestsPerSecond', { requestsPerSecond: -5 }, /requestsPerSecond = -5: allowed a number from 0.1 to 1000/],
+    ['requestsPerSecond', { requestsPerSecond: -5 }, /requestsPerSecond = -5: allowed an integer from 1 to 1000/],
     ['enableBatching', { enableBatching: 'true!' }, /enableBatching = "true!"/],
     ['batchSize', { batchSize: 100000 }, /batchSize = 100000: allowed an integer from 1 to 10000/],
     ['aggregationBatchSize', { aggregationBatchSize: -1 }, /aggregationBatchSize = -1/],
@@ -148,5 +148,17 @@ describe('parseFusionConfig', () => {
     expect(message).toMatch(/batchSize/);
     expect(message).toMatch(/logLevel/);
     expect(message).not.toContain('super-secret-value');
+  });
+});
+
+describe('matching section', () => {
+  test('is parsed by the matching engine parser', () => {
+    const c = parseFusionConfig({ ...valid(), matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 90, mandatory: true }], reviewTopK: 5 } });
+    expect(c.matching).toEqual({ attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 90, mandatory: true }], reviewTopK: 5 });
+  });
+
+  test('invalid matching values are configuration errors naming the field', () => {
+    expect(problem({ matching: { attributes: [{ attribute: 'x', algorithm: 'soundex', threshold: 90 }] } })).toMatch(/matching.attributes\[0\].algorithm = .*soundex/);
+    expect(problem({ matching: { attributes: [{ attribute: 'x', algorithm: 'exact', threshold: 190 }] } })).toMatch(/matching.attributes\[0\].threshold/);
   });
 });

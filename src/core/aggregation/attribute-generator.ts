@@ -24,6 +24,8 @@ export interface GenerationSubject {
   context: Record<string, unknown>;
   /** Attributes the connector account already has (empty for a new account). */
   existing: Record<string, unknown>;
+  /** Definition types left for a later aggregation (std:account:create cannot see the registry). */
+  skipTypes?: readonly AttributeDefinition['type'][];
 }
 
 interface Prepared {
@@ -68,6 +70,7 @@ export class AttributeGenerator {
     const context: Record<string, unknown> = { ...subject.context };
     for (const { def, template } of this.prepared) {
       const current = subject.existing[def.name];
+      if (subject.skipTypes?.includes(def.type) && !hasValue(current)) continue;
       let value: unknown;
       if (hasValue(current) && (def.type !== 'normal' || !def.refresh)) value = current;
       else if (def.type === 'normal') value = this.renderNormal(def, template as CompiledTemplate, context, subject);

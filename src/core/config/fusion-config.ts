@@ -186,7 +186,7 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
   checkFilter(r, 'accountFilter', accountFilter);
   const externalLoggingEnabled = r.bool(raw, 'externalLoggingEnabled', false);
   const maxConcurrentRequests = r.int(raw, 'maxConcurrentRequests', 10, 1, 100);
-  let matching: MatchingSection = { raw: undefined };
+  let matching: MatchingSection = { attributes: [], reviewTopK: 10 };
   try {
     matching = parseMatchingSection(raw);
   } catch (e) {
@@ -216,7 +216,7 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
     provisioningTimeout: r.int(raw, 'provisioningTimeout', 300, 1, 86400),
     enableQueue: r.bool(raw, 'enableQueue', true),
     maxConcurrentRequests,
-    requestsPerSecond: r.num(raw, 'requestsPerSecond', 10, 0.1, 1000),
+    requestsPerSecond: r.int(raw, 'requestsPerSecond', 10, 1, 1000),
     enableBatching: r.bool(raw, 'enableBatching', true),
     batchSize: r.int(raw, 'batchSize', 250, 1, 10000),
     aggregationBatchSize: r.int(raw, 'aggregationBatchSize', 0, 0, 10_000_000),

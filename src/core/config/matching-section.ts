@@ -1,12 +1,12 @@
 /**
- * Seam to the matching engineer's parser (src/core/matching/matching-config.ts). Until it lands,
- * the section is carried unparsed and matching is off; the aggregation then emits every new account.
+ * Bridge to the matching engineer's parser (src/core/matching/matching-config.ts): the `matching`
+ * section, or the incumbent's `matchingConfigs`, becomes MatchingSettings. No rules = matching off.
  */
-export interface MatchingSection {
-  /** The `matching` object as configured. */
-  raw: unknown;
-}
+import { parseMatchingSettings } from '../matching/matching-config';
+import type { MatchingSettings } from '../matching/types';
+
+export type MatchingSection = MatchingSettings;
 
 export function parseMatchingSection(raw: Record<string, unknown>): MatchingSection {
-  return { raw: raw.matching };
+  return parseMatchingSettings(raw);
 }

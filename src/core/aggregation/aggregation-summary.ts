@@ -1,0 +1,23 @@
+import type { PendingReview } from '../ports/review-queue';
+
+export interface AggregationSummary {
+  runId: string;
+  sourceId: string;
+  /** Source accounts read per authoritative source (before filters). */
+  accountsPerSource: Record<string, number>;
+  skippedSources: string[];
+  machineAccountsSkipped: number;
+  filteredOut: number;
+  accountsCreated: number;
+  accountsUpdated: number;
+  /** Existing connector accounts dropped by "Reset accounts?" (the platform deletes them). */
+  accountsReset: number;
+  accountsEmitted: number;
+  potentialDuplicates: number;
+  pendingReviews: PendingReview[];
+  baselineIdentities: number;
+  reset: boolean;
+  limitedTo?: number;
+  counterFlushes: number;
+  elapsedMs: number;
+}

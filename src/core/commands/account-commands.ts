@@ -1,0 +1,149 @@
+/**
+ * The account commands. Aggregation streams; the single-account commands (read, enable, disable,
+ * create, update) touch one account with a constant number of platform calls: the source list
+ * (to find the connector's own source) and one account lookup or state read.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CommandOutput } from '../command-runner';
+import type { FusionConfig } from '../config/fusion-config';
+import type { CoreCommand } from '../core-runner';
+import type { CoreDeps } from '../core-deps';
+import { FusionError } from '../errors';
+import type { PlatformAccount, PlatformPort, PlatformSource } from '../ports/platform';
+import { aggregateAccounts } from '../aggregation/account-list';
+import { AttributeGenerator } from '../aggregation/attribute-generator';
+import { ACCOUNTS_ATTRIBUTE, INTERNAL_ATTRIBUTES, KEY_ATTRIBUTE, NAME_ATTRIBUTE, displayNameOf, toItem, type AccountItem } from '../aggregation/connector-account';
+import { COUNTERS_KEY, CounterStore } from '../aggregation/counter-store';
+import { findOwnSource } from '../aggregation/source-resolution';
+import { UniqueRegistry } from '../aggregation/unique-registry';
+import { withScope } from './command-scope';
+
+/** The connector account's key from a command input: `identity`, or the SDK's `key.simple.id`. */
+export function inputIdentity(input: Record<string, unknown>, required = true): string | undefined {
+  const direct = input.identity;
+  if (typeof direct === 'string' && direct !== '') return direct;
+  const key = input.key as { simple?: { id?: unknown } } | undefined;
+  if (typeof key?.simple?.id === 'string' && key.simple.id !== '') return key.simple.id;
+  if (required) throw new FusionError('INPUT_INVALID', 'The command input needs the account identity (input.identity)', { field: 'identity' });
+  return undefined;
+}
+
+async function locate(platform: PlatformPort, config: FusionConfig, identity: string, signal: AbortSignal): Promise<{ own: PlatformSource; account: PlatformAccount }> {
+  const { own } = await findOwnSource(platform, config, { signal });
+  const account = await platform.findAccountByNativeIdentity(own.id, identity, { signal });
+  if (!account) {
+    throw new FusionError('ACCOUNT_NOT_FOUND', `Connector account ${JSON.stringify(identity)} does not exist on source "${own.name}"`, { identity, sourceId: own.id });
+  }
+  return { own, account };
+}
+
+export function createAccountListCommand(deps: CoreDeps): CoreCommand {
+  return (_input, raw, ctx) =>
+    withScope<CommandOutput>(deps, raw, ctx, ({ config, ctx: scoped, platform }) => aggregateAccounts(config, platform, deps, scoped));
+}
+
+export function createAccountReadCommand(deps: CoreDeps): CoreCommand {
+  return (input, raw, ctx) =>
+    withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform }) {
+      const { account } = await locate(platform, config, inputIdentity(input) as string, ctx.signal);
+      yield toItem(account);
+    });
+}
+
+function stateCommand(deps: CoreDeps, disabled: boolean): CoreCommand {
+  return (input, raw, ctx) =>
+    withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform, ctx: scoped }) {
+      const { account } = await locate(platform, config, inputIdentity(input) as string, ctx.signal);
+      scoped.logger.info({ identity: account.nativeIdentity, disabled }, disabled ? 'Account disabled' : 'Account enabled');
+      yield { ...toItem(account), disabled } satisfies AccountItem;
+    });
+}
+
+/** Enable: what the identity profile's provisioning plan calls on a new, disabled connector account. */
+export const createAccountEnableCommand = (deps: CoreDeps): CoreCommand => stateCommand(deps, false);
+export const createAccountDisableCommand = (deps: CoreDeps): CoreCommand => stateCommand(deps, true);
+
+/**
+ * Create: a connector account from the plan's attributes. Counter and uuid definitions are
+ * issued here (counters persisted before the account is returned); `unique` definitions need the
+ * registry of every account, so the next aggregation completes them instead of a full listing here.
+ */
+export function createAccountCreateCommand(deps: CoreDeps): CoreCommand {
+  return (input, raw, ctx) =>
+    withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform, ctx: scoped }) {
+      const requested = inputIdentity(input, false);
+      const { own } = await findOwnSource(platform, config, { signal: ctx.signal });
+      if (requested) {
+        const found = await platform.findAccountByNativeIdentity(own.id, requested, { signal: ctx.signal });
+        if (found) {
+          yield toItem(found);
+          return;
+        }
+      }
+      const attrs = input.attributes;
+      if (attrs !== undefined && (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs))) {
+        throw new FusionError('INPUT_INVALID', 'std:account:create needs input.attributes as an object', { field: 'attributes' });
+      }
+      const given = { ...((attrs as Record<string, unknown> | undefined) ?? {}) };
+      for (const k of INTERNAL_ATTRIBUTES) delete given[k];
+      const state = (await platform.getSource(own.id, { signal: ctx.signal })).connectorAttributes;
+      const counters = new CounterStore(CounterStore.readState(state), async (values) => {
+        await platform.patchSourceConnectorAttributes(own.id, { [COUNTERS_KEY]: values }, { signal: ctx.signal });
+      });
+      const generator = new AttributeGenerator(config, new UniqueRegistry([]), counters);
+      const key = requested ?? randomUUID();
+      const generated = generator.generate({ label: JSON.stringify(displayNameOf(given, key)), context: given, existing: {}, skipTypes: ['normal', 'unique'] });
+      await counters.flush();
+      const attributes: Record<string, unknown> = { ...given, ...generated, [ACCOUNTS_ATTRIBUTE]: [], [KEY_ATTRIBUTE]: key };
+      attributes[NAME_ATTRIBUTE] = displayNameOf(attributes, key);
+      scoped.logger.info({ identity: key }, 'Connector account created');
+      yield { identity: key, disabled: false, attributes } satisfies AccountItem;
+    });
+}
+
+interface Change {
+  op: string;
+  attribute: string;
+  value?: unknown;
+}
+
+function whyUnsupported(config: FusionConfig, attribute: string): string | undefined {
+  if ((INTERNAL_ATTRIBUTES as readonly string[]).includes(attribute)) return 'it is maintained by the connector';
+  const def = config.attributeDefinitions.find((d) => d.name === attribute);
+  if (def && def.type !== 'normal') return `it is a generated ${def.type} value, issued once and never changed`;
+  if (def?.refresh) return 'its definition is recomputed on every aggregation (refresh is on)';
+  if (def) return undefined;
+  const map = config.attributeMaps.find((m) => m.newAttribute === attribute);
+  if (map) return `it is merged from the sources (${map.existingAttributes.join(', ')}); change it in the source`;
+  return 'it comes from the authoritative sources; change it there';
+}
+
+/**
+ * Update: only attributes of `normal` definitions without refresh can be changed (they are kept
+ * by later aggregations); every other change is rejected with the reason.
+ */
+export function createAccountUpdateCommand(deps: CoreDeps): CoreCommand {
+  return (input, raw, ctx) =>
+    withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform, ctx: scoped }) {
+      const identity = inputIdentity(input) as string;
+      const changes = input.changes;
+      if (!Array.isArray(changes) || changes.some((c) => typeof c !== 'object' || c === null || typeof (c as Change).attribute !== 'string')) {
+        throw new FusionError('INPUT_INVALID', 'std:account:update needs input.changes: a list of {op, attribute, value}', { field: 'changes' });
+      }
+      for (const c of changes as Change[]) {
+        const reason = whyUnsupported(config, c.attribute);
+        if (reason) throw new FusionError('UNSUPPORTED_CHANGE', `Cannot change attribute "${c.attribute}" of account ${identity}: ${reason}`, { attribute: c.attribute, op: c.op });
+        if (c.op !== 'Set' && c.op !== 'Remove') {
+          throw new FusionError('UNSUPPORTED_CHANGE', `Cannot ${String(c.op)} attribute "${c.attribute}" of account ${identity}: it is single-valued; use Set or Remove`, { attribute: c.attribute, op: c.op });
+        }
+      }
+      const { account } = await locate(platform, config, identity, ctx.signal);
+      const item = toItem(account);
+      for (const c of changes as Change[]) {
+        if (c.op === 'Set') item.attributes[c.attribute] = c.value;
+        else if (c.value === undefined || item.attributes[c.attribute] === c.value) delete item.attributes[c.attribute];
+      }
+      scoped.logger.info({ identity, attributes: (changes as Change[]).map((c) => c.attribute) }, 'Account updated');
+      yield item;
+    });
+}

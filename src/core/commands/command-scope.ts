@@ -1,0 +1,35 @@
+import type { CommandContext } from '../command-runner';
+import { parseFusionConfig, type FusionConfig } from '../config/fusion-config';
+import type { CoreDeps } from '../core-deps';
+import { createRunLogger } from '../logging/run-logger';
+import type { LogSink } from '../ports/log-sink';
+import type { PlatformSession } from '../ports/platform';
+
+/** What every connector command works with: the validated config, its logger and a platform session. */
+export interface CommandScope {
+  config: FusionConfig;
+  ctx: CommandContext;
+  platform: PlatformSession;
+}
+
+/**
+ * Runs `body` with the parsed configuration, the level-filtered logger (plus the external sink
+ * when "Enable external logging?" is on) and a platform session, releasing both at the end.
+ */
+export async function* withScope<T>(deps: CoreDeps, raw: Record<string, unknown>, ctx: CommandContext, body: (scope: CommandScope) => AsyncIterable<T>): AsyncIterable<T> {
+  const config = parseFusionConfig(raw);
+  let sink: LogSink | undefined;
+  if (config.externalLoggingEnabled && deps.externalLogSink) sink = deps.externalLogSink(config.externalLoggingUrl);
+  const logger = createRunLogger(ctx.logger, config.logLevel, sink ? { sink, level: config.externalLoggingLevel } : undefined);
+  const scoped: CommandContext = { ...ctx, logger };
+  const platform = deps.platform(raw, { signal: ctx.signal, logger });
+  try {
+    yield* body({ config, ctx: scoped, platform });
+  } catch (e) {
+    logger.error({ err: e instanceof Error ? { message: e.message, code: (e as { code?: string }).code } : String(e) }, 'Command failed');
+    throw e;
+  } finally {
+    platform.close();
+    await sink?.close();
+  }
+}

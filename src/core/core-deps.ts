@@ -1,0 +1,26 @@
+import type { CommandContext } from './command-runner';
+import type { FusionConfig } from './config/fusion-config';
+import type { LogSink } from './ports/log-sink';
+import type { PlatformFactory } from './ports/platform';
+import type { ReviewQueue } from './ports/review-queue';
+import type { RunLock } from './ports/run-lock';
+import type { AggregationSummary } from './aggregation/aggregation-summary';
+
+/** What the core commands get from the runtime: ports and factories, never concrete clients. */
+export interface CoreDeps {
+  /** The platform session of one command (rate limits, retries and paging live behind it). */
+  platform: PlatformFactory;
+  /** Shared by every run of this process (embedded) or every worker (Redis). */
+  runLock: RunLock;
+  /** Defaults to a RecordingReviewQueue per run (pending reviews in the run summary). */
+  reviewQueue?: (config: FusionConfig, ctx: CommandContext) => ReviewQueue;
+  /** The "External logging URL" sender; undefined = external logging unavailable in this build. */
+  externalLogSink?: (url: string) => LogSink;
+  /** Called once per finished aggregation (demo, metrics, tests). */
+  onAggregationSummary?: (summary: AggregationSummary) => void;
+  /** Run lock TTL; renewed every third of it while the run lives. Default 60 s. */
+  lockTtlMs?: number;
+  /** Poll period of a forced aggregation's task. Default 2 s. */
+  taskPollMs?: number;
+  now?: () => Date;
+}

@@ -1,0 +1,132 @@
+import { createAccountListCommand } from '../../src/core/commands/account-commands';
+import type { AccountItem } from '../../src/core/aggregation/connector-account';
+import { collect, failure, harness, run, type Harness } from './support';
+
+const definitions = [
+  { name: 'uid', expression: '$firstName.toLowerCase()', type: 'unique' },
+  { name: 'empNo', expression: 'F$counter', type: 'counter', digits: 5 },
+];
+
+function tenant(extra: Record<string, unknown> = {}): Harness & { contractors: ReturnType<Harness['fake']['addSource']> } {
+  const h = harness({ attributeDefinitions: definitions, ...extra });
+  const contractors = h.fake.addSource('Contractors');
+  h.fake.addSource('LDAP');
+  for (const [n, first] of ['ann', 'ann', 'bob'].entries()) h.fake.addAccount(contractors, `C${n}`, { firstName: first });
+  return { ...h, contractors };
+}
+
+const list = (h: Harness, config = h.config) => collect(run(createAccountListCommand(h.deps), h, {}, [], config)) as Promise<AccountItem[]>;
+const values = (items: AccountItem[], attr: string) => items.map((i) => i.attributes[attr]).sort();
+
+describe('consecutive aggregations (fake platform)', () => {
+  test('three runs: unique values and keys kept, counters continue, nothing re-issued', async () => {
+    const h = tenant();
+    const first = await list(h);
+    expect(values(first, 'uid')).toEqual(['ann', 'ann1', 'bob']);
+    expect(values(first, 'empNo')).toEqual(['F00001', 'F00002', 'F00003']);
+    h.fake.ingest(h.own.id, first);
+
+    h.fake.addAccount(h.contractors, 'C9', { firstName: 'ann' });
+    const second = await list(h);
+    expect(second).toHaveLength(4);
+    const kept = second.filter((i) => first.some((f) => f.identity === i.identity));
+    expect(kept).toHaveLength(3);
+    for (const k of kept) expect(k.attributes.uid).toBe(first.find((f) => f.identity === k.identity)?.attributes.uid);
+    const added = second.find((i) => !first.some((f) => f.identity === i.identity))!;
+    expect(added.attributes).toMatchObject({ uid: 'ann2', empNo: 'F00004' });
+    h.fake.ingest(h.own.id, second);
+
+    const third = await list(h);
+    expect(third.map((i) => i.identity).sort()).toEqual(second.map((i) => i.identity).sort());
+    expect(new Set(values(third, 'uid')).size).toBe(4);
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.fusionCounters).toEqual({ empNo: 4 });
+  });
+
+  test('counters are persisted to the platform before the accounts using them are emitted', async () => {
+    const h = tenant();
+    const iter = run(createAccountListCommand(h.deps), h)[Symbol.asyncIterator]();
+    const firstItem = await iter.next();
+    expect(firstItem.done).toBe(false);
+    const persisted = h.fake.sources.get(h.own.id)?.connectorAttributes.fusionCounters as Record<string, number>;
+    const emitted = Number(String((firstItem.value as AccountItem).attributes.empNo).slice(1));
+    expect(persisted.empNo).toBeGreaterThanOrEqual(emitted);
+    while (!(await iter.next()).done);
+  });
+
+  test('with batching off, counters are persisted account by account', async () => {
+    const h = tenant({ enableBatching: false });
+    await list(h);
+    expect(h.summaries[0]?.counterFlushes).toBe(3);
+    const batched = tenant();
+    await list(batched);
+    expect(batched.summaries[0]?.counterFlushes).toBe(1);
+  });
+
+  test('lost connector state (counters wiped) never re-issues a value: the registry is rebuilt from the accounts', async () => {
+    const h = tenant();
+    h.fake.ingest(h.own.id, await list(h));
+    h.fake.sources.get(h.own.id)!.connectorAttributes.fusionCounters = {};
+    h.fake.addAccount(h.contractors, 'C7', { firstName: 'cy' });
+    const next = await list(h);
+    expect(next.find((i) => i.attributes.uid === 'cy')?.attributes.empNo).toBe('F00004');
+  });
+
+  test('Reset accounts? rebuilds every connector account once, then clears itself on the source', async () => {
+    const h = tenant();
+    const first = await list(h);
+    h.fake.ingest(h.own.id, first);
+    const resetConfig = { ...h.config, reset: true };
+    const rebuilt = await list(h, resetConfig);
+    expect(rebuilt).toHaveLength(3);
+    expect(rebuilt.some((i) => first.some((f) => f.identity === i.identity))).toBe(false);
+    expect(values(rebuilt, 'empNo')).toEqual(['F00001', 'F00002', 'F00003']);
+    expect(h.summaries[1]).toMatchObject({ reset: true, accountsReset: 3, accountsCreated: 3 });
+    h.fake.ingest(h.own.id, rebuilt);
+    expect(h.fake.accountsOf(h.own.id).map((a) => a.nativeIdentity).sort()).toEqual(rebuilt.map((i) => i.identity).sort());
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.reset).toBe(false);
+    // The platform may still send reset: true in the config; the cleared flag on the source wins.
+    const after = await list(h, resetConfig);
+    expect(after.map((i) => i.identity).sort()).toEqual(rebuilt.map((i) => i.identity).sort());
+  });
+});
+
+describe('run lock and processing flag', () => {
+  test('two aggregations at once: one refuses with "another aggregation is in progress"', async () => {
+    const h = tenant();
+    const a = run(createAccountListCommand(h.deps), h)[Symbol.asyncIterator]();
+    await a.next();
+    const e = await failure(run(createAccountListCommand(h.deps), h));
+    expect(e.code).toBe('AGGREGATION_IN_PROGRESS');
+    expect(e.message).toMatch(/Another aggregation of source "Identity Fusion" is in progress/);
+    while (!(await a.next()).done);
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
+    expect(await list(h)).toHaveLength(3);
+  });
+
+  test('a stale processing flag is cleared, the run asks for confirmation, the next run proceeds', async () => {
+    const h = tenant();
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'crashed-run', startedAt: '2026-01-01T00:00:00Z' };
+    const e = await failure(run(createAccountListCommand(h.deps), h));
+    expect(e.code).toBe('AGGREGATION_STALE_FLAG');
+    expect(e.message).toMatch(/did not finish \(processing flag set by run crashed-run.*confirm that no other aggregation of this source is running/);
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
+    expect(await list(h)).toHaveLength(3);
+  });
+
+  test('a failing run clears its own flag and releases the lock', async () => {
+    const h = tenant({ attributeDefinitions: [{ name: 'x', expression: '$missing' }] });
+    expect((await failure(run(createAccountListCommand(h.deps), h))).code).toBe('TEMPLATE_ERROR');
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
+    expect((await failure(run(createAccountListCommand(h.deps), h))).code).toBe('TEMPLATE_ERROR');
+  });
+
+  test('with the concurrency check off, the lock and the flag are bypassed', async () => {
+    const h = tenant({ concurrencyCheckEnabled: false });
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'other' };
+    const a = run(createAccountListCommand(h.deps), h)[Symbol.asyncIterator]();
+    await a.next();
+    expect(await list(h)).toHaveLength(3);
+    while (!(await a.next()).done);
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toEqual({ runId: 'other' });
+  });
+});
