@@ -329,14 +329,31 @@ export class ResponseParser {
     let escaped = this.escaped;
     const n = chunk.length;
     let i = from;
+    let q = -2; // next quote at or after i; -1: none in this chunk; -2: not searched yet
     for (; i < n; i++) {
-      const b = chunk[i] as number;
       if (inString) {
-        if (escaped) escaped = false;
-        else if (b === BACKSLASH) escaped = true;
-        else if (b === QUOTE) inString = false;
+        if (escaped) {
+          escaped = false;
+          continue;
+        }
+        // Jump to the closing quote with native search instead of a byte loop (long string
+        // values dominate account data); a backslash before it is handled one escape at a time.
+        // Cached while still ahead, so a string full of escapes stays linear, not quadratic.
+        if (q !== -1 && q < i) q = chunk.indexOf(QUOTE, i);
+        const end = q === -1 ? n : q;
+        const bs = chunk.subarray(i, end).indexOf(BACKSLASH);
+        if (bs !== -1) {
+          i += bs;
+          escaped = true;
+        } else if (q === -1) {
+          i = n - 1;
+        } else {
+          i = q;
+          inString = false;
+        }
         continue;
       }
+      const b = chunk[i] as number;
       if (b === QUOTE) inString = true;
       else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
       else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {

@@ -63,6 +63,18 @@ describe('ResponseParser: JSON array', () => {
     expect(items(out)).toEqual(expected);
   });
 
+  it('handles strings dense with escapes (escaped quotes and backslashes) at any chunk boundary', () => {
+    const rnd = prng(7);
+    const dense = Array.from({ length: 300 }, (_, i) => ({ i, s: '\\"\n\\\\"'.repeat(i % 17) + '"]}'.repeat(i % 5), t: '\\'.repeat(i % 4) }));
+    const body = Buffer.from(JSON.stringify(dense), 'utf8');
+    for (let round = 0; round < 5; round++) {
+      expect(items(feed(new ResponseParser(), body, () => 1 + Math.floor(rnd() * 40)))).toEqual(dense);
+    }
+    // One 2 MB string of escapes: must parse in linear time (a quadratic scan would not finish).
+    const big = [{ s: '\n"'.repeat(500_000) }];
+    expect(items(feed(new ResponseParser(), Buffer.from(JSON.stringify(big)), () => 65536))).toEqual(big);
+  });
+
   it('accepts an empty array as an empty result', () => {
     expect(parseAll('[]')).toEqual([]);
     expect(parseAll(' [ \n ] ')).toEqual([]);
