@@ -10,7 +10,7 @@ import {
 import { randomRecords } from './support/random-records';
 
 const THRESHOLDS = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100];
-const LOSSLESS: Algorithm[] = ALGORITHMS.filter((a) => a !== 'name-matcher');
+const LOSSLESS: readonly Algorithm[] = ALGORITHMS; // the name matcher's token index is lossless too
 
 function run(settings: MatchingSettings, records: MatchRecord[], baseline: number): { index: MatchResult; oracle: MatchResult } {
   const index = buildMatcher(settings);
@@ -98,24 +98,5 @@ describe('index == oracle with several attributes', () => {
     const clean = randomRecords(5, 200, ['a'], 'x').map((r) => ({ ...r, attributes: { a: `${String(r.attributes.a ?? '')} value` } }));
     const filtered = run({ attributes: [{ attribute: 'a', algorithm: 'levenshtein', threshold: 90, mandatory: false }], reviewTopK: 10 }, clean, 100);
     expect(filtered.index.stats.fullScans.levenshtein ?? 0).toBe(0);
-  });
-});
-
-describe('name matcher (lossy blocking): recall against the oracle', () => {
-  const records = randomRecords(4242, 300, ['n'], 'r');
-  it('keeps most oracle pairs on adversarial data, with identical scores', () => {
-    let found = 0;
-    let total = 0;
-    for (const threshold of THRESHOLDS) {
-      const settings = { attributes: [{ attribute: 'n', algorithm: 'name-matcher' as const, threshold, mandatory: false }], reviewTopK: 10 };
-      const { index, oracle } = run(settings, records, 180);
-      const want = new Set(pairs(oracle));
-      const got = pairs(index);
-      for (const p of got) expect(want.has(p)).toBe(true); // never invents a pair or a score
-      found += got.length;
-      total += want.size;
-    }
-    expect(total).toBeGreaterThan(100);
-    expect(found / total).toBeGreaterThanOrEqual(0.7);
   });
 });

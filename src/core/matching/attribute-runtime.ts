@@ -50,6 +50,8 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
           return new KeyIndex(filter, values);
         case 'all':
           return new ScanIndex(values);
+        case 'custom':
+          return filter.build(values);
       }
     };
     return { rule, hasValue: (r: number) => values[r]!.length > 0, score, buildIndex };

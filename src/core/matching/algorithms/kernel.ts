@@ -1,3 +1,4 @@
+import type { CandidateIndex } from '../indexes/candidate-collector';
 import type { Algorithm } from '../types';
 
 /**
@@ -30,7 +31,13 @@ export interface NoFilter {
   kind: 'all';
 }
 
-export type CandidateFilter<P> = OverlapFilter<P> | KeyFilter<P> | NoFilter;
+/** An algorithm-specific index (the name matcher's token index). */
+export interface CustomFilter<P> {
+  kind: 'custom';
+  build(values: readonly (readonly P[])[]): CandidateIndex;
+}
+
+export type CandidateFilter<P> = OverlapFilter<P> | KeyFilter<P> | NoFilter | CustomFilter<P>;
 
 export interface Kernel<P> {
   algorithm: Algorithm;

@@ -2,6 +2,7 @@ import { nameTokens } from '../normalize';
 import { nicknameGroups } from '../nicknames';
 import { doubleMetaphone } from './double-metaphone';
 import { jaroWinkler } from './jaro-winkler';
+import { NameIndex } from '../indexes/name-index';
 import { type Kernel, toScore } from './kernel';
 
 /** Names with more tokens are cut: the pairing is quadratic in tokens and real names are short. */
@@ -34,18 +35,20 @@ function sharesGroup(a: readonly number[], b: readonly number[]): boolean {
 /**
  * Token similarity 0..1: equal 1; an initial against a token starting with it 0.8; nicknames of
  * one name 0.9; otherwise Jaro-Winkler, raised to 0.9 when the Double Metaphone codes agree, and
- * 0 below 0.8 (unrelated tokens must not add up).
+ * 0 below 0.8 (unrelated tokens must not add up). The name index relies on: > 0 exactly when the
+ * tokens are equal, initial-compatible, nicknames, metaphone-equal, or Jaro-Winkler >= 0.8.
  */
-export function tokenSimilarity(a: NameValue, i: number, b: NameValue, j: number): number {
-  const x = a.tokens[i]!;
-  const y = b.tokens[j]!;
+export function tokenSim(x: string, gx: readonly number[], cx: string, y: string, gy: readonly number[], cy: string): number {
   if (x === y) return 1;
   if (x.length === 1 || y.length === 1) return x.charCodeAt(0) === y.charCodeAt(0) ? 0.8 : 0;
-  if (sharesGroup(a.groups[i]!, b.groups[j]!)) return 0.9;
+  if (sharesGroup(gx, gy)) return 0.9;
   let s = jaroWinkler(x, y);
-  const cx = a.codes[i]!;
-  if (cx.length > 0 && cx === b.codes[j]) s = s > 0.9 ? s : 0.9;
+  if (cx.length > 0 && cx === cy) s = s > 0.9 ? s : 0.9;
   return s >= 0.8 ? s : 0;
+}
+
+export function tokenSimilarity(a: NameValue, i: number, b: NameValue, j: number): number {
+  return tokenSim(a.tokens[i]!, a.groups[i]!, a.codes[i]!, b.tokens[j]!, b.groups[j]!, b.codes[j]!);
 }
 
 const sims = new Float64Array(MAX_NAME_TOKENS * MAX_NAME_TOKENS);
@@ -94,20 +97,6 @@ export const nameMatcherKernel: Kernel<NameValue> = {
   algorithm: 'name-matcher',
   prepare: prepareName,
   score: nameScore,
-  // Blocking on shared token, nickname group or token metaphone code: not provably lossless
-  // (two typos in every token can pass without sharing a key); recall is measured against the oracle.
-  filter: (threshold) =>
-    threshold <= 0
-      ? { kind: 'all' }
-      : {
-          kind: 'keys',
-          lossless: false,
-          keys: (p, out) => {
-            for (let i = 0; i < p.tokens.length; i++) {
-              out.push('t:' + p.tokens[i]);
-              for (const g of p.groups[i]!) out.push('g:' + g);
-              if (p.codes[i]!.length > 0) out.push('m:' + p.codes[i]);
-            }
-          },
-        },
+  // Lossless token-level index (indexes/name-index.ts).
+  filter: (threshold) => (threshold <= 0 ? { kind: 'all' } : { kind: 'custom', build: (values) => new NameIndex(values, threshold) }),
 };
