@@ -1,13 +1,63 @@
 import type { Redis } from 'ioredis';
 import type { CommandRunner } from '../core/command-runner';
-import { createCoreRunner } from '../core/core-runner';
+import { createCoreRunner, type CoreCommandTable } from '../core/core-runner';
+import type { CoreDeps } from '../core/core-deps';
+import type { AggregationSummary } from '../core/aggregation/aggregation-summary';
+import {
+  createAccountCreateCommand,
+  createAccountDisableCommand,
+  createAccountEnableCommand,
+  createAccountListCommand,
+  createAccountReadCommand,
+  createAccountUpdateCommand,
+} from '../core/commands/account-commands';
+import { createDiscoverSchemaCommand, createEntitlementListCommand } from '../core/commands/schema-commands';
+import { createTestConnectionCommand } from '../core/commands/test-connection';
+import type { PlatformFactory } from '../core/ports/platform';
+import type { RunLock } from '../core/ports/run-lock';
+import { MemoryRunLock } from '../locks/memory-run-lock';
+import { RedisRunLock } from '../locks/redis-run-lock';
+import { ExternalLogSink } from '../observability/external-log-sink';
+import { createPlatformFactory } from '../platform/create-platform-client';
 
 /** Shared infrastructure the production runner may use: Redis in queue mode, nothing in embedded mode. */
 export interface RuntimeDeps {
   redis?: Redis;
+  /** Observers and overrides for tests, the demo and benchmarks; production leaves them unset. */
+  onAggregationSummary?: (summary: AggregationSummary) => void;
+  platform?: PlatformFactory;
+  runLock?: RunLock;
+  /** Redis key prefix of run locks and rate-limit buckets (tests use their own). */
+  keyPrefix?: string;
 }
 
-/** The CommandRunner wired to the connector core, used by `fusion-proxy serve` and the SDK connector. */
-export function createProductionRunner(_deps: RuntimeDeps = {}): CommandRunner {
-  return createCoreRunner({});
+/** The nine commands wired to their ports. */
+export function createCommandTable(deps: CoreDeps): CoreCommandTable {
+  return {
+    'std:test-connection': createTestConnectionCommand(deps.platform),
+    'std:account:list': createAccountListCommand(deps),
+    'std:account:read': createAccountReadCommand(deps),
+    'std:account:enable': createAccountEnableCommand(deps),
+    'std:account:disable': createAccountDisableCommand(deps),
+    'std:account:create': createAccountCreateCommand(deps),
+    'std:account:update': createAccountUpdateCommand(deps),
+    'std:account:discover-schema': createDiscoverSchemaCommand(deps),
+    'std:entitlement:list': createEntitlementListCommand(deps),
+  };
+}
+
+/**
+ * The CommandRunner wired to the connector core, used by `fusion-proxy serve` and the SDK connector.
+ * With Redis (queue mode) the run lock and the rate-limit buckets are shared by every worker
+ * through Redis; without it (embedded mode) they live in this process.
+ */
+export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
+  const prefix = deps.keyPrefix ?? '';
+  const core: CoreDeps = {
+    platform: deps.platform ?? createPlatformFactory({ redis: deps.redis, ...(deps.keyPrefix ? { keyPrefix: deps.keyPrefix } : {}) }),
+    runLock: deps.runLock ?? (deps.redis ? new RedisRunLock(deps.redis, `${prefix}fusion:run-lock:`) : new MemoryRunLock()),
+    externalLogSink: (url) => new ExternalLogSink(url),
+    ...(deps.onAggregationSummary ? { onAggregationSummary: deps.onAggregationSummary } : {}),
+  };
+  return createCoreRunner(createCommandTable(core));
 }

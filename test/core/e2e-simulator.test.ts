@@ -1,0 +1,191 @@
+/**
+ * End to end: the production runner (real platform client over HTTP, sailpoint-api-client) against
+ * the simulator, with the simulator playing the platform's side of each aggregation.
+ */
+import type { Redis } from 'ioredis';
+import type { CommandOutput } from '../../src/core/command-runner';
+import type { CommandType } from '../../src/core/command-types';
+import type { AggregationSummary } from '../../src/core/aggregation/aggregation-summary';
+import { createProductionRunner } from '../../src/runtime/production-runner';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
+import { openRedis, uniquePrefix } from '../support/redis';
+import { context, type LogLine } from './support';
+
+let sim: RunningSimulator;
+let redis: Redis;
+let initialIdentities: Set<string>;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 7, tenant: { identities: 60, accountsPerSource: 40, machineRate: 0.05 }, rateLimit: false, logRequests: false });
+  redis = openRedis();
+  initialIdentities = new Set(sim.tenant.identities.keys());
+});
+
+afterAll(async () => {
+  await sim.close();
+  await redis.quit();
+});
+
+function configFor(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
+  return {
+    baseurl: sim.baseurl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
+    sources: ['Contractors', 'LDAP', 'Legacy'],
+    requestsPerSecond: 1000,
+    maxConcurrentRequests: 20,
+    attributeDefinitions: [
+      { name: 'login', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower', normalize: true, spaces: true },
+      { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 6 },
+    ],
+    matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },
+    ...extra,
+  };
+}
+
+function setup(extra: Record<string, unknown> = {}, runtime: { redis?: Redis; keyPrefix?: string } = {}) {
+  const summaries: AggregationSummary[] = [];
+  const lines: LogLine[] = [];
+  const runner = createProductionRunner({ ...runtime, onAggregationSummary: (s) => summaries.push(s) });
+  const config = configFor(extra);
+  const invoke = (type: string, input: Record<string, unknown>): AsyncIterable<CommandOutput> => runner(type as CommandType, input, config, context(lines));
+  return { summaries, lines, invoke, aggregate: () => runPlatformAggregation({ tenant: sim.tenant, invoke }) };
+}
+
+function connectorAccounts() {
+  return [...sim.tenant.accountsOfSource(sim.tenant.meta.fusionSourceId!).values()];
+}
+
+function resetTenantState(): void {
+  for (const a of connectorAccounts()) sim.tenant.removeAccount(a.id);
+  // Identities the platform created for earlier runs' connector accounts would be a baseline of duplicates.
+  for (const id of [...sim.tenant.identities.keys()]) if (!initialIdentities.has(id)) sim.tenant.identities.delete(id);
+  sim.tenant.versions.identities++;
+  const src = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
+  sim.tenant.replaceSource({ ...src, connectorAttributes: { spConnectorInstanceId: src.connectorAttributes.spConnectorInstanceId } });
+}
+
+function assertNoDuplicates(attr: string): void {
+  const values = connectorAccounts().map((a) => a.attributes[attr]);
+  expect(values.every((v) => typeof v === 'string' && v !== '')).toBe(true);
+  expect(new Set(values).size).toBe(values.length);
+}
+
+describe('aggregation against the simulator', () => {
+  beforeEach(resetTenantState);
+
+  test('three consecutive runs: accounts created disabled then enabled, unique values kept, counters continue, nothing re-issued', async () => {
+    const t = setup();
+    const first = await t.aggregate();
+    const s1 = t.summaries[0]!;
+    expect(first.created).toBe(s1.accountsCreated);
+    expect(first.created).toBeGreaterThan(30);
+    expect(first.enabled).toBe(first.created);
+    expect(first.enableErrors).toEqual([]);
+    expect(s1.machineAccountsSkipped).toBeGreaterThan(0);
+    expect(s1.potentialDuplicates).toBeGreaterThan(0);
+    expect(s1.skippedSources).toEqual(['Legacy']);
+    expect(t.lines.some((l) => l.level === 'warn' && /Source "Legacy" is disabled/.test(l.msg))).toBe(true);
+    expect(t.lines.filter((l) => l.level === 'warn' && /machine accounts/.test(l.msg))).toHaveLength(1);
+    assertNoDuplicates('login');
+    assertNoDuplicates('employeeId');
+    const loginByKey = new Map(connectorAccounts().map((a) => [a.nativeIdentity, a.attributes.login]));
+    expect(connectorAccounts().every((a) => a.disabled === false)).toBe(true);
+
+    const second = await t.aggregate();
+    expect(second).toMatchObject({ created: 0, removed: 0 });
+    for (const a of connectorAccounts()) expect(a.attributes.login).toBe(loginByKey.get(a.nativeIdentity));
+    expect(connectorAccounts().every((a) => a.disabled === false)).toBe(true);
+
+    // A new source account between runs: the counter continues after the highest issued value.
+    const ldap = sim.tenant.sourceByName('LDAP')!;
+    const now = sim.tenant.now();
+    sim.tenant.addAccount({
+      id: sim.tenant.newId(),
+      sourceId: ldap.id,
+      nativeIdentity: 'NEW-1',
+      name: 'zed.quux',
+      disabled: false,
+      locked: false,
+      isMachine: false,
+      manuallyCorrelated: false,
+      attributes: { firstName: 'Zed', lastName: 'Quux', displayName: 'Zed Quux', email: 'zed@x' },
+      created: now,
+      modified: now,
+    });
+    const third = await t.aggregate();
+    expect(third.created).toBe(1);
+    const zed = connectorAccounts().find((a) => a.attributes.lastName === 'Quux')!;
+    expect(zed.attributes.employeeId).toBe(`F${String(first.created + 1).padStart(6, '0')}`);
+    assertNoDuplicates('login');
+    assertNoDuplicates('employeeId');
+  });
+
+  test('Redis wiped between runs (queue mode): no unique value or counter is issued twice', async () => {
+    const prefix = `${uniquePrefix('core-e2e')}:`;
+    const t = setup({}, { redis, keyPrefix: prefix });
+    await t.aggregate();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    const src = sim.tenant.sourceByName('Contractors')!;
+    const template = [...sim.tenant.accountsOfSource(src.id).values()].find((a) => !a.isMachine)!;
+    sim.tenant.addAccount({ ...template, id: sim.tenant.newId(), nativeIdentity: 'CLONE-1', attributes: { ...template.attributes, displayName: 'Totally Different Person', firstName: template.attributes.firstName } });
+    const again = await t.aggregate();
+    expect(again.created).toBe(1);
+    assertNoDuplicates('login');
+    assertNoDuplicates('employeeId');
+  });
+
+  test('two aggregations at once: one refuses; a stale flag is cleared with an error, then the next run proceeds', async () => {
+    const t = setup();
+    const results = await Promise.allSettled([t.aggregate(), t.aggregate()]);
+    const rejected = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    expect(rejected).toHaveLength(1);
+    expect(String(rejected[0]!.reason)).toMatch(/Another aggregation of source "Identity Fusion" is in progress/);
+
+    const src = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
+    sim.tenant.replaceSource({ ...src, connectorAttributes: { ...src.connectorAttributes, processing: { runId: 'crashed', startedAt: '2026-01-01T00:00:00Z' } } });
+    await expect(t.aggregate()).rejects.toThrow(/did not finish .*confirm that no other aggregation of this source is running/);
+    expect(sim.tenant.source(src.id).connectorAttributes.processing ?? null).toBeNull();
+    await expect(t.aggregate()).resolves.toMatchObject({ removed: 0 });
+  });
+
+  test('Reset accounts? deletes and rebuilds the connector accounts once', async () => {
+    const t = setup();
+    const first = await t.aggregate();
+    const before = new Set(connectorAccounts().map((a) => a.nativeIdentity));
+    const r = setup({ reset: true });
+    const rebuilt = await r.aggregate();
+    expect(rebuilt.removed).toBe(first.created);
+    expect(rebuilt.created).toBe(first.created);
+    expect(connectorAccounts().some((a) => before.has(a.nativeIdentity))).toBe(false);
+    expect(sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes.reset).toBe(false);
+    assertNoDuplicates('employeeId');
+    const next = await r.aggregate();
+    expect(next).toMatchObject({ created: 0, removed: 0 });
+  });
+
+  test('single-account commands use a constant number of requests; test connection and schema work', async () => {
+    const t = setup();
+    await t.aggregate();
+    const key = connectorAccounts()[0]!.nativeIdentity;
+    sim.control.resetLog();
+    const out: CommandOutput[] = [];
+    for await (const item of t.invoke('std:account:disable', { identity: key })) out.push(item);
+    expect(out[0]).toMatchObject({ identity: key, disabled: true });
+    const requests = sim.control.counters().requests;
+    expect(requests).toBeLessThanOrEqual(4);
+
+    const status: CommandOutput[] = [];
+    for await (const item of t.invoke('std:test-connection', {})) status.push(item);
+    expect(status[0]?.status).toBe('success');
+
+    const schema: CommandOutput[] = [];
+    for await (const item of t.invoke('std:account:discover-schema', {})) schema.push(item);
+    const names = (schema[0]?.attributes as { name: string }[]).map((a) => a.name);
+    expect(names).toEqual(expect.arrayContaining(['id', 'name', 'accounts', 'login', 'employeeId', 'displayName']));
+  });
+});
