@@ -20,6 +20,14 @@ export type { RequestLogEntry, SimulatorCounters } from './request-log';
 export type { TaskOutcome, GroundTruthRow, WorkflowRun, AccountRecord, IdentityRecord, SourceRecord, AccessProfileRecord } from './records';
 export { Tenant, type TenantMeta } from './store';
 export { generateTenant, writeGroundTruth, type TenantSpec } from './tenant-generator';
+export {
+  runPlatformAggregation,
+  attachConnectorAggregation,
+  type InvokeFn,
+  type AggregatedItem,
+  type PlatformAggregationOptions,
+  type PlatformAggregationResult,
+} from './platform-aggregation';
 export { platformErrorBody, type PlatformErrorBody } from './errors';
 
 export interface SimulatorOptions {

@@ -189,6 +189,16 @@ export class Tenant {
     return i;
   }
 
+  removeIdentity(id: string): IdentityRecord {
+    const i = this.identity(id);
+    for (const ap of i.access) this.byAccessProfile.get(ap)?.delete(id);
+    for (const accountId of [...this.accountIdsOfIdentity(id)]) this.updateAccount(accountId, { identityId: undefined });
+    this.byIdentity.delete(id);
+    this.identities.delete(id);
+    this.versions.identities++;
+    return i;
+  }
+
   /** Assigns an access profile to an identity (the way reviewers are made). */
   assignAccessProfile(identityId: string, accessProfileId: string): void {
     const i = this.identity(identityId);
