@@ -1,0 +1,139 @@
+/**
+ * Reading our review forms at the start of a run. States (aligned with the platform's custom-form
+ * model and the simulator): COMPLETED is final (the first completed instance decides, whoever of
+ * the reviewers answered); ASSIGNED, IN_PROGRESS and SUBMITTED are pending while their expiry lies
+ * ahead; CANCELLED is what the platform does at expiry (and what a manual cancel does: both count
+ * as "expired unanswered"); an open instance past its expiry counts as expired too, so a platform
+ * that is late to cancel never makes us wait silently.
+ */
+import type { CallOptions } from '../ports/platform';
+import type { FormDefinition, FormInstance, ReviewPlatformPort } from '../ports/review-platform';
+import { readFormAnswer } from './form-answer';
+import { INPUT, storedCandidates } from './form-content';
+import { FORM_NAME_PREFIX, accountIdOfForm, labelsOfForm } from './form-naming';
+import type { ReviewDecision, ReviewFormRef } from './types';
+
+/** Every definition and instance of one account's review (normally one definition). */
+export interface ReviewFormGroup {
+  accountId: string;
+  definitions: FormDefinition[];
+  instances: FormInstance[];
+}
+
+export interface GroupReading {
+  /** Undefined for a definition without any instance (a run that stopped between the two calls). */
+  decision?: ReviewDecision;
+  /** Open instances whose expiry has passed (the renewal cancels them). */
+  overdue: FormInstance[];
+  /** The newest instance: its input is reused when the form is sent again. */
+  latest?: FormInstance;
+}
+
+const OPEN = new Set(['ASSIGNED', 'IN_PROGRESS', 'SUBMITTED']);
+
+function time(s: string | undefined): number {
+  const t = s ? Date.parse(s) : NaN;
+  return Number.isNaN(t) ? 0 : t;
+}
+
+/** Our definitions (prefix search, then our fusion-source marker) and their instances, grouped by account id. */
+export async function scanReviewForms(
+  review: Pick<ReviewPlatformPort, 'searchFormDefinitions' | 'listFormInstances'>,
+  fusionSourceId: string,
+  opts?: CallOptions,
+): Promise<Map<string, ReviewFormGroup>> {
+  const groups = new Map<string, ReviewFormGroup>();
+  for await (const def of review.searchFormDefinitions({ name: FORM_NAME_PREFIX, prefix: true }, opts)) {
+    const accountId = accountIdOfForm(def, fusionSourceId);
+    if (!accountId) continue;
+    let g = groups.get(accountId);
+    if (!g) groups.set(accountId, (g = { accountId, definitions: [], instances: [] }));
+    g.definitions.push(def);
+  }
+  for (const g of groups.values()) {
+    for (const def of g.definitions) for await (const inst of review.listFormInstances(def.id, opts)) g.instances.push(inst);
+    g.instances.sort((a, b) => time(a.created) - time(b.created));
+  }
+  return groups;
+}
+
+function refOf(g: ReviewFormGroup, latest: FormInstance | undefined): ReviewFormRef {
+  const input = latest?.formInput ?? {};
+  const labels = labelsOfForm(g.definitions[0]?.name ?? '');
+  const str = (k: string, fallback: string): string => (typeof input[k] === 'string' && input[k] !== '' ? (input[k] as string) : fallback);
+  const starts = [...g.definitions.map((d) => d.created), ...g.instances.map((i) => i.created)].filter((s): s is string => time(s) > 0);
+  starts.sort((a, b) => time(a) - time(b));
+  return {
+    accountId: g.accountId,
+    accountName: str(INPUT.accountName, labels.accountName),
+    sourceName: str(INPUT.sourceName, labels.sourceName),
+    since: starts[0] ?? '',
+    reviewers: latest?.recipientIds ?? [],
+  };
+}
+
+export function readGroup(g: ReviewFormGroup, now: Date): GroupReading {
+  const latest = g.instances.at(-1);
+  const overdue = g.instances.filter((i) => OPEN.has(i.state) && i.expire !== undefined && time(i.expire) <= now.getTime());
+  if (!latest) return { overdue };
+  const ref = refOf(g, latest);
+
+  const completed = g.instances.filter((i) => i.state === 'COMPLETED').sort((a, b) => time(a.modified ?? a.created) - time(b.modified ?? b.created));
+  const first = completed[0];
+  if (first) {
+    const answer = readFormAnswer(first.formData, storedCandidates(first.formInput));
+    const decidedAt = first.modified ? { decidedAt: first.modified } : {};
+    const decision: ReviewDecision =
+      answer.kind === 'invalid'
+        ? { ...ref, kind: 'invalid', reason: answer.reason }
+        : answer.kind === 'new-identity'
+          ? { ...ref, ...answer, formInstanceId: first.id, ...decidedAt }
+          : { ...ref, ...answer, formInstanceId: first.id, ...decidedAt };
+    return { decision, overdue, latest };
+  }
+
+  const live = g.instances.filter((i) => OPEN.has(i.state) && !overdue.includes(i));
+  const newest = live.at(-1);
+  if (newest) {
+    const expiries = live.map((i) => i.expire).filter((e): e is string => e !== undefined).sort((a, b) => time(a) - time(b));
+    return {
+      decision: {
+        ...ref,
+        reviewers: [...new Set(live.flatMap((i) => i.recipientIds))],
+        kind: 'pending',
+        state: newest.state,
+        ...(expiries.length ? { expiresAt: expiries.at(-1) } : {}),
+        ...(newest.url ? { url: newest.url } : {}),
+      },
+      overdue,
+      latest,
+    };
+  }
+  const rounds = g.instances.filter((i) => i.state === 'CANCELLED' || overdue.includes(i)).length;
+  return { decision: { ...ref, kind: 'expired', rounds, renewed: false, ...(latest.expire ? { expiresAt: latest.expire } : {}) }, overdue, latest };
+}
+
+export interface ReadDecisionsQuery {
+  /** Id of the connector's own source: only its forms are read. */
+  fusionSourceId: string;
+  now?: Date;
+}
+
+/**
+ * Per source account id, the state of its review. Read-only: it applies no policy (see
+ * ReviewFormQueue.readDecisions for the run's version, which renews expired forms and cleans up).
+ * A definition without instances has no entry.
+ */
+export async function readReviewDecisions(
+  review: Pick<ReviewPlatformPort, 'searchFormDefinitions' | 'listFormInstances'>,
+  query: ReadDecisionsQuery,
+  opts?: CallOptions,
+): Promise<Map<string, ReviewDecision>> {
+  const now = query.now ?? new Date();
+  const out = new Map<string, ReviewDecision>();
+  for (const [id, g] of await scanReviewForms(review, query.fusionSourceId, opts)) {
+    const d = readGroup(g, now).decision;
+    if (d) out.set(id, d);
+  }
+  return out;
+}

@@ -1,0 +1,177 @@
+/**
+ * What a review form contains. Candidates are ranked by score; the best `topK` get a section
+ * each (attributes and per-attribute scores); ALL candidates, ranked, are kept twice: in a
+ * read-only "All candidates" text area of the form (what the reviewer reads) and as JSON in the
+ * instance input `candidates` (what the next run validates an answer against). So an account with
+ * 300 candidates gets a form saying "Showing 10 of 300 candidates" and nothing is dropped; the
+ * reviewer may pick any of the 300 in the decision list.
+ */
+import { FusionError } from '../errors';
+import type { CandidateKind } from '../matching/types';
+import type { PendingReview, ReviewCandidate } from '../ports/review-queue';
+
+/** Keys of the decision fields in the form data. */
+export const FIELD = { newIdentity: 'newIdentity', identity: 'identity', comments: 'comments' } as const;
+
+/** Inputs every instance of our forms carries (strings: the platform's form input is a string map in practice). */
+export const INPUT = {
+  accountId: 'accountId',
+  accountName: 'accountName',
+  sourceName: 'sourceName',
+  fusionSourceId: 'fusionSourceId',
+  round: 'round',
+  candidatesTotal: 'candidatesTotal',
+  candidatesShown: 'candidatesShown',
+  candidates: 'candidates',
+} as const;
+
+/** A candidate as kept in the form input: id, kind, overall and per-attribute scores. */
+export interface StoredCandidate {
+  id: string;
+  kind: CandidateKind;
+  score: number;
+  scores: Record<string, number>;
+}
+
+/** Optional display data of a candidate (identities of the top K are looked up). */
+export interface CandidateDetails {
+  name?: string;
+  attributes?: Record<string, unknown>;
+}
+
+/** Score desc, identities before accounts, then id: the matcher's ranking, applied again because the port does not promise order. */
+export function rankCandidates(candidates: readonly ReviewCandidate[]): ReviewCandidate[] {
+  return [...candidates].sort((a, b) => {
+    if (a.score !== b.score) return b.score - a.score;
+    if (a.candidateKind !== b.candidateKind) return a.candidateKind === 'identity' ? -1 : 1;
+    return a.candidateId < b.candidateId ? -1 : a.candidateId > b.candidateId ? 1 : 0;
+  });
+}
+
+export function shownCount(total: number, topK: number): number {
+  return Math.min(total, Math.max(1, Math.floor(topK)));
+}
+
+export function showingText(shown: number, total: number): string {
+  return shown < total ? `Showing ${shown} of ${total} candidates (best first); all ${total} are listed under "All candidates"` : `${total} candidate${total === 1 ? '' : 's'} (best first)`;
+}
+
+function display(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (Array.isArray(v)) return v.map(display).join(', ');
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+function candidateLabel(c: ReviewCandidate, details?: CandidateDetails): string {
+  const who = details?.name ? `${details.name} (${c.candidateKind} ${c.candidateId})` : `${c.candidateKind} ${c.candidateId}`;
+  return `${who}, score ${c.score}`;
+}
+
+/** One line per candidate, ranked: "3. Ann Lee (identity 2c9…), score 91.5 [email 100, name 83]". */
+export function candidateLines(ranked: readonly ReviewCandidate[], details: ReadonlyMap<string, CandidateDetails>): string[] {
+  return ranked.map((c, i) => {
+    const parts = Object.entries(c.scores).map(([a, s]) => `${a} ${s}`);
+    return `${i + 1}. ${candidateLabel(c, details.get(c.candidateId))}${parts.length ? ` [${parts.join(', ')}]` : ''}`;
+  });
+}
+
+function readOnlyText(id: string, label: string, value: string): Record<string, unknown> {
+  return { id, key: id, elementType: 'TEXT', config: { label, default: value, readOnly: true }, validations: [] };
+}
+
+function section(id: string, label: string, formElements: Record<string, unknown>[], description?: string): Record<string, unknown> {
+  return { id, key: id, elementType: 'SECTION', config: { label, labelStyle: 'h3', showLabel: true, ...(description ? { description } : {}), formElements } };
+}
+
+export interface FormContent {
+  description: string;
+  formElements: Record<string, unknown>[];
+  formInputSchema: Record<string, unknown>[];
+  /** Instance input, without the round (set per instance). */
+  formInput: Record<string, string>;
+  ranked: ReviewCandidate[];
+  shown: number;
+}
+
+/** The definition (elements and declared inputs) and instance input of one account's review. */
+export function buildFormContent(review: PendingReview, fusionSourceId: string, topK: number, details: ReadonlyMap<string, CandidateDetails>): FormContent {
+  if (review.candidates.length === 0) {
+    throw new FusionError('INPUT_INVALID', `Account ${review.accountName} [${review.sourceName}] has no candidates: there is nothing to review`, { accountId: review.accountId });
+  }
+  const ranked = rankCandidates(review.candidates);
+  const total = ranked.length;
+  const shown = shownCount(total, topK);
+  const showing = showingText(shown, total);
+
+  const accountFields = Object.entries(review.attributes)
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => readOnlyText(`account.${k}`, k, display(v)));
+  const top = ranked.slice(0, shown).map((c, i) => {
+    const d = details.get(c.candidateId);
+    const fields = Object.entries(c.scores).map(([attr, score]) =>
+      readOnlyText(`candidate${i + 1}.${attr}`, `${attr} (score ${score})`, display(d?.attributes?.[attr]) || '(not available)'),
+    );
+    return section(`candidate${i + 1}`, `#${i + 1} ${candidateLabel(c, d)}`, fields);
+  });
+  const all = candidateLines(ranked, details).join('\n');
+  const options = ranked.map((c) => ({ label: candidateLabel(c, details.get(c.candidateId)), value: c.candidateId }));
+
+  const formElements = [
+    section('account', `New account: ${review.accountName} [${review.sourceName}]`, accountFields, `Source account id ${review.accountId}`),
+    section('candidates', showing, top),
+    section('allCandidates', `All candidates (${total})`, [
+      { id: 'allCandidatesList', key: 'allCandidatesList', elementType: 'TEXTAREA', config: { label: `All ${total} candidates, best first`, default: all, readOnly: true }, validations: [] },
+    ]),
+    section('decision', 'Decision', [
+      { id: FIELD.newIdentity, key: FIELD.newIdentity, elementType: 'TOGGLE', config: { label: 'Not a duplicate: this account is a new person', default: false, trueLabel: 'New identity', falseLabel: 'Same person as a candidate' }, validations: [] },
+      {
+        id: FIELD.identity,
+        key: FIELD.identity,
+        elementType: 'SELECT',
+        config: { label: 'Same person as', forceSelect: true, maximum: 1, dataSource: { dataSourceType: 'STATIC', config: { options } } },
+        validations: [],
+      },
+      { id: FIELD.comments, key: FIELD.comments, elementType: 'TEXTAREA', config: { label: 'Comments' }, validations: [] },
+    ], 'Either switch on "Not a duplicate", or choose the candidate this account belongs to (not both).'),
+  ];
+  const stored: StoredCandidate[] = ranked.map((c) => ({ id: c.candidateId, kind: c.candidateKind, score: c.score, scores: c.scores }));
+  const formInput: Record<string, string> = {
+    [INPUT.accountId]: review.accountId,
+    [INPUT.accountName]: review.accountName,
+    [INPUT.sourceName]: review.sourceName,
+    [INPUT.fusionSourceId]: fusionSourceId,
+    [INPUT.candidatesTotal]: String(total),
+    [INPUT.candidatesShown]: String(shown),
+    [INPUT.candidates]: JSON.stringify(stored),
+  };
+  const formInputSchema = [...Object.values(INPUT)].map((id) => ({ id, type: 'STRING', label: id, description: id }));
+  return {
+    description: `Review of account ${review.accountName} [${review.sourceName}] (id ${review.accountId}): ${showing}.`,
+    formElements,
+    formInputSchema,
+    formInput,
+    ranked,
+    shown,
+  };
+}
+
+/** The ranked candidates stored in an instance's input; undefined when absent or unreadable. */
+export function storedCandidates(formInput: Record<string, unknown>): StoredCandidate[] | undefined {
+  const raw = formInput[INPUT.candidates];
+  if (typeof raw !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (!Array.isArray(parsed)) return undefined;
+    const out: StoredCandidate[] = [];
+    for (const c of parsed) {
+      if (!c || typeof c !== 'object') return undefined;
+      const o = c as Record<string, unknown>;
+      if (typeof o.id !== 'string' || (o.kind !== 'identity' && o.kind !== 'account') || typeof o.score !== 'number') return undefined;
+      out.push({ id: o.id, kind: o.kind, score: o.score, scores: (o.scores && typeof o.scores === 'object' ? o.scores : {}) as Record<string, number> });
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
