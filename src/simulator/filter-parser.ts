@@ -4,7 +4,8 @@ import { badRequest } from './errors';
  * The platform's `filters` query language, the subset list endpoints need:
  * `field op value` with eq, ne, in, sw, co, gt, ge, lt, le (values: "string", number, true, false, null,
  * or a parenthesised list for `in`), unary `pr` / `isnull`, combined with `and`, `or`, `not` and parentheses.
- * `eq`/`ne`/`in` compare exactly; `sw`/`co` ignore case (as the platform does for text search operators).
+ * `eq`/`ne`/`in` compare exactly, except on `name` fields where, like the platform, they ignore case
+ * (so a connector that needs exact names must check them itself); `sw`/`co` always ignore case.
  */
 export type FilterValue = string | number | boolean | null;
 export type FilterOp = 'eq' | 'ne' | 'in' | 'sw' | 'co' | 'gt' | 'ge' | 'lt' | 'le' | 'pr' | 'isnull';
@@ -143,7 +144,16 @@ export function checkFilterFields(expr: FilterExpr, allowed: Record<string, read
   }
 }
 
-function compareCmp(actual: unknown, op: FilterOp, value: FilterValue | FilterValue[] | undefined): boolean {
+const CASE_INSENSITIVE_FIELDS: ReadonlySet<string> = new Set(['name']);
+
+function fold(v: unknown): unknown {
+  return typeof v === 'string' ? v.toLowerCase() : v;
+}
+
+function compareCmp(actual: unknown, op: FilterOp, value: FilterValue | FilterValue[] | undefined, ci = false): boolean {
+  if (ci && (op === 'eq' || op === 'ne' || op === 'in')) {
+    return compareCmp(Array.isArray(actual) ? actual.map(fold) : fold(actual), op, Array.isArray(value) ? (value.map(fold) as FilterValue[]) : (fold(value) as FilterValue), false);
+  }
   if (op === 'pr') return actual !== undefined && actual !== null && actual !== '';
   if (op === 'isnull') return actual === undefined || actual === null;
   if (Array.isArray(actual)) return actual.some((a) => compareCmp(a, op, value));
@@ -179,7 +189,7 @@ export function evalFilter<T>(expr: FilterExpr, rec: T, get: (rec: T, field: str
     case 'not':
       return !evalFilter(expr.expr, rec, get);
     default:
-      return compareCmp(get(rec, expr.field), expr.op, expr.value);
+      return compareCmp(get(rec, expr.field), expr.op, expr.value, CASE_INSENSITIVE_FIELDS.has(expr.field));
   }
 }
 

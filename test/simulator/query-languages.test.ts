@@ -21,7 +21,9 @@ function status400(fn: () => unknown): string {
 describe('filters', () => {
   it('evaluates comparisons, lists and boolean structure', () => {
     expect(f('name eq "Ann Lee"')).toBe(true);
-    expect(f('name eq "ann lee"')).toBe(false);
+    expect(f('name eq "ann lee"')).toBe(true);
+    expect(f('name in ("x", "ANN LEE")')).toBe(true);
+    expect(f('sourceId eq "S1"')).toBe(false);
     expect(f('name sw "ann"')).toBe(true);
     expect(f('name co "LEE"')).toBe(true);
     expect(f('sourceId in ("s0","s1")')).toBe(true);

@@ -87,6 +87,8 @@ describe('sources', () => {
     const hr = await api.listSources({ filters: 'name eq "HR"' });
     expect(hr.data).toHaveLength(1);
     expect(hr.data[0]).toMatchObject({ name: 'HR', authoritative: true });
+    // like the platform, eq on names ignores case: exact-name checks are the connector's job
+    expect((await api.listSources({ filters: 'name eq "hr"' })).data.map((s) => s.name)).toEqual(['HR']);
     const byId = await api.listSources({ filters: `id eq "${sim.tenant.meta.fusionSourceId}"` });
     expect(byId.data[0]?.name).toBe('Identity Fusion');
     const got = await api.getSource({ id: sim.tenant.meta.fusionSourceId as string });

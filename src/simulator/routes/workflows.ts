@@ -21,7 +21,13 @@ export function workflowRoutes(ctx: SimContext): RouteDef[] {
       method: 'GET',
       path: '/workflows',
       scope: 'workflows',
-      handler: () => ok([...tenant.workflows.values()]),
+      // unpaged by default (as the connector calls it); limit/offset honoured when given
+      handler: (req) => {
+        const all = [...tenant.workflows.values()];
+        const offset = Number(req.query['offset'] ?? 0) || 0;
+        const limit = req.query['limit'] === undefined ? all.length : Number(req.query['limit']) || 0;
+        return ok(all.slice(offset, offset + limit));
+      },
     }),
     ...versioned(API_VERSIONS, {
       method: 'POST',
