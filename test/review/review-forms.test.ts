@@ -280,6 +280,18 @@ describe('review forms against the simulator', () => {
     expect(log.at('warn')[0]!.msg).toContain('had no form instance');
   });
 
+  it('discards the forms of accounts that no longer exist (after a complete run), and only those', async () => {
+    const fs = ns();
+    const kept = pendingReview({ candidates: candidates(h.identityIds().slice(0, 1)) });
+    const gone = pendingReview({ candidates: candidates(h.identityIds().slice(0, 1)) });
+    const { queue } = h.queue(fs);
+    await queue.submit(kept);
+    await queue.submit(gone);
+    expect(await h.queue(fs).queue.discardUnseen(new Set([kept.accountId]))).toBe(1);
+    expect(h.definitionsOf(gone.accountId)).toEqual([]);
+    expect(h.definitionsOf(kept.accountId)).toHaveLength(1);
+  });
+
   it('refuses nonsensical settings with CONFIG_INVALID', () => {
     expect(() => h.queue(ns(), { expirationDays: 0 })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
     expect(() => h.queue(ns(), { topK: 0 })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));

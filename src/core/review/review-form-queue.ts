@@ -272,6 +272,23 @@ export class ReviewFormQueue implements ReviewQueue {
     if (g) await this.deleteGroup(g, forms);
   }
 
+  /**
+   * Deletes the forms of accounts that no longer exist. Call only after a run that read EVERY
+   * account of every source (no "Aggregation batch size", no account filter): `seen` must hold
+   * all source account ids. Returns the number of accounts whose forms were deleted.
+   */
+  async discardUnseen(seen: ReadonlySet<string>): Promise<number> {
+    const forms = await this.index();
+    let n = 0;
+    for (const g of [...forms.values()]) {
+      if (seen.has(g.accountId) || this.inflight.has(g.accountId)) continue;
+      await this.deleteGroup(g, forms);
+      n++;
+      this.log.info({ accountId: g.accountId }, `The review form of account id ${g.accountId} was deleted: the account no longer exists`);
+    }
+    return n;
+  }
+
   /** A copy of what happened to reviews in this run. */
   summary(): ReviewSummary {
     return structuredClone(this.stats);
