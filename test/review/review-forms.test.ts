@@ -158,6 +158,23 @@ describe('review forms against the simulator', () => {
     expect(queue.summary().notificationsSent).toBe(2);
   });
 
+  it('a failed notification is a warning and a summary entry; the form is still created and pending', async () => {
+    const { queue, log } = h.queue(ns());
+    const review = pendingReview({ candidates: candidates(h.identityIds().slice(0, 1)) });
+    sim.control.injectFault({ method: 'POST', pathTemplate: '/v3/workflows/{id}/test', status: 400 });
+    try {
+      await queue.submit(review);
+    } finally {
+      sim.control.clearFaults();
+    }
+    expect(h.instancesOf(review.accountId)).toHaveLength(1);
+    const s = queue.summary();
+    expect(s.notificationsSent).toBe(0);
+    expect(s.notificationProblems).toEqual([expect.objectContaining({ accountId: review.accountId, reason: expect.stringContaining('notification workflow failed') })]);
+    expect(s.pending.map((p) => p.accountId)).toEqual([review.accountId]);
+    expect(log.at('warn').some((l) => l.msg.includes('were not notified'))).toBe(true);
+  });
+
   it('reads decisions: new identity, two links to the same identity, pending (listed), SUBMITTED pending, invalid (loud, re-formed)', async () => {
     const fs = ns();
     const ids = h.identityIds();
