@@ -3,6 +3,7 @@ export interface RequestLogEntry {
   path: string;
   /** Route template, e.g. '/v3/accounts/{id}' (the path itself for unknown routes). */
   template: string;
+  /** HTTP status; 0 when the connection was dropped by an injected fault. */
   status: number;
   clientId?: string;
   at: number;

@@ -36,10 +36,13 @@ function sendError(reply: FastifyReply, status: number, text: string, headers: R
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Applies an injected fault. Returns true when the request was answered (or dropped) by the fault. */
-async function applyFault(fault: FaultAction | undefined, reply: FastifyReply): Promise<boolean> {
+async function applyFault(fault: FaultAction | undefined, reply: FastifyReply, onDrop: () => void): Promise<boolean> {
   if (!fault) return false;
   if (fault.latencyMs) await sleep(fault.latencyMs);
   if (fault.drop) {
+    // no response, so onResponse never runs: the log gets status 0 here
+    onDrop();
+    reply.hijack();
     reply.raw.socket?.destroy();
     return true;
   }
@@ -69,19 +72,21 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
     info.set(req, { start: Date.now(), template: url ? url.replace(/:(\w+)/g, '{$1}') : pathOnly(req.url) });
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  const record = (req: FastifyRequest, status: number): void => {
     const i = info.get(req);
     ctx.log.record({
       method: req.method,
       path: pathOnly(req.url),
       template: i?.template ?? pathOnly(req.url),
-      status: reply.statusCode,
+      status,
       clientId: i?.clientId,
       at: i?.start ?? Date.now(),
       query: flatQuery(req.query),
       durationMs: Date.now() - (i?.start ?? Date.now()),
     });
-  });
+  };
+
+  app.addHook('onResponse', async (req, reply) => record(req, reply.statusCode));
 
   app.setErrorHandler((err, _req, reply) => {
     if (err instanceof SimHttpError) return sendError(reply, err.status, err.message, err.headers);
@@ -91,7 +96,7 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
 
   app.setNotFoundHandler(async (req, reply) => {
     const path = pathOnly(req.url);
-    if (await applyFault(ctx.faults.match(req.method, path, path, undefined), reply)) return reply;
+    if (await applyFault(ctx.faults.match(req.method, path, path, undefined), reply, () => record(req, 0))) return reply;
     return sendError(reply, 404, `Resource not found: ${req.method} ${path}`);
   });
 
@@ -115,7 +120,7 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
         } catch {
           page = undefined;
         }
-        if (await applyFault(ctx.faults.match(req.method, route.template, simReq.path, page), reply)) return reply;
+        if (await applyFault(ctx.faults.match(req.method, route.template, simReq.path, page), reply, () => record(req, 0))) return reply;
         if (route.scope) {
           const check = ctx.auth.check(req.headers.authorization);
           if (!check.ok) return sendError(reply, 401, check.reason);

@@ -101,6 +101,8 @@ describe('fault injection', () => {
     expect(err).toBeDefined();
     expect(err?.response).toBeUndefined();
     expect(err?.code).toMatch(/ECONNRESET|ERR_NETWORK|ECONNABORTED|EPIPE/);
+    const logged = sim.control.requestLog().filter((e) => e.template === '/v3/sources');
+    expect(logged[logged.length - 1]?.status).toBe(0);
   });
 
   it('applies to unknown paths as well', async () => {

@@ -239,6 +239,17 @@ describe('identity search', () => {
   });
 });
 
+describe('the library\'s own token fetch', () => {
+  it('works against the simulator (multipart client-credentials request)', async () => {
+    const { Configuration } = await import('sailpoint-api-client');
+    const axios = (await import('axios')).default;
+    const cfg = new Configuration({ baseurl: sim.baseurl, clientId: sim.clientId, clientSecret: sim.clientSecret, tokenUrl: `${sim.baseurl}/oauth/token` });
+    cfg.retriesConfig = { retries: 0 };
+    const res = await new SourcesApi(cfg, undefined, axios.create()).listSources({ limit: 2 });
+    expect(res.data).toHaveLength(2);
+  });
+});
+
 describe('token endpoint via the library-style fetch helper', () => {
   it('returns distinct tokens per request', async () => {
     const a = await fetchToken(sim, sim.clientId, sim.clientSecret);
