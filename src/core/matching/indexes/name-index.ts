@@ -13,7 +13,7 @@ const EPS = 1e-9;
  * A pair scores 2*S/(na+nb) where S sums at most min(na, nb) one-to-one token similarities, each
  * <= 1 and counted only when > 0. Passing needs S >= t(na+nb)/2, so at least
  * need = ceil(t(na+nb)/2) query tokens have a "neighbour" (similarity > 0) among the candidate's
- * tokens. Walking the neighbours of any na - need + 1 query tokens (the cheapest ones) therefore
+ * tokens. Walking the neighbours of any na - need + 1 query tokens (the rarest ones) therefore
  * reaches every passing candidate (pigeonhole). Neighbours of a token are exact: equal,
  * initial-compatible, nickname group, metaphone code, or Jaro-Winkler >= 0.8 (found with the
  * lossless JW character filter over the token vocabulary, then verified).
@@ -32,7 +32,7 @@ export class NameIndex implements CandidateIndex {
   private readonly byCode = new Map<string, number[]>();
   private readonly byFirst = new Map<string, number[]>();
   private readonly neighbourCache = new Map<number, Int32Array>();
-  private readonly costCache = new Map<number, number>();
+  private readonly firstLetterRecords = new Map<string, number>();
   private jwIndex: OverlapIndex<string> | undefined;
   private jwCollector: CandidateCollector | undefined;
 
@@ -55,7 +55,11 @@ export class NameIndex implements CandidateIndex {
             push(this.byFirst, tok.charAt(0), id);
           }
           const list = this.tokenRecords[id]!;
-          if (list[list.length - 1] !== r) list.push(r);
+          if (list[list.length - 1] !== r) {
+            list.push(r);
+            const first = tok.charAt(0);
+            this.firstLetterRecords.set(first, (this.firstLetterRecords.get(first) ?? 0) + 1);
+          }
           return id;
         }),
       );
@@ -102,14 +106,10 @@ export class NameIndex implements CandidateIndex {
     return this.jwIndex;
   }
 
-  private cost(x: number): number {
-    let c = this.costCache.get(x);
-    if (c === undefined) {
-      c = 0;
-      for (const y of this.neighbours(x)) c += this.tokenRecords[y]!.length;
-      this.costCache.set(x, c);
-    }
-    return c;
+  /** Records holding the token; for an initial, records holding any token with that first letter. */
+  private proxy(x: number): number {
+    const tok = this.tokens[x]!;
+    return tok.length === 1 ? (this.firstLetterRecords.get(tok) ?? 0) : this.tokenRecords[x]!.length;
   }
 
   /** Query tokens to walk: the cheapest na - need + 1, or none when no partner size can pass. */
@@ -122,16 +122,29 @@ export class NameIndex implements CandidateIndex {
     }
     if (!Number.isFinite(need)) return [];
     if (need < 1) need = 1;
+    // Any na - need + 1 tokens will do; the rarest (by own frequency, which needs no neighbour
+    // search) usually have the fewest neighbours' records.
     return ids
-      .map((id) => [id, this.cost(id)] as const)
+      .map((id) => [id, this.proxy(id)] as const)
       .sort((a, b) => a[1] - b[1] || a[0] - b[0])
       .slice(0, na - need + 1)
       .map((p) => p[0]);
   }
 
+  /**
+   * Rough: neighbours are not searched for an estimate (that is the expensive part), so the own
+   * frequency of the walked tokens is scaled by a typical neighbourhood size.
+   */
   estimate(r: number): number {
     let work = 0;
-    for (const ids of this.recordTokens[r]!) for (const x of this.walked(ids)) work += this.cost(x);
+    for (const ids of this.recordTokens[r]!) {
+      for (const x of this.walked(ids)) {
+        const nb = this.neighbourCache.get(x);
+        if (nb) for (const y of nb) work += this.tokenRecords[y]!.length;
+        // not searched yet: the search itself walks a share of the vocabulary
+        else work += this.proxy(x) * 8 + (this.tokens[x]!.length > 1 ? this.tokens.length >> 2 : 0);
+      }
+    }
     return work;
   }
 
