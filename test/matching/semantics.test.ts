@@ -171,3 +171,17 @@ describe('matching configuration', () => {
     expect((error as FusionError).message).toMatch(message);
   });
 });
+
+describe('metrics', () => {
+  it('exports pairs by reason, full scans and candidates per account', async () => {
+    const { registry } = await import('../../src/observability/metrics-registry');
+    const { METRIC } = await import('../../src/observability/metric-names');
+    const settings: MatchingSettings = { attributes: [{ attribute: 'n', algorithm: 'exact', threshold: 0, mandatory: false }], reviewTopK: 10 };
+    const m = buildMatcher(settings);
+    m.addBaseline([rec('i1', { n: 'x' })]);
+    m.match([rec('a1', { n: 'y' })]);
+    expect(await registry.getSingleMetricAsString(METRIC.matchingPairs)).toMatch(/fusion_matching_pairs_total\{reason="matched"\} \d+/);
+    expect(await registry.getSingleMetricAsString(METRIC.matchingFullScans)).toMatch(/algorithm="exact"\} [1-9]/);
+    expect(await registry.getSingleMetricAsString(METRIC.matchingCandidates)).toMatch(/attribute_algorithm="exact"/);
+  });
+});
