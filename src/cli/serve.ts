@@ -51,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
     logger.warn('PROXY_PASSWORD is shorter than 16 characters; use a longer random secret');
   }
   // Shared Redis for the core (locks, rate-limit buckets) where a worker runs commands.
-  const runtimeRedis = env.REDIS_URL && env.ROLE !== 'api' ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3 }) : undefined;
+  const runtimeRedis = env.REDIS_URL && env.ROLE !== 'api' ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, disconnectTimeout: 200 }) : undefined;
   runtimeRedis?.on('error', (e: unknown) => logger.debug({ err: errorMessage(e) }, 'redis connection error'));
   const runner = createProductionRunner(runtimeRedis ? { redis: runtimeRedis } : {});
   let server;

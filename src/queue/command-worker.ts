@@ -27,6 +27,7 @@ export interface CommandWorkerOptions {
 interface RunningJob {
   controller: AbortController;
   cancelKey: string;
+  cancelledByApi: boolean;
 }
 
 export const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
@@ -53,9 +54,9 @@ export class CommandWorker {
   constructor(private readonly opts: CommandWorkerOptions) {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.streamOptions = { ...DEFAULT_STREAM_OPTIONS, ...opts.stream };
-    this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
+    this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 200 });
     this.bullConnection.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'));
-    this.streamConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3 });
+    this.streamConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.streamConnection.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'));
     this.worker = new Worker<CommandJobData>(this.queueName, (job) => this.process(job), {
       connection: this.bullConnection,
@@ -73,7 +74,8 @@ export class CommandWorker {
     const controller = new AbortController();
     const writer = new ResultStreamWriter(this.streamConnection, keys, { ...this.streamOptions, signal: controller.signal });
     if ((await this.streamConnection.exists(keys.cancel)) === 1) return;
-    this.running.set(jobId, { controller, cancelKey: keys.cancel });
+    const entry: RunningJob = { controller, cancelKey: keys.cancel, cancelledByApi: false };
+    this.running.set(jobId, entry);
     try {
       await writer.start();
       if (job.attemptsStarted > 1) {
@@ -91,6 +93,8 @@ export class CommandWorker {
       await executeCommand(this.opts.runner, cmd, writer, { signal: controller.signal, logger: this.opts.logger, component: 'worker' });
     } finally {
       this.running.delete(jobId);
+      // Nobody reads a stream the api gave up on: drop it now instead of waiting for its TTL.
+      if (entry.cancelledByApi) await this.streamConnection.del(keys.stream, keys.cancel).catch(() => undefined);
     }
   }
 
@@ -102,7 +106,11 @@ export class CommandWorker {
       for (const j of jobs) pipeline.exists(j.cancelKey);
       const replies = (await pipeline.exec()) ?? [];
       replies.forEach(([, exists], i) => {
-        if (exists === 1) jobs[i]?.controller.abort();
+        const job = jobs[i];
+        if (exists === 1 && job) {
+          job.cancelledByApi = true;
+          job.controller.abort();
+        }
       });
     } catch (e) {
       this.opts.logger.debug({ err: errorMessage(e) }, 'cancel poll failed');
@@ -124,22 +132,24 @@ export class CommandWorker {
 
   /**
    * Stops taking jobs and lets running ones finish; after `graceMs` their runners are
-   * aborted (each stream then gets an error entry) so shutdown always completes.
+   * aborted (each stream then gets an error entry) so shutdown always completes. BullMQ's
+   * close() never resolves while Redis is unreachable, so it is never awaited unbounded.
    */
   async close(graceMs = 30_000): Promise<void> {
-    const timer = setTimeout(() => {
+    clearInterval(this.pollTimer);
+    const sleep = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(() => r('timeout'), ms).unref());
+    const closing = this.worker.close(this.bullConnection.status !== 'ready').then(() => 'closed' as const);
+    closing.catch(() => undefined);
+    if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
       for (const j of this.running.values()) j.controller.abort();
-    }, graceMs);
-    try {
-      await this.worker.close();
-    } finally {
-      clearTimeout(timer);
-      clearInterval(this.pollTimer);
-      await Promise.all(
-        [this.bullConnection, this.streamConnection].map((r) =>
-          r.status === 'ready' ? r.quit().catch(() => r.disconnect()) : Promise.resolve(r.disconnect()),
-        ),
-      );
+      const end = Date.now() + 2000;
+      while (this.running.size > 0 && Date.now() < end) await sleep(20);
+      await Promise.race([closing, sleep(500)]);
     }
+    await Promise.all(
+      [this.bullConnection, this.streamConnection].map((r) =>
+        r.status === 'ready' ? Promise.race([r.quit().catch(() => undefined), sleep(1000)]).then(() => r.disconnect()) : Promise.resolve(r.disconnect()),
+      ),
+    );
   }
 }

@@ -35,7 +35,7 @@ export class JobCrypto {
   decrypt(sealed: string): string {
     const [version, iv, tag, body] = sealed.split('.');
     if (version !== VERSION || !iv || !tag || body === undefined) {
-      throw new FusionError('CONFIG_INVALID', 'job payload is not in the expected encrypted format');
+      throw new FusionError('PROXY_SERVER_ERROR', 'job payload is not in the expected encrypted format');
     }
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
@@ -43,7 +43,7 @@ export class JobCrypto {
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
     } catch {
       throw new FusionError(
-        'CONFIG_INVALID',
+        'PROXY_SERVER_ERROR',
         'cannot decrypt the job: api and worker use different JOB_ENCRYPTION_KEY or PROXY_PASSWORD values',
       );
     }

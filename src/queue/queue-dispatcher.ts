@@ -49,6 +49,8 @@ export class QueueDispatcher implements CommandDispatcher {
   constructor(private readonly opts: QueueDispatcherOptions) {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.redis = new Redis(opts.redisUrl, {
+      // ioredis arms a disconnectTimeout timer even for a socket that never connected; keep it short.
+      disconnectTimeout: 200,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       retryStrategy: (times) => Math.min(times * 200, 2000),

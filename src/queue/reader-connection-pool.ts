@@ -23,7 +23,7 @@ export class ReaderConnectionPool {
   async acquire(): Promise<ReaderConnection> {
     const reused = this.idle.pop();
     if (reused) return reused;
-    const redis = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null });
+    const redis = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null, disconnectTimeout: 200 });
     redis.on('error', () => undefined);
     this.all.add(redis);
     try {

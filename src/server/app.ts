@@ -5,6 +5,7 @@ import type { CommandDispatcher } from '../queue/command-dispatcher';
 import type { ServerEnv } from './env';
 import { errorHandlerPlugin } from './plugins/error-handler';
 import { globalPlugin } from './plugins/global-plugin';
+import { gracefulClosePlugin } from './plugins/graceful-close';
 import { httpMetricsPlugin } from './plugins/http-metrics';
 import { ProxyAuth } from './proxy-auth';
 import { healthRoutes, type ReadinessProbe } from './routes/health';
@@ -31,6 +32,7 @@ export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions
   const probe = opts.probe ?? dispatcher;
   if (!probe) throw new Error('fusionApp needs a dispatcher or a readiness probe');
   await app.register(errorHandlerPlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
+  await app.register(gracefulClosePlugin);
   await app.register(httpMetricsPlugin);
   await app.register(healthRoutes, { probe });
   if (env.METRICS_ENABLED) await app.register(metricsRoute);
@@ -51,8 +53,6 @@ export async function buildApp(opts: AppOptions & { logger: PinoLogger }): Promi
     bodyLimit: opts.env.BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    // Bodies are the full connector configuration; never log them.
-    disableRequestLogging: false,
   }) as unknown as FastifyInstance;
   const { logger: _logger, ...appOpts } = opts;
   await app.register(fusionApp, appOpts);

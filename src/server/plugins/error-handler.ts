@@ -36,7 +36,7 @@ export const errorHandlerPlugin = globalPlugin<{ bodyLimit: number }>(async (app
     let message = errorMessage(error);
     let code = 'UNEXPECTED';
     if (isFusionError(error)) {
-      status = STATUS_BY_CODE[error.code] ?? 500;
+      status = error.details.phase === 'command' ? 500 : (STATUS_BY_CODE[error.code] ?? 500);
       code = error.code;
       const retryAfterMs = error.details.retryAfterMs;
       if (typeof retryAfterMs === 'number') reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));

@@ -1,11 +1,22 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
+import { FusionError, isFusionError } from '../../core/errors';
 import { runWithLogContext } from '../../observability/log-context';
 import type { CommandDispatcher, OutputChunk } from '../../queue/command-dispatcher';
 import { withHeartbeat } from '../heartbeat';
 import { activeStreams, streamBytes, streamItems } from '../metrics';
 import type { ProxyAuth } from '../proxy-auth';
 import { readProxyBody, toProxyCommand } from '../proxy-request';
+
+/**
+ * Marks an error raised while the command ran, so the error handler answers 500 whatever its
+ * code (a CONFIG_INVALID from the core is a failed command, not a malformed request).
+ * Queue outages and timeouts keep their own status.
+ */
+function commandFailure(e: unknown): unknown {
+  if (!isFusionError(e) || e.code === 'QUEUE_UNAVAILABLE' || e.code === 'COMMAND_TIMEOUT') return e;
+  return new FusionError(e.code, e.message, { ...e.details, phase: 'command' }, { cause: e });
+}
 
 export interface ProxyRouteOptions {
   [key: string]: unknown;
@@ -32,7 +43,9 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
         if (!reply.raw.writableFinished) controller.abort();
       });
       const source = withHeartbeat(opts.dispatcher.dispatch(cmd, controller.signal), opts.heartbeatIntervalMs);
-      const first = await source.next();
+      const first = await source.next().catch((e: unknown) => {
+        throw commandFailure(e);
+      });
       const mode = opts.dispatcher.mode;
       activeStreams.inc();
       let closed = false;

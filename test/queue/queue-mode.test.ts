@@ -1,0 +1,164 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { Redis } from 'ioredis';
+import { CommandWorker } from '../../src/queue/command-worker';
+import { JobCrypto } from '../../src/queue/job-crypto';
+import { waitListKey } from '../../src/queue/queue-names';
+import { silentLogger } from '../../src/core/ports/logger';
+import { CLIENT_SECRET, PASSWORD, commandBody, delay, post, startHarness } from '../server/harness';
+import { redisUrl } from '../support/redis';
+import { ScriptedRunner } from '../support/scripted-runner';
+
+/** Every value stored under keys matching `pattern`, whatever the Redis type. */
+async function dumpKeys(redis: Redis, pattern: string): Promise<{ keys: string[]; text: string }> {
+  const keys = await redis.keys(pattern);
+  const parts: string[] = [];
+  for (const key of keys) {
+    const type = await redis.type(key);
+    if (type === 'string') parts.push(String(await redis.get(key)));
+    else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
+    else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+    else if (type === 'zset') parts.push(JSON.stringify(await redis.zrange(key, '0', '-1')));
+    else if (type === 'set') parts.push(JSON.stringify(await redis.smembers(key)));
+    else if (type === 'stream') parts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
+  }
+  return { keys, text: parts.join('\n') };
+}
+
+/** Starts a POST and returns a handle to cut it. */
+function startRequest(url: string, body: unknown): { cut: () => void; done: Promise<void> } {
+  const payload = JSON.stringify(body);
+  const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' } });
+  const done = new Promise<void>((resolve) => {
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.on('response', (res) => {
+      res.resume();
+      res.on('error', () => resolve());
+    });
+  });
+  req.end(payload);
+  return { cut: () => req.destroy(), done };
+}
+
+async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await delay(20);
+  }
+}
+
+describe('queue mode', () => {
+  it('keeps a waiting job in the list waitListKey() names (KEDA trigger), with no secret in Redis; a cut request removes it', async () => {
+    const h = await startHarness('queue', { ROLE: 'api' });
+    try {
+      const key = waitListKey(h.env.QUEUE_NAME);
+      const req = startRequest(`${h.base}/proxy`, commandBody());
+      const ids = await until(async () => {
+        const l = (await h.redis!.exists(key)) ? await h.redis!.lrange(key, 0, -1) : [];
+        return l.length > 0 ? l : undefined;
+      });
+      expect(await h.redis!.type(key)).toBe('list');
+      expect(ids).toHaveLength(1);
+      expect(await h.redis!.exists(`bull:${h.env.QUEUE_NAME}:${ids[0]}`)).toBe(1);
+      const dump = await dumpKeys(h.redis!, `*${h.env.QUEUE_NAME}*`);
+      expect(dump.text).toContain('std:account:list');
+      expect(dump.text).not.toContain(CLIENT_SECRET);
+      expect(dump.text).not.toContain(PASSWORD);
+      expect(dump.text).not.toContain('tenant.example');
+      req.cut();
+      await req.done;
+      await until(async () => ((await h.redis!.llen(key)) === 0 ? true : undefined));
+      expect(await h.redis!.exists(`bull:${h.env.QUEUE_NAME}:${ids[0]}`)).toBe(0);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('has no secret in the job hash or result stream while a job runs', async () => {
+    const h = await startHarness('queue');
+    try {
+      const req = startRequest(`${h.base}/proxy`, commandBody({ items: 3, hangAfterItems: 2 }));
+      await h.runner.waitFor((e) => e[0]?.emitted === 2);
+      await delay(30);
+      const dump = await dumpKeys(h.redis!, `*${h.env.QUEUE_NAME}*`);
+      expect(dump.keys.some((k) => k.endsWith(':out'))).toBe(true);
+      expect(dump.keys.some((k) => k === `bull:${h.env.QUEUE_NAME}:${h.runner.executions[0]!.jobId}`)).toBe(true);
+      expect(dump.text).not.toContain(CLIENT_SECRET);
+      expect(dump.text).not.toContain(PASSWORD);
+      req.cut();
+      await h.runner.waitFor((e) => e[0]?.cancelled === true);
+      // The api deletes the result stream; the job is removed when the worker finishes it.
+      await until(async () => ((await h.redis!.keys(`*${h.env.QUEUE_NAME}*:out`)).length === 0 ? true : undefined));
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('fails the command with a clear error when api and worker keys differ', async () => {
+    const h = await startHarness('queue', { ROLE: 'api' });
+    const runner = new ScriptedRunner();
+    const worker = new CommandWorker({
+      redisUrl: redisUrl(),
+      runner: runner.runner,
+      crypto: JobCrypto.fromKey('b'.repeat(64)),
+      logger: silentLogger,
+      concurrency: 1,
+      queueName: h.env.QUEUE_NAME,
+    });
+    try {
+      const res = await post(`${h.base}/proxy`, commandBody());
+      expect(res.status).toBe(500);
+      expect(JSON.parse(res.body).error).toMatch(/different JOB_ENCRYPTION_KEY or PROXY_PASSWORD/);
+      expect(runner.count).toBe(0);
+    } finally {
+      await worker.close();
+      await h.close();
+    }
+  });
+
+  describe.each(['api', 'all'])('Redis unreachable at start (ROLE=%s)', (role) => {
+    it('fails readiness and answers 503 JSON without hanging', async () => {
+      const port = await new Promise<number>((resolve) => {
+        const s = net.createServer().listen(0, '127.0.0.1', () => {
+          const p = (s.address() as net.AddressInfo).port;
+          s.close(() => resolve(p));
+        });
+      });
+      const h = await startHarness('queue', { ROLE: role, REDIS_URL: `redis://127.0.0.1:${port}` });
+      try {
+        const ready = await h.server.app.inject({ method: 'GET', url: '/readyz' });
+        expect(ready.statusCode).toBe(503);
+        expect(ready.json().error).toMatch(/redis/i);
+        const t0 = Date.now();
+        const res = await post(`${h.base}/proxy`, commandBody());
+        expect(res.status).toBe(503);
+        expect(JSON.parse(res.body).error).toMatch(/job queue \(Redis\) is unavailable/);
+        expect(Date.now() - t0).toBeLessThan(5000);
+        expect(h.runner.count).toBe(0);
+        expect(h.logs.join('')).not.toContain(PASSWORD);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+
+  it('JobCrypto seals and opens, and rejects a tampered payload', () => {
+    const a = JobCrypto.fromKey('c'.repeat(64));
+    const sealed = a.encrypt(JSON.stringify({ clientSecret: CLIENT_SECRET }));
+    expect(sealed).not.toContain(CLIENT_SECRET);
+    expect(JSON.parse(a.decrypt(sealed))).toEqual({ clientSecret: CLIENT_SECRET });
+    const parts = sealed.split('.');
+    const body = Buffer.from(parts[3]!, 'base64');
+    body[0] = body[0]! ^ 1;
+    parts[3] = body.toString('base64');
+    expect(() => a.decrypt(parts.join('.'))).toThrow(/cannot decrypt/);
+    expect(() => JobCrypto.fromKey('short')).toThrow(/JOB_ENCRYPTION_KEY must be 32 bytes/);
+    const p1 = JobCrypto.fromPassword(PASSWORD);
+    const p2 = JobCrypto.fromPassword(PASSWORD);
+    expect(p2.decrypt(p1.encrypt('x'))).toBe('x');
+  });
+});

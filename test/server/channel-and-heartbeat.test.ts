@@ -1,0 +1,98 @@
+import { FusionError } from '../../src/core/errors';
+import type { OutputChunk } from '../../src/queue/command-dispatcher';
+import { InMemoryChannel } from '../../src/queue/in-memory-channel';
+import { LineBatcher } from '../../src/queue/line-batcher';
+import { HEARTBEAT_CHUNK, withHeartbeat } from '../../src/server/heartbeat';
+import { AuthThrottle } from '../../src/server/auth-throttle';
+
+describe('LineBatcher', () => {
+  it('emits whole lines grouped by size, and the rest on flush', () => {
+    const out: Array<[string, number]> = [];
+    const b = new LineBatcher({ maxBytes: 10, lingerMs: 1000 }, (d, n) => out.push([d, n]));
+    b.add('aaaa');
+    b.add('bbbb');
+    expect(out).toEqual([['aaaa\nbbbb\n', 2]]);
+    b.add('c');
+    b.flush();
+    expect(out[1]).toEqual(['c\n', 1]);
+    b.dispose();
+  });
+});
+
+describe('InMemoryChannel', () => {
+  it('makes the producer wait while the unread backlog is above the bound', async () => {
+    const ch = new InMemoryChannel({ chunkBytes: 100, maxBacklogBytes: 300 });
+    let writes = 0;
+    let blocked = false;
+    const producer = (async () => {
+      for (let i = 0; i < 100; i++) {
+        const w = ch.write('x'.repeat(49));
+        writes += 1;
+        if (w) {
+          blocked = true;
+          await w;
+        }
+      }
+      await ch.end();
+    })();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(blocked).toBe(true);
+    expect(writes).toBeLessThan(20);
+    let items = 0;
+    for await (const c of ch.read(new AbortController().signal, 1000)) items += c.items;
+    await producer;
+    expect(items).toBe(100);
+    expect(ch.maxBacklogSeen).toBeLessThanOrEqual(400);
+  });
+
+  it('throws the producer error to the reader after the output before it', async () => {
+    const ch = new InMemoryChannel({ chunkBytes: 1000, maxBacklogBytes: 10_000 });
+    ch.write('{"a":1}');
+    await ch.fail(new FusionError('AGGREGATION_FAILED', 'boom'));
+    const got: OutputChunk[] = [];
+    await expect(
+      (async () => {
+        for await (const c of ch.read(new AbortController().signal, 1000)) got.push(c);
+      })(),
+    ).rejects.toThrow('boom');
+    expect(got).toEqual([{ data: '{"a":1}\n', items: 1 }]);
+  });
+
+  it('fails a blocked producer when the reader goes away', async () => {
+    const ch = new InMemoryChannel({ chunkBytes: 10, maxBacklogBytes: 10 });
+    const w = ch.write('x'.repeat(30));
+    expect(w).toBeDefined();
+    ch.close();
+    await expect(w).rejects.toMatchObject({ code: 'COMMAND_CANCELLED' });
+  });
+});
+
+describe('withHeartbeat', () => {
+  it('inserts blank lines only while the source is silent', async () => {
+    async function* slow(): AsyncGenerator<OutputChunk> {
+      yield { data: '{"i":0}\n', items: 1 };
+      await new Promise((r) => setTimeout(r, 120));
+      yield { data: '{"i":1}\n', items: 1 };
+    }
+    const out: OutputChunk[] = [];
+    for await (const c of withHeartbeat(slow(), 30)) out.push(c);
+    expect(out[0]!.items).toBe(1);
+    expect(out[out.length - 1]!.items).toBe(1);
+    const beats = out.filter((c) => c === HEARTBEAT_CHUNK).length;
+    expect(beats).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('AuthThrottle', () => {
+  it('refuses an address past the limit until its window ends', () => {
+    let now = 0;
+    const t = new AuthThrottle(2, 1000, 10, () => now);
+    t.recordFailure('a');
+    expect(t.retryAfterMs('a')).toBe(0);
+    t.recordFailure('a');
+    expect(t.retryAfterMs('a')).toBe(1000);
+    expect(t.retryAfterMs('b')).toBe(0);
+    now = 1000;
+    expect(t.retryAfterMs('a')).toBe(0);
+  });
+});

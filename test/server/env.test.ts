@@ -1,0 +1,53 @@
+import { loadEnv } from '../../src/server/env';
+
+function problem(env: Record<string, string>): string {
+  try {
+    loadEnv(env);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return 'no error';
+}
+
+describe('server environment', () => {
+  it('has the defaults of DESIGN.md §6 with nothing set', () => {
+    const env = loadEnv({});
+    expect(env).toMatchObject({
+      PORT: 8080,
+      PROXY_PATH: '/',
+      ROLE: 'all',
+      LOG_LEVEL: 'info',
+      BODY_LIMIT_BYTES: 10 * 1024 * 1024,
+      REQUEST_TIMEOUT_MS: 300_000,
+      HEARTBEAT_INTERVAL_MS: 15_000,
+    });
+    expect(env.REDIS_URL).toBeUndefined();
+    expect(env.PROXY_PASSWORD).toBeUndefined();
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
+    [{ ROLE: 'both' }, /ROLE must be one of all, api, worker/],
+    [{ LOG_LEVEL: 'trace' }, /LOG_LEVEL must be one of error, warn, info, debug/],
+    [{ PROXY_PATH: 'proxy' }, /PROXY_PATH must be an absolute URL path/],
+    [{ REDIS_URL: 'http://x' }, /REDIS_URL must start with redis:\/\//],
+    [{ BODY_LIMIT_BYTES: '-1' }, /BODY_LIMIT_BYTES must be a whole number/],
+    [{ HEARTBEAT_INTERVAL_MS: '60000' }, /HEARTBEAT_INTERVAL_MS must be between 10 and 30000/],
+    [{ REDIS_URL: 'redis://localhost:6379' }, /PROXY_PASSWORD is required for the api in queue mode/],
+    [{ ROLE: 'worker' }, /REDIS_URL is required when ROLE=worker/],
+    [{ ROLE: 'worker', REDIS_URL: 'redis://r:6379' }, /JOB_ENCRYPTION_KEY \(or PROXY_PASSWORD\) is required/],
+    [{ METRICS_ENABLED: 'maybe' }, /METRICS_ENABLED must be true or false/],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(problem(env)).toMatch(message);
+  });
+
+  it('never echoes a value it rejects', () => {
+    expect(problem({ REDIS_URL: 'redis://:hunter2-secret@' + 'x'.repeat(3) + ':notaport' })).not.toContain('hunter2');
+  });
+
+  it('accepts a worker with a job key and no password', () => {
+    const env = loadEnv({ ROLE: 'worker', REDIS_URL: 'redis://r:6379', JOB_ENCRYPTION_KEY: 'a'.repeat(64) });
+    expect(env.ROLE).toBe('worker');
+  });
+});
