@@ -41,6 +41,14 @@ describe('unique generation', () => {
     expect(gen.generate(subject({ first: 'John', last: 'Doe' })).uid).toBe('jdoe2');
   });
 
+  test('resuming a collision chain gives the same values as searching from 1', () => {
+    const { gen, registry } = generator(c);
+    registry.register('uid', 'jdoe');
+    registry.register('uid', 'jdoe2');
+    const uids = [1, 2, 3].map(() => gen.generate(subject({ first: 'John', last: 'Doe' })).uid);
+    expect(uids).toEqual(['jdoe1', 'jdoe3', 'jdoe4']);
+  });
+
   test('existing values are kept', () => {
     const { gen } = generator(c);
     expect(gen.generate(subject({ first: 'John', last: 'Doe' }, { uid: 'legacy' })).uid).toBe('legacy');

@@ -38,6 +38,8 @@ const hasValue = (v: unknown): boolean => v !== undefined && v !== null && v !==
 
 export class AttributeGenerator {
   private readonly prepared: Prepared[];
+  /** Per attribute and base value: the next counter worth trying (see renderUnique). */
+  private readonly nextCounter = new Map<string, number>();
 
   constructor(
     private readonly config: Pick<FusionConfig, 'attributeDefinitions' | 'maxAttempts'>,
@@ -103,20 +105,37 @@ export class AttributeGenerator {
   }
 
   private renderUnique(def: AttributeDefinition, template: CompiledTemplate, context: Record<string, unknown>, subject: GenerationSubject): string | undefined {
-    let last = '';
-    for (let attempt = 0; attempt < this.config.maxAttempts; attempt++) {
-      const counter = attempt === 0 ? '' : pad(attempt, def.digits);
+    const raw = template.usesCounter ? '' : this.render(def, template, { ...context, counter: '' }, subject);
+    const first = template.usesCounter ? postProcess(this.render(def, template, { ...context, counter: '' }, subject), def) : postProcess(raw, def);
+    if (first === '') return undefined;
+    if (this.registry.claim(def.name, first)) return first;
+    // Counters below the one remembered for this base were all found taken earlier in this run
+    // (values are never freed during a run), so the search resumes there: same values as a
+    // search from 1, without re-rendering a long collision chain for every account.
+    const key = `${def.name}\u0000${first}`;
+    let last = first;
+    const reserved = new Map<number, string>();
+    for (let attempt = Math.max(1, this.nextCounter.get(key) ?? 1); attempt < this.config.maxAttempts; attempt++) {
+      const counter = pad(attempt, def.digits);
       let value: string;
       if (template.usesCounter) {
         value = postProcess(this.render(def, template, { ...context, counter }, subject), def);
       } else {
         // The counter is appended after truncation so that a long base never cuts it off.
-        value = postProcess(this.render(def, template, { ...context, counter: '' }, subject), def, counter.length) + counter;
+        let base = reserved.get(counter.length);
+        if (base === undefined) {
+          base = postProcess(raw, def, counter.length);
+          reserved.set(counter.length, base);
+        }
+        value = base + counter;
       }
-      if (value === '') return undefined;
       last = value;
-      if (this.registry.claim(def.name, value)) return value;
+      if (value !== '' && this.registry.claim(def.name, value)) {
+        this.nextCounter.set(key, attempt + 1);
+        return value;
+      }
     }
+    this.nextCounter.set(key, this.config.maxAttempts);
     throw new FusionError(
       'UNIQUE_EXHAUSTED',
       `Attribute definition "${def.name}": no unique value for account ${subject.label} after ${this.config.maxAttempts} attempts of expression ${JSON.stringify(def.expression)}; last value tried ${JSON.stringify(last)} (make the expression use $counter, or raise maxAttempts)`,

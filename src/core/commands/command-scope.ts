@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { CommandContext } from '../command-runner';
 import { parseFusionConfig, type FusionConfig } from '../config/fusion-config';
 import type { CoreDeps } from '../core-deps';
@@ -18,6 +19,8 @@ export interface CommandScope {
  */
 export async function* withScope<T>(deps: CoreDeps, raw: Record<string, unknown>, ctx: CommandContext, body: (scope: CommandScope) => AsyncIterable<T>): AsyncIterable<T> {
   const config = parseFusionConfig(raw);
+  // Every in-flight platform call listens on the command's signal (up to maxConcurrentRequests at once).
+  setMaxListeners(Math.max(50, config.maxConcurrentRequests * 4), ctx.signal);
   let sink: LogSink | undefined;
   if (config.externalLoggingEnabled && deps.externalLogSink) sink = deps.externalLogSink(config.externalLoggingUrl);
   const logger = createRunLogger(ctx.logger, config.logLevel, sink ? { sink, level: config.externalLoggingLevel } : undefined);
