@@ -26,6 +26,16 @@ export interface Matcher {
 
 type Mode = 'index' | 'exhaustive';
 
+/** Relative cost of scoring one pair, to test cheap mandatory attributes first. */
+const SCORE_COST: Record<Algorithm, number> = {
+  exact: 0,
+  'double-metaphone': 1,
+  levenshtein: 2,
+  dice: 3,
+  'jaro-winkler': 4,
+  'name-matcher': 5,
+};
+
 /** The matcher: candidate indexes per attribute, exact scoring of the candidates only. */
 export function buildMatcher(settings: MatchingSettings): Matcher {
   return new EngineMatcher(settings, 'index');
@@ -92,9 +102,12 @@ class EngineMatcher implements Matcher {
     stats.accounts = newRecords.length;
     stats.baseline = B;
 
-    // Mandatory attributes are evaluated first: a failure ends the pair early.
+    // Mandatory attributes are evaluated first, cheapest algorithm first: a failure ends the pair.
     const runtimes: AttributeRuntime[] = rules.map((rule) => prepareAttribute(rule, records));
-    const order = runtimes.map((_, i) => i).sort((a, b) => Number(rules[b]!.mandatory) - Number(rules[a]!.mandatory) || a - b);
+    const cost = (i: number): number => (rules[i]!.mandatory ? SCORE_COST[rules[i]!.algorithm] : 0);
+    const order = runtimes
+      .map((_, i) => i)
+      .sort((a, b) => Number(rules[b]!.mandatory) - Number(rules[a]!.mandatory) || cost(a) - cost(b) || a - b);
     const mandatory = order.filter((i) => rules[i]!.mandatory);
 
     // Candidate generators: the mandatory attributes (one suffices per account), else all (union).
