@@ -21,6 +21,7 @@ export interface PlatformClientFactoryDeps {
   /** Window of the limiter in ms (>= 1000); see DEFAULT_WINDOW_MS. */
   windowMs?: number;
   policy?: Partial<RetryPolicy>;
+  onDispatch?: (endpoint: string) => void;
 }
 
 /** The tenant part of the bucket key: the API host, e.g. acme.api.identitynow.com. */
@@ -47,7 +48,7 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
   } else {
     limiter = new HoldOnlyLimiter();
   }
-  return new PlatformClient(settings, { limiter, gate, logger: deps.logger, signal: deps.signal, policy: deps.policy });
+  return new PlatformClient(settings, { limiter, gate, logger: deps.logger, signal: deps.signal, policy: deps.policy, onDispatch: deps.onDispatch });
 }
 
 /** The PlatformFactory the core commands receive: one client per command, sharing `redis`. */

@@ -1,5 +1,5 @@
 import { sleep } from './abort';
-import { DEFAULT_WINDOW_MS, type RateLimiter } from './rate-limiter';
+import { DEFAULT_WINDOW_MS, minGapMs, type RateLimiter } from './rate-limiter';
 
 export interface WindowLimits {
   requestsPerSecond: number;
@@ -35,13 +35,15 @@ export class MemoryTokenBucket implements RateLimiter {
     const now = this.now();
     if (this.holdUntil > now) return this.holdUntil - now;
     while (this.grants.length > 0 && this.grants[0] <= now - this.windowMs) this.grants.shift();
-    if (this.grants.length < this.limit) {
+    // Limit lowered since: drop grants that no longer fit, oldest first.
+    if (this.grants.length > this.limit) this.grants.splice(0, this.grants.length - this.limit);
+    let wait = this.grants.length >= this.limit ? this.grants[0] + this.windowMs - now : 0;
+    if (this.grants.length > 0) wait = Math.max(wait, this.grants[this.grants.length - 1] + minGapMs(this.limit, this.windowMs) - now);
+    if (wait <= 0) {
       this.grants.push(now);
       return 0;
     }
-    // Limit lowered since: drop grants that no longer fit, oldest first.
-    if (this.grants.length > this.limit) this.grants.splice(0, this.grants.length - this.limit);
-    return Math.max(1, this.grants[0] + this.windowMs - now);
+    return Math.max(1, Math.ceil(wait));
   }
 
   async acquire(signal?: AbortSignal): Promise<void> {

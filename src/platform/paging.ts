@@ -5,29 +5,81 @@ export interface OffsetPage<T> {
   total?: number;
 }
 
+export type FetchOffsetPage<T> = (offset: number, limit: number, first: boolean, signal: AbortSignal) => Promise<OffsetPage<T>>;
+
 /**
- * Streams an offset/limit listing one page at a time, fetching the next page only when the
- * consumer asks. The offset advances by the number of items received (not by the page size),
- * so a server that serves smaller pages than asked neither skips nor re-reads items. With a
- * known total the listing ends when the total is reached or a page is empty; without one, on a
- * short page. A failing page throws: the listing never ends early in silence.
+ * Streams an offset/limit listing, yielding items in order as pages arrive.
+ *
+ * - The offset advances by the number of items received (not by the page size), so a server that
+ *   serves smaller pages than asked neither skips nor re-reads items.
+ * - With a known total (X-Total-Count on the first page), up to `readAhead` later pages are
+ *   requested ahead, so one consumer can use the whole request budget even when each page takes
+ *   longer than 1/RPS. Memory stays bounded by `readAhead` pages. A page shorter than asked
+ *   before the total is reached drops the read-ahead and continues one page at a time from the
+ *   true offset. Without a total the listing is sequential and ends on an empty page.
+ * - `maxItems` bounds what is requested; the caller still stops consuming at its own limit.
+ * - A failing page throws: the listing never ends early in silence. When the consumer stops or a
+ *   page fails, pages still in flight are aborted.
  */
-export async function* offsetPages<T>(pageSize: number, fetchPage: (offset: number, limit: number, first: boolean) => Promise<OffsetPage<T>>): AsyncGenerator<T, void, undefined> {
-  let offset = 0;
-  let total: number | undefined;
-  for (let first = true; ; first = false) {
-    const page = await fetchPage(offset, pageSize, first);
-    if (first && page.total !== undefined && Number.isFinite(page.total)) total = page.total;
-    for (const item of page.items) yield item;
-    offset += page.items.length;
-    if (page.items.length === 0) return;
-    if (total !== undefined ? offset >= total : page.items.length < pageSize) return;
+export async function* offsetPages<T>(pageSize: number, fetchPage: FetchOffsetPage<T>, readAhead = 1, maxItems = Infinity): AsyncGenerator<T, void, undefined> {
+  const stop = new AbortController();
+  const queue: { offset: number; page: Promise<OffsetPage<T>> }[] = [];
+  try {
+    const first = await fetchPage(0, pageSize, true, stop.signal);
+    for (const item of first.items) yield item;
+    let offset = first.items.length;
+    if (first.items.length === 0) return;
+    // With a cap (aggregation batch size), nothing past it is requested, ahead or not.
+    const total = first.total !== undefined && Number.isFinite(first.total) ? Math.min(first.total, maxItems) : undefined;
+    if (total === undefined) {
+      // Without a total, a short page may be the server's own cap rather than the end: only an
+      // empty page ends the listing (one extra request). A page larger than asked means the
+      // server ignored paging and sent everything.
+      if (first.items.length > pageSize) return;
+      for (;;) {
+        const page = await fetchPage(offset, pageSize, false, stop.signal);
+        for (const item of page.items) yield item;
+        offset += page.items.length;
+        if (page.items.length === 0 || page.items.length > pageSize) return;
+      }
+    }
+
+    const depth = Math.max(1, readAhead);
+    let next = offset;
+    const fill = (): void => {
+      while (queue.length < depth && next < total) {
+        const page = fetchPage(next, pageSize, false, stop.signal);
+        // Observed later in order; until then a rejection must not count as unhandled.
+        page.catch(() => undefined);
+        queue.push({ offset: next, page });
+        next += pageSize;
+      }
+    };
+    while (offset < total) {
+      fill();
+      const head = queue.shift();
+      if (!head) return;
+      const page = await head.page;
+      for (const item of page.items) yield item;
+      offset += page.items.length;
+      if (page.items.length === 0) return; // fewer items than counted: they were removed meanwhile
+      if (page.items.length < pageSize && offset < total) {
+        // The server serves smaller pages than asked: what was requested ahead has wrong offsets.
+        stop.abort();
+        await Promise.allSettled(queue.splice(0).map((q) => q.page));
+        return yield* offsetPages<T>(pageSize, (o, l, _f, s) => fetchPage(offset + o, l, false, s), 1);
+      }
+    }
+  } finally {
+    stop.abort();
+    queue.length = 0;
   }
 }
 
 /**
  * Streams a search with `searchAfter` paging (sorted by a unique key): no offset, so no 10,000
- * result wall. Ends on a short page.
+ * result wall. Sequential by nature (each page needs the last key of the one before); ends on a
+ * short page.
  */
 export async function* searchAfterPages<T>(pageSize: number, keyOf: (item: T) => string, fetchPage: (searchAfter: string[] | undefined, limit: number) => Promise<T[]>): AsyncGenerator<T, void, undefined> {
   let after: string[] | undefined;

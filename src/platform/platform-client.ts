@@ -23,6 +23,8 @@ export interface PlatformClientDeps {
   signal?: AbortSignal;
   policy?: Partial<RetryPolicy>;
   random?: () => number;
+  /** Called as each request is dispatched (after its rate grant); for benchmarks and tests. */
+  onDispatch?: (endpoint: string) => void;
 }
 
 /** Sends one request: gets the library objects' axios instance and the per-attempt options. */
@@ -58,12 +60,14 @@ export class PlatformClient implements PlatformPort {
   readonly tokens: TokenProvider;
   private readonly lib: LibraryHandle;
   private readonly executor: RequestExecutor;
+  private readonly onDispatch?: (endpoint: string) => void;
 
   constructor(
     readonly settings: PlatformSettings,
     deps: PlatformClientDeps,
   ) {
     const policy = validateRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...deps.policy });
+    this.onDispatch = deps.onDispatch;
     this.tokens = new TokenProvider({ baseurl: settings.baseurl, clientId: settings.clientId, clientSecret: settings.clientSecret, timeoutMs: Math.min(30_000, policy.attemptTimeoutMs) });
     this.lib = new LibraryHandle(settings.baseurl, () => this.tokens.get(deps.signal));
     this.executor = new RequestExecutor({
@@ -80,8 +84,25 @@ export class PlatformClient implements PlatformPort {
   }
 
   /** Runs one request through the executor. Exposed for sibling adapters (review forms). */
-  call<T>(req: PlatformRequest, send: Send<T>, opts?: CallOptions): Promise<AxiosResponse<T>> {
-    return this.executor.run(req, ({ signal }) => send(this.lib.axios(), { signal }), opts?.signal);
+  call<T>(req: PlatformRequest, send: Send<T>, opts?: CallOptions, pageSignal?: AbortSignal): Promise<AxiosResponse<T>> {
+    return this.executor.run(
+      req,
+      ({ signal, beforeSend }) => {
+        const ax = this.lib.axios();
+        ax.interceptors.request.use(async (config) => {
+          await beforeSend();
+          this.onDispatch?.(req.endpoint);
+          return config;
+        });
+        return send(ax, { signal });
+      },
+      [opts?.signal, pageSignal],
+    );
+  }
+
+  /** Pages requested ahead by a listing: enough to keep the request budget busy, bounded in memory. */
+  get readAhead(): number {
+    return this.settings.enableQueue ? this.settings.maxConcurrentRequests : 4;
   }
 
   /** The library configuration (token supplier, no retries) for building API objects. */
@@ -107,10 +128,11 @@ export class PlatformClient implements PlatformPort {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.sources, idempotent: true };
     const self = this;
     return (async function* () {
-      for await (const raw of offsetPages(self.pageSize(PAGE_MAX.sources), async (offset, limit, first) => {
-        const res = await self.call(req, (ax, o) => new SourcesApi(self.configuration, undefined, ax).listSources({ limit, offset, count: first, sorters: 'id' }, o), opts);
+      const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal) => {
+        const res = await self.call(req, (ax, o) => new SourcesApi(self.configuration, undefined, ax).listSources({ limit, offset, count: first, sorters: 'id' }, o), opts, signal);
         return { items: asArray(res.data, req), total: first ? totalCount(res) : undefined };
-      })) {
+      };
+      for await (const raw of offsetPages(self.pageSize(PAGE_MAX.sources), fetch, self.readAhead)) {
         yield toSource(raw);
       }
     })();
@@ -144,11 +166,12 @@ export class PlatformClient implements PlatformPort {
     return (async function* () {
       if (max !== undefined && max <= 0) return;
       let n = 0;
-      for await (const raw of offsetPages(self.pageSize(PAGE_MAX.accounts), async (offset, limit, first) => {
+      const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal) => {
         // Sorted by id so that pages are stable while other accounts are added.
-        const res = await self.call(req, (ax, o) => new AccountsApi(self.configuration, undefined, ax).listAccounts({ limit, offset, count: first, filters, sorters: 'id' }, o), opts);
+        const res = await self.call(req, (ax, o) => new AccountsApi(self.configuration, undefined, ax).listAccounts({ limit, offset, count: first, filters, sorters: 'id' }, o), opts, signal);
         return { items: asArray(res.data, req), total: first ? totalCount(res) : undefined };
-      })) {
+      };
+      for await (const raw of offsetPages(self.pageSize(PAGE_MAX.accounts), fetch, self.readAhead, max)) {
         yield toAccount(raw);
         if (max !== undefined && ++n >= max) return;
       }

@@ -9,6 +9,10 @@ import { sleep } from './abort';
  * It is a sliding-window log: a token bucket of capacity RPS whose every token comes back
  * exactly one window after it was spent, which allows catching up after an idle moment
  * without ever bursting past the limit.
+ *
+ * Grants are also spaced by at least 3/4 of the even spacing (see minGapMs): a full window's
+ * worth never leaves at once, so the platform sees a smooth stream rather than bursts that
+ * queue up and arrive bunched.
  */
 export interface RateLimiter {
   /** Waits until one request may be sent. Rejects with an AbortError when `signal` aborts. */
@@ -23,6 +27,15 @@ export interface RateLimiter {
  * so that arrivals, not only grants, stay within the limit. It costs ~3 % of peak throughput.
  */
 export const DEFAULT_WINDOW_MS = 1030;
+
+/**
+ * Smallest time between two grants: 3/4 of the even spacing window/RPS, so the peak rate is
+ * 4/3 of RPS. Enough to catch up after a pause, smooth enough that a single-threaded platform
+ * front does not queue bursts and timestamp them bunched.
+ */
+export function minGapMs(requestsPerSecond: number, windowMs: number): number {
+  return (windowMs / requestsPerSecond) * 0.75;
+}
 
 /** A limiter that only honours holds: used when "Enable queue" is off. */
 export class HoldOnlyLimiter implements RateLimiter {

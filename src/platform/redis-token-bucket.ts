@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { FusionError } from '../core/errors';
-import { sleep } from './abort';
-import { DEFAULT_WINDOW_MS, type RateLimiter } from './rate-limiter';
+import { AbortedError, sleep } from './abort';
+import { DEFAULT_WINDOW_MS, minGapMs, type RateLimiter } from './rate-limiter';
 
 /**
  * Sliding-window log in a Redis sorted set, decided atomically in Lua with the server's clock
  * (pods' clocks may drift; Redis has one). Returns 0 when granted, else microseconds to wait.
- * KEYS[1] = window zset, KEYS[2] = hold key (Retry-After) ; ARGV = limit, windowUs, member.
+ * KEYS[1] = window zset, KEYS[2] = hold key (Retry-After); ARGV = limit, windowUs, member, gapUs.
  */
 const ACQUIRE_LUA = `
 local t = redis.call('TIME')
@@ -16,18 +16,30 @@ local hold = tonumber(redis.call('GET', KEYS[2]) or '0')
 if hold > now then return hold - now end
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local gap = tonumber(ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
 local n = redis.call('ZCARD', KEYS[1])
-if n < limit then
-  redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1000)
-  return 0
+if n > limit then
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - limit - 1)
+  n = limit
 end
-if n > limit then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - limit - 1) end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local wait = tonumber(oldest[2]) + window - now
-if wait < 1 then wait = 1 end
-return wait
+local wait = 0
+if n >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  wait = tonumber(oldest[2]) + window - now
+end
+if n > 0 and gap > 0 then
+  local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  local w2 = tonumber(newest[2]) + gap - now
+  if w2 > wait then wait = w2 end
+end
+if wait > 0 then
+  if wait < 1 then wait = 1 end
+  return wait
+end
+redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1000)
+return 0
 `;
 
 /** KEYS[1] = hold key; ARGV[1] = hold milliseconds. Only ever extends an existing hold. */
@@ -63,6 +75,23 @@ export function bucketKeys(prefix: string, tenant: string, clientId: string): { 
 
 export const DEFAULT_BUCKET_PREFIX = 'fusion:ratelimit:';
 
+/** Per bucket key: the promise the next local waiter waits for. */
+const localLines = new Map<string, Promise<void>>();
+
+/** Waits for `p` (which never rejects), or rejects with an AbortError when `signal` aborts first. */
+function untilOrAbort(p: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(new AbortedError());
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    void p.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
 export interface RedisBucketOptions {
   redis: Redis;
   tenant: string;
@@ -77,6 +106,7 @@ export class RedisTokenBucket implements RateLimiter {
   private readonly keys: { window: string; hold: string };
   private readonly limit: number;
   private readonly windowUs: number;
+  private readonly gapUs: number;
 
   constructor(opts: RedisBucketOptions) {
     const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
@@ -85,6 +115,7 @@ export class RedisTokenBucket implements RateLimiter {
     this.keys = bucketKeys(opts.keyPrefix ?? DEFAULT_BUCKET_PREFIX, opts.tenant, opts.clientId);
     this.limit = opts.requestsPerSecond;
     this.windowUs = Math.round(windowMs * 1000);
+    this.gapUs = Math.round(minGapMs(opts.requestsPerSecond, windowMs) * 1000);
   }
 
   /** EVALSHA, loading the script with EVAL when the server does not know it (restart, failover). */
@@ -105,16 +136,33 @@ export class RedisTokenBucket implements RateLimiter {
 
   /** Grants now and returns 0, or returns the milliseconds to wait before asking again. */
   async tryAcquire(): Promise<number> {
-    const waitUs = await this.run(ACQUIRE_SHA, ACQUIRE_LUA, [this.keys.window, this.keys.hold], [this.limit, this.windowUs, randomUUID()]);
+    const waitUs = await this.run(ACQUIRE_SHA, ACQUIRE_LUA, [this.keys.window, this.keys.hold], [this.limit, this.windowUs, randomUUID(), this.gapUs]);
     return waitUs <= 0 ? 0 : Math.max(1, Math.ceil(waitUs / 1000));
   }
 
+  /**
+   * Waiters of one process line up locally and only the first asks Redis: without it every
+   * waiter wakes at the same moment, they all ask Redis, and all but one go back to sleep. That
+   * herd costs round trips and event-loop time between a grant and its request being sent.
+   */
   async acquire(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      if (signal?.aborted) await sleep(0, signal);
-      const wait = await this.tryAcquire();
-      if (wait === 0) return;
-      await sleep(wait, signal);
+    const key = this.keys.window;
+    const before = localLines.get(key) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    const line = before.then(() => mine);
+    localLines.set(key, line);
+    try {
+      await untilOrAbort(before, signal);
+      for (;;) {
+        if (signal?.aborted) await sleep(0, signal);
+        const wait = await this.tryAcquire();
+        if (wait === 0) return;
+        await sleep(wait, signal);
+      }
+    } finally {
+      done();
+      if (localLines.get(key) === line) localLines.delete(key);
     }
   }
 

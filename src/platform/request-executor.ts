@@ -17,7 +17,18 @@ export interface PlatformRequest extends RequestDescriptor {
 /** What one attempt gets: a signal that aborts at the attempt's or the call's deadline. */
 export interface AttemptOptions {
   signal: AbortSignal;
+  /**
+   * To be awaited right before the request is dispatched (an axios request interceptor). If the
+   * rate grant has gone stale meanwhile (the event loop was blocked, e.g. by GC or JSON parsing),
+   * it takes a fresh one: a request sent long after its grant would arrive bunched with later
+   * ones and break the limit as the platform measures it.
+   */
+  beforeSend: () => Promise<void>;
 }
+
+/** A grant older than this when the request is dispatched is replaced by a fresh one. */
+export const STALE_GRANT_MS = 10;
+const MAX_REGRANTS = 3;
 
 export interface ExecutorDeps {
   tokens: TokenProvider;
@@ -47,9 +58,9 @@ interface Decision {
 export class RequestExecutor {
   constructor(private readonly deps: ExecutorDeps) {}
 
-  async run<T>(req: PlatformRequest, attempt: (o: AttemptOptions) => Promise<AxiosResponse<T>>, callerSignal?: AbortSignal): Promise<AxiosResponse<T>> {
+  async run<T>(req: PlatformRequest, attempt: (o: AttemptOptions) => Promise<AxiosResponse<T>>, callerSignals: (AbortSignal | undefined)[] = []): Promise<AxiosResponse<T>> {
     const { policy, tokens, limiter, gate, logger } = this.deps;
-    const call = linkSignal([this.deps.signal, callerSignal], this.deps.callTimeoutMs);
+    const call = linkSignal([this.deps.signal, ...callerSignals], this.deps.callTimeoutMs);
     let attempts = 0;
     let refreshedAfter401 = false;
     const deadline = performance.now() + this.deps.callTimeoutMs;
@@ -66,15 +77,26 @@ export class RequestExecutor {
           const release = gate ? await gate.acquire(call.signal) : undefined;
           try {
             await limiter.acquire(call.signal);
-            rateLimiterWait.observe((performance.now() - waitStarted) / 1000);
+            let grantedAt = performance.now();
+            rateLimiterWait.observe((grantedAt - waitStarted) / 1000);
             attempts++;
             const one = linkSignal(call.signal, policy.attemptTimeoutMs);
+            let regrants = 0;
+            const beforeSend = async (): Promise<void> => {
+              while (performance.now() - grantedAt > STALE_GRANT_MS && regrants < MAX_REGRANTS) {
+                regrants++;
+                await limiter.acquire(one.signal);
+                grantedAt = performance.now();
+              }
+            };
             const started = performance.now();
             try {
-              const res = await attempt({ signal: one.signal });
+              const res = await attempt({ signal: one.signal, beforeSend });
               platformRequests.inc({ endpoint: req.endpoint, method: req.method, status: String(res.status) });
               return res;
             } catch (e) {
+              // Redis (limiter) trouble inside beforeSend: handled like any FusionError below.
+              if (isFusionError(e)) throw e;
               // An attempt that hit its own timeout (not the call's) is a network failure to retry.
               if (one.cause() === 'deadline' && !call.signal.aborted) {
                 failure = { kind: 'network', networkCode: 'ETIMEDOUT' };

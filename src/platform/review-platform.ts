@@ -90,9 +90,8 @@ export class ReviewPlatform implements ReviewPlatformPort {
     const filters = `name ${query.prefix ? 'sw' : 'eq'} ${filterValue(query.name)}`;
     const self = this;
     return (async function* () {
-      for await (const raw of offsetPages(self.client.pageSize(PAGE_MAX.formDefinitions), async (offset, limit) => {
-        const res = await self.client.call(req, (ax, o) => self.forms(ax).searchFormDefinitionsByTenant({ offset, limit, filters, sorters: 'name' }, o), opts);
-        // `count` of this envelope is the page's size on some tenants: paging relies on short pages.
+      for await (const raw of offsetPages(self.client.pageSize(PAGE_MAX.formDefinitions), async (offset, limit, _first, signal) => {
+        const res = await self.client.call(req, (ax, o) => self.forms(ax).searchFormDefinitionsByTenant({ offset, limit, filters, sorters: 'name' }, o), opts, signal);
         return { items: listBody(res, req).items };
       })) {
         yield toDefinition(raw);
@@ -128,9 +127,9 @@ export class ReviewPlatform implements ReviewPlatformPort {
     const filters = `formDefinitionId eq ${filterValue(formDefinitionId)}`;
     const self = this;
     return (async function* () {
-      for await (const raw of offsetPages(self.client.pageSize(PAGE_MAX.formInstances), async (offset, limit) => {
+      for await (const raw of offsetPages(self.client.pageSize(PAGE_MAX.formInstances), async (offset, limit, _first, signal) => {
         // The library's method takes no query parameters in this version: they go as axios params.
-        const res = await self.client.call(req, (ax, o) => self.forms(ax).searchFormInstancesByTenant({ ...o, params: { offset, limit, filters } }), opts);
+        const res = await self.client.call(req, (ax, o) => self.forms(ax).searchFormInstancesByTenant({ ...o, params: { offset, limit, filters } }), opts, signal);
         return { items: listBody(res, req).items };
       })) {
         yield toInstance(raw);

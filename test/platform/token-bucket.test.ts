@@ -4,15 +4,21 @@ import { RedisTokenBucket, bucketKeys } from '../../src/platform/redis-token-buc
 import { openRedis, uniquePrefix } from '../support/redis';
 
 describe('MemoryTokenBucket (sliding-window log)', () => {
-  it('grants RPS requests per window and says exactly how long to wait for the next', () => {
+  it('grants RPS requests per window, spaced by at least 3/4 of the even spacing, and says how long to wait', () => {
     let now = 10_000;
-    const b = new MemoryTokenBucket({ requestsPerSecond: 3, windowMs: 1000 }, () => now);
-    expect([b.tryAcquire(), b.tryAcquire()]).toEqual([0, 0]);
-    now += 400;
+    const b = new MemoryTokenBucket({ requestsPerSecond: 4, windowMs: 1000 }, () => now); // gap 187.5 ms
     expect(b.tryAcquire()).toBe(0);
-    expect(b.tryAcquire()).toBe(600);
-    now += 600; // the first two grants leave the window
-    expect([b.tryAcquire(), b.tryAcquire(), b.tryAcquire()]).toEqual([0, 0, 400]);
+    expect(b.tryAcquire()).toBe(188);
+    now += 188;
+    expect(b.tryAcquire()).toBe(0);
+    now += 188;
+    expect(b.tryAcquire()).toBe(0);
+    now += 300;
+    expect(b.tryAcquire()).toBe(0); // 4 grants at 0, 188, 376, 676
+    now += 200;
+    expect(b.tryAcquire()).toBe(124); // window full until the grant at 0 is 1000 ms old
+    now += 124;
+    expect(b.tryAcquire()).toBe(0);
   });
 
   it('never grants more than RPS in any window over a long simulated run', () => {
@@ -52,15 +58,26 @@ describe('RedisTokenBucket (shared by every pod)', () => {
     await redis.quit();
   });
 
-  it('is atomic: three clients racing 30 requests get exactly RPS grants', async () => {
+  it('is atomic: three clients racing 30 requests get exactly one grant, the rest a wait within the gap', async () => {
     const keyPrefix = `${uniquePrefix('rl')}:`;
-    const clients = [0, 1, 2].map(() => new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 5, keyPrefix }));
+    const clients = [0, 1, 2].map(() => new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 5, windowMs: 1000, keyPrefix }));
     const waits = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 3].tryAcquire()));
-    expect(waits.filter((w) => w === 0)).toHaveLength(5);
+    expect(waits.filter((w) => w === 0)).toHaveLength(1);
     for (const w of waits.filter((x) => x !== 0)) {
       expect(w).toBeGreaterThan(0);
-      expect(w).toBeLessThanOrEqual(1030);
+      expect(w).toBeLessThanOrEqual(150); // gap = 1000 / 5 * 0.75
     }
+  });
+
+  it('a full window makes every client wait for its oldest grant to leave', async () => {
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const a = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 2, windowMs: 1000, keyPrefix });
+    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 2, windowMs: 1000, keyPrefix });
+    await a.acquire();
+    await b.acquire(); // after the 375 ms gap
+    const wait = await a.tryAcquire();
+    expect(wait).toBeGreaterThan(375); // not the gap: the window (2 per 1000 ms) is full
+    expect(wait).toBeLessThanOrEqual(625);
   });
 
   it('keeps tenants and access tokens apart', async () => {
@@ -112,5 +129,27 @@ describe('RedisTokenBucket (shared by every pod)', () => {
     const b = new RedisTokenBucket({ redis: dead, tenant: 'acme', clientId: 'cid', requestsPerSecond: 1 });
     await expect(b.tryAcquire()).rejects.toMatchObject({ code: 'QUEUE_UNAVAILABLE' });
     dead.disconnect();
+  });
+});
+
+describe('RedisTokenBucket local line', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = openRedis();
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('serves local waiters in order, and one that gives up does not block the others', async () => {
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 40, windowMs: 1000, keyPrefix }); // gap 18.75 ms
+    const order: number[] = [];
+    const ac = new AbortController();
+    const waiters = [0, 1, 2, 3].map((i) => b.acquire(i === 1 ? ac.signal : undefined).then(() => order.push(i)));
+    ac.abort();
+    const results = await Promise.allSettled(waiters);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(order).toEqual([0, 2, 3]);
   });
 });

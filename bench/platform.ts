@@ -1,0 +1,315 @@
+/**
+ * Platform API layer benchmark: reads accounts from the simulator through the real client
+ * (token, shared rate limiter, retries, paging) and measures, at the simulator, the request rate
+ * against the configured "Requests per second".
+ *
+ *   npm run bench:platform            (100,000 accounts at RPS 50; 25,000 at RPS 10)
+ *   BENCH_ACCOUNTS=20000 npm run bench:platform   (smaller)
+ *
+ * Redis: REDIS_URL, or a redis-server spawned from PATH for the run.
+ *
+ * The simulator runs in a child process, as the platform is another system: its request
+ * timestamps then do not wait behind the client's JSON parsing in the same event loop.
+ */
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { silentLogger } from '../src/core/ports/logger';
+import { METRIC } from '../src/observability/metric-names';
+import { registry } from '../src/observability/metrics-registry';
+import { createPlatformClient } from '../src/platform/create-platform-client';
+import { readPlatformSettings } from '../src/platform/platform-settings';
+import { startSimulator, type RequestLogEntry, type SimulatorCounters } from '../src/simulator';
+
+const TOTAL = Number(process.env.BENCH_ACCOUNTS ?? 100_000);
+const AT_RPS10 = Math.min(TOTAL, Number(process.env.BENCH_ACCOUNTS_RPS10 ?? 25_000));
+const SOURCES = ['S1', 'S2', 'S3'];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ host, port }, () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+async function benchRedis(): Promise<{ redis: Redis; stop: () => Promise<void> }> {
+  let child: ChildProcess | undefined;
+  let dir: string | undefined;
+  let url = process.env.REDIS_URL;
+  if (!url) {
+    const bin = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
+    if (!bin) throw new Error('bench:platform needs Redis: set REDIS_URL or install redis-server');
+    const port = await freePort();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
+    child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    url = `redis://127.0.0.1:${port}`;
+  }
+  const { hostname, port } = new URL(url);
+  // Wait for the port before connecting, so ioredis never reports a refused first connection.
+  for (let i = 0; i < 100 && !(await portOpen(hostname, Number(port || 6379))); i++) await new Promise((r) => setTimeout(r, 50));
+  const redis = new Redis(url, { maxRetriesPerRequest: 3 });
+  await redis.ping();
+  return {
+    redis,
+    stop: async () => {
+      await redis.quit();
+      child?.kill('SIGKILL');
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What the bench needs from the simulator, over IPC to the child process. */
+interface SimHandle {
+  baseurl: string;
+  clientId: string;
+  clientSecret: string;
+  sourceIds: string[];
+  accounts: number;
+  resetLog(): Promise<void>;
+  setRateLimit(perSecond: number | false): Promise<void>;
+  requestLog(): Promise<RequestLogEntry[]>;
+  counters(): Promise<SimulatorCounters>;
+  close(): Promise<void>;
+}
+
+type ChildCommand = { id: number; cmd: 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close'; arg?: unknown };
+
+async function simulatorChild(): Promise<void> {
+  const perSource = Number(process.env.BENCH_PER_SOURCE);
+  const sim = await startSimulator({
+    seed: 11,
+    rateLimit: false,
+    tenant: { identities: 50, accountsPerSource: perSource, managedSources: SOURCES, disabledSource: false, duplicateRate: 0, machineRate: 0 },
+  });
+  const sourceIds = SOURCES.map((n) => [...sim.tenant.sources.values()].find((s) => s.name === n)!.id);
+  process.send?.({ ready: { baseurl: sim.baseurl, clientId: sim.clientId, clientSecret: sim.clientSecret, sourceIds, accounts: sim.tenant.accounts.size } });
+  process.on('message', (m: ChildCommand) => {
+    void (async () => {
+      let result: unknown;
+      if (m.cmd === 'resetLog') sim.control.resetLog();
+      else if (m.cmd === 'setRateLimit') sim.control.setRateLimit(typeof m.arg === 'number' ? { requests: m.arg, windowMs: 1000 } : false);
+      else if (m.cmd === 'requestLog') result = sim.control.requestLog().filter((e) => e.template === '/v3/accounts');
+      else if (m.cmd === 'counters') result = sim.control.counters();
+      else if (m.cmd === 'close') await sim.close();
+      process.send?.({ id: m.id, result });
+      if (m.cmd === 'close') process.disconnect();
+    })();
+  });
+}
+
+async function startSimulatorProcess(perSource: number): Promise<SimHandle> {
+  const child = fork(__filename, ['--simulator-child'], { env: { ...process.env, BENCH_PER_SOURCE: String(perSource) }, stdio: 'inherit' });
+  const pending = new Map<number, (v: unknown) => void>();
+  let seq = 0;
+  const ready = await new Promise<Omit<SimHandle, 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close'>>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`simulator process exited with ${code}`)));
+    child.on('message', (m: { ready?: SimHandle; id?: number; result?: unknown }) => {
+      if (m.ready) resolve(m.ready);
+      else if (m.id !== undefined) pending.get(m.id)?.(m.result);
+    });
+  });
+  const ask = <T>(cmd: ChildCommand['cmd'], arg?: unknown): Promise<T> =>
+    new Promise((resolve) => {
+      const id = ++seq;
+      pending.set(id, (v) => {
+        pending.delete(id);
+        resolve(v as T);
+      });
+      child.send({ id, cmd, arg });
+    });
+  child.removeAllListeners('exit');
+  return {
+    ...ready,
+    resetLog: () => ask('resetLog'),
+    setRateLimit: (perSecond) => ask('setRateLimit', perSecond),
+    requestLog: () => ask('requestLog'),
+    counters: () => ask('counters'),
+    close: async () => {
+      await ask('close');
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+function maxInWindow(ts: number[], windowMs = 1000): number {
+  let best = 0;
+  for (let lo = 0, hi = 0; hi < ts.length; hi++) {
+    while (ts[hi] - ts[lo] >= windowMs) lo++;
+    best = Math.max(best, hi - lo + 1);
+  }
+  return best;
+}
+
+async function retriesSoFar(): Promise<number> {
+  const m = await registry.getSingleMetric(METRIC.platformRetries)?.get();
+  return (m?.values ?? []).reduce((s, v) => s + v.value, 0);
+}
+
+interface Scenario {
+  name: string;
+  rps: number;
+  enableQueue: boolean;
+  workers: 1 | 3;
+  accounts: number;
+  /** Simulator's own limit (requests per second), for the 429 scenario. */
+  platformLimit?: number;
+}
+
+interface Result {
+  scenario: Scenario;
+  read: number;
+  pages: number;
+  wallS: number;
+  recordsPerS: number;
+  maxIn1s: number;
+  /** Most requests the clients dispatched in any 1-s window (before network and server queueing). */
+  maxDispatchedIn1s: number;
+  /** Requests in a 1-s window over the configured RPS: mean over windows sampled every 10 ms. */
+  share: number;
+  /** The same, lowest sampled window. */
+  minShare: number;
+  r429: number;
+  retries: number;
+}
+
+async function run(sim: SimHandle, redis: Redis, s: Scenario, sourceIds: string[]): Promise<Result> {
+  await sim.resetLog();
+  await sim.setRateLimit(s.platformLimit ?? false);
+  const retries0 = await retriesSoFar();
+  const keyPrefix = `bench:${s.name}:${Date.now()}:`;
+  const settings = readPlatformSettings({
+    baseurl: sim.baseurl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    requestsPerSecond: s.rps,
+    enableQueue: s.enableQueue,
+    maxConcurrentRequests: 10,
+    batchSize: 250,
+    provisioningTimeout: 600,
+  });
+  const dispatched: number[] = [];
+  const onDispatch = (endpoint: string): void => {
+    if (endpoint === '/v3/accounts') dispatched.push(Date.now());
+  };
+  const clients = Array.from({ length: s.workers }, () => createPlatformClient(settings, { redis, keyPrefix, logger: silentLogger, onDispatch }));
+  // One worker reads the sources one after another; three workers read one source each.
+  const plan: { client: number; sourceId: string; limit: number }[] =
+    s.workers === 1
+      ? sourceIds.map((sourceId) => ({ client: 0, sourceId, limit: Math.ceil(s.accounts / sourceIds.length) }))
+      : sourceIds.map((sourceId, i) => ({ client: i, sourceId, limit: Math.ceil(s.accounts / sourceIds.length) }));
+  // Tokens first, so that the measured window holds only account pages.
+  await Promise.all(clients.map((c) => c.tokens.get()));
+  const started = performance.now();
+  const counts = await Promise.all(
+    [0, 1, 2].slice(0, s.workers).map(async (w) => {
+      let n = 0;
+      for (const p of plan.filter((x) => x.client === w)) {
+        for await (const _ of clients[w].listAccounts({ sourceId: p.sourceId, limit: p.limit })) n++;
+      }
+      return n;
+    }),
+  );
+  const wallS = (performance.now() - started) / 1000;
+  for (const c of clients) c.close();
+  const ts = (await sim.requestLog()).map((e) => e.at).sort((a, b) => a - b);
+  const windows: number[] = [];
+  for (let start = ts[0], lo = 0, hi = 0; start + 1000 <= ts[ts.length - 1]; start += 10) {
+    while (lo < ts.length && ts[lo] < start) lo++;
+    while (hi < ts.length && ts[hi] < start + 1000) hi++;
+    windows.push(hi - lo);
+  }
+  if (process.env.BENCH_DEBUG) {
+    const per: number[] = [];
+    for (const t of ts) per[Math.floor((t - ts[0]) / 1000)] = (per[Math.floor((t - ts[0]) / 1000)] ?? 0) + 1;
+    const gaps = ts.slice(1).map((t, i) => t - ts[i]);
+    const sentGaps = dispatched.slice(1).map((t, i) => t - dispatched[i]);
+    console.log(`  [${s.name}] received per second: ${per.join(' ')}; span ${ts[ts.length - 1] - ts[0]} ms; min gap received ${Math.min(...gaps)} ms, sent ${Math.min(...sentGaps)} ms`);
+  }
+  const read = counts.reduce((a, b) => a + b, 0);
+  return {
+    scenario: s,
+    read,
+    pages: ts.length,
+    wallS,
+    recordsPerS: read / wallS,
+    maxIn1s: maxInWindow(ts),
+    maxDispatchedIn1s: maxInWindow(dispatched),
+    share: windows.length ? windows.reduce((a, b) => a + b, 0) / windows.length / s.rps : NaN,
+    minShare: windows.length ? Math.min(...windows) / s.rps : NaN,
+    r429: (await sim.counters()).rateLimited,
+    retries: (await retriesSoFar()) - retries0,
+  };
+}
+
+function pct(x: number): string {
+  return Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a';
+}
+
+async function main(): Promise<void> {
+  const perSource = Math.ceil(TOTAL / SOURCES.length);
+  const t0 = performance.now();
+  const sim = await startSimulatorProcess(perSource);
+  const { redis, stop } = await benchRedis();
+  const sourceIds = sim.sourceIds;
+  console.log(`simulator (child process): ${sim.accounts} accounts generated in ${((performance.now() - t0) / 1000).toFixed(1)} s; page size 250`);
+
+  const scenarios: Scenario[] = [
+    { name: 'unthrottled baseline (Enable queue off)', rps: 1000, enableQueue: false, workers: 1, accounts: TOTAL },
+    { name: 'RPS 50, 1 worker', rps: 50, enableQueue: true, workers: 1, accounts: TOTAL },
+    { name: 'RPS 50, 3 workers, shared Redis bucket', rps: 50, enableQueue: true, workers: 3, accounts: TOTAL },
+    { name: 'RPS 10, 1 worker', rps: 10, enableQueue: true, workers: 1, accounts: AT_RPS10 },
+    { name: 'RPS 10, 3 workers, shared Redis bucket', rps: 10, enableQueue: true, workers: 3, accounts: AT_RPS10 },
+    { name: 'RPS 40 vs platform limit 20/s (429s)', rps: 40, enableQueue: true, workers: 1, accounts: Math.min(TOTAL, 12_500), platformLimit: 20 },
+  ];
+  const results: Result[] = [];
+  try {
+    // Warm-up (not measured): the simulator builds its per-query list cache on first use.
+    await run(sim, redis, { ...scenarios[0], name: 'warm-up' }, sourceIds);
+    for (const s of scenarios) {
+      const r = await run(sim, redis, s, sourceIds);
+      results.push(r);
+      console.log(
+        `${s.name.padEnd(42)} read ${String(r.read).padStart(6)} in ${r.wallS.toFixed(1).padStart(5)} s  ${Math.round(r.recordsPerS).toString().padStart(6)} rec/s  ` +
+          `pages ${String(r.pages).padStart(4)}  max/1s sent ${String(r.maxDispatchedIn1s).padStart(3)} received ${String(r.maxIn1s).padStart(3)}${s.enableQueue ? ` (limit ${s.rps})` : ''}  ` +
+          `rate ${s.enableQueue ? `${pct(r.share)} of limit (min ${pct(r.minShare)})` : `${(r.pages / r.wallS).toFixed(1)} req/s`}  429s ${r.r429}  retries ${r.retries}`,
+      );
+    }
+  } finally {
+    await sim.close();
+    await stop();
+  }
+  const base = results[0];
+  console.log('\nratios');
+  for (const r of results.slice(1)) {
+    console.log(`  ${r.scenario.name.padEnd(42)} records/s vs unthrottled ${(r.recordsPerS / base.recordsPerS).toFixed(3)}; never above the limit in any 1-s window: sent ${r.maxDispatchedIn1s <= r.scenario.rps ? 'yes' : 'NO'}, received ${r.maxIn1s <= r.scenario.rps ? 'yes' : 'NO'}`);
+  }
+  const r10 = results.find((r) => r.scenario.name === 'RPS 10, 1 worker');
+  if (r10) console.log(`  scaling: at RPS 10, ${TOTAL.toLocaleString()} accounts (${Math.ceil(TOTAL / 250)} pages) would take about ${((Math.ceil(TOTAL / 250) / (10 * r10.share)) / 60).toFixed(1)} min`);
+  const bad = results.filter((r) => r.scenario.enableQueue && r.maxDispatchedIn1s > r.scenario.rps);
+  if (bad.length) process.exitCode = 1;
+}
+
+(process.argv.includes('--simulator-child') ? simulatorChild() : main()).catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -1,0 +1,92 @@
+import { offsetPages, searchAfterPages, type OffsetPage } from '../../src/platform/paging';
+
+/** A list server over `data`: serves at most `cap` items per page, counts requests in flight. */
+function server(data: number[], opts: { cap?: number; withTotal?: boolean; failAt?: number } = {}) {
+  const state = { inFlight: 0, maxInFlight: 0, requests: [] as number[], aborted: 0 };
+  const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal): Promise<OffsetPage<number>> => {
+    state.requests.push(offset);
+    state.inFlight++;
+    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(resolve, 2);
+        signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          state.aborted++;
+          reject(new Error('aborted'));
+        });
+      });
+      if (opts.failAt === offset) throw new Error(`page at ${offset} failed`);
+      const items = data.slice(offset, offset + Math.min(limit, opts.cap ?? limit));
+      return { items, total: first && opts.withTotal !== false ? data.length : undefined };
+    } finally {
+      state.inFlight--;
+    }
+  };
+  return { fetch, state };
+}
+
+async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+const data = Array.from({ length: 103 }, (_, i) => i);
+
+describe('offsetPages', () => {
+  it.each([
+    ['sequential, no total', { withTotal: false }, 1],
+    ['read-ahead 4 with total', {}, 4],
+    ['server caps pages below the page size (read-ahead recovers)', { cap: 7 }, 4],
+    ['server caps pages, no total', { cap: 7, withTotal: false }, 1],
+  ])('%s: every item once, in order', async (_name, opts, ahead) => {
+    const s = server(data, opts);
+    expect(await all(offsetPages(10, s.fetch, ahead))).toEqual(data);
+  });
+
+  it('keeps at most readAhead pages in flight', async () => {
+    const s = server(data);
+    await all(offsetPages(10, s.fetch, 3));
+    expect(s.state.maxInFlight).toBe(3);
+  });
+
+  it('throws at the failed page after yielding everything before it', async () => {
+    const s = server(data, { failAt: 30 });
+    const seen: number[] = [];
+    await expect(
+      (async () => {
+        for await (const x of offsetPages(10, s.fetch, 4)) seen.push(x);
+      })(),
+    ).rejects.toThrow('page at 30 failed');
+    expect(seen).toEqual(data.slice(0, 30));
+  });
+
+  it('aborts pages in flight when the consumer stops', async () => {
+    const s = server(data);
+    for await (const x of offsetPages(10, s.fetch, 4)) if (x === 12) break;
+    await new Promise((r) => setTimeout(r, 10));
+    expect(s.state.aborted).toBeGreaterThan(0);
+    expect(s.state.inFlight).toBe(0);
+  });
+
+  it('ends at an empty first page', async () => {
+    expect(await all(offsetPages(10, server([]).fetch, 4))).toEqual([]);
+  });
+});
+
+describe('searchAfterPages', () => {
+  it('passes the last key of each page and ends on a short page', async () => {
+    const calls: (string[] | undefined)[] = [];
+    const ids = Array.from({ length: 25 }, (_, i) => `id${String(i).padStart(2, '0')}`);
+    const out = await all(
+      searchAfterPages(10, (x: string) => x, async (after) => {
+        calls.push(after);
+        const start = after ? ids.indexOf(after[0]) + 1 : 0;
+        return ids.slice(start, start + 10);
+      }),
+    );
+    expect(out).toEqual(ids);
+    expect(calls).toEqual([undefined, ['id09'], ['id19']]);
+  });
+});
