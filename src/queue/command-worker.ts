@@ -73,11 +73,11 @@ export class CommandWorker {
     const keys = resultKeys(this.queueName, jobId);
     const controller = new AbortController();
     const writer = new ResultStreamWriter(this.streamConnection, keys, { ...this.streamOptions, signal: controller.signal });
-    if ((await this.streamConnection.exists(keys.cancel)) === 1) return;
+    // No cancel check here: a job cancelled while waiting was removed by the api, and the poller catches the rest.
     const entry: RunningJob = { controller, cancelKey: keys.cancel, cancelledByApi: false };
     this.running.set(jobId, entry);
     try {
-      await writer.start();
+      writer.start();
       if (job.attemptsStarted > 1) {
         // Output may already have reached the client from the lost attempt: fail rather than duplicate it.
         await writer.fail(new FusionError('PROXY_SERVER_ERROR', 'the worker running this command stopped; run the command again'));

@@ -37,8 +37,12 @@ export class InMemoryChannel implements OutputSink {
 
   write(line: string): Promise<void> | undefined {
     if (this.closed) throw new FusionError('COMMAND_CANCELLED', 'the reader went away');
-    this.batcher.add(line);
-    if (this.backlogBytes <= this.opts.maxBacklogBytes) return undefined;
+    const emitted = this.batcher.add(line);
+    if (this.backlogBytes <= this.opts.maxBacklogBytes) {
+      // A producer that never awaits real I/O would otherwise keep the event loop (sockets,
+      // heartbeats, other requests) waiting until the backlog is full: yield once per chunk.
+      return emitted ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined;
+    }
     return new Promise<void>((resolve, reject) => {
       this.writerWake = { resolve, reject };
     });

@@ -31,16 +31,22 @@ export class LineBatcher {
   }
 
   flush(): void {
+    const chunk = this.take();
+    if (chunk) this.emit(chunk.data, chunk.items);
+  }
+
+  /** Removes and returns the pending lines as a chunk without emitting it. */
+  take(): { data: string; items: number } | undefined {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (this.parts.length === 0) return;
+    if (this.parts.length === 0) return undefined;
     const items = this.parts.length;
     const data = this.parts.join('\n') + '\n';
     this.parts = [];
     this.bytes = 0;
-    this.emit(data, items);
+    return { data, items };
   }
 
   dispose(): void {

@@ -49,9 +49,12 @@ export class ResultStreamWriter implements OutputSink {
     );
   }
 
-  async start(): Promise<void> {
+  /** Announces the start (the api's first sign of life); queued on the connection, not awaited. */
+  start(): void {
     this.lastSignal = Date.now();
-    await this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.started).pexpire(this.keys.stream, this.opts.ttlMs).exec();
+    this.enqueue(async () => {
+      await this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.started).pexpire(this.keys.stream, this.opts.ttlMs).exec();
+    });
   }
 
   write(line: string): Promise<void> | undefined {
@@ -70,14 +73,13 @@ export class ResultStreamWriter implements OutputSink {
   }
 
   async end(): Promise<void> {
-    this.batcher.flush();
+    // The last partial chunk and the end entry travel in one round trip.
+    const rest = this.batcher.take();
     await this.tail;
     if (this.broken) throw this.broken;
-    await this.redis
-      .multi()
-      .xadd(this.keys.stream, '*', 't', ENTRY.end)
-      .pexpire(this.keys.stream, this.opts.endTtlMs)
-      .exec();
+    const tx = this.redis.multi();
+    if (rest) tx.xadd(this.keys.stream, '*', 't', ENTRY.data, 'n', String(rest.items), 'd', rest.data);
+    await tx.xadd(this.keys.stream, '*', 't', ENTRY.end).pexpire(this.keys.stream, this.opts.endTtlMs).exec();
   }
 
   async fail(error: FusionError): Promise<void> {
