@@ -2,10 +2,13 @@ import type { AxiosInstance, AxiosResponse, RawAxiosRequestConfig } from 'axios'
 import { AccountsApi, SearchApi, SourcesApi, SourcesBetaApi, TaskManagementBetaApi, type Search } from 'sailpoint-api-client';
 import { FusionError, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
-import type { CallOptions, PlatformAccount, PlatformIdentity, PlatformPort, PlatformSource, PlatformTask, SourceSchema } from '../core/ports/platform';
+import type { CallOptions, PlatformAccount, PlatformIdentity, PlatformSession, PlatformSource, PlatformTask, SourceSchema } from '../core/ports/platform';
+import type { ReviewPlatformPort } from '../core/ports/review-platform';
 import type { ConcurrencyGate } from './concurrency-gate';
 import { ENDPOINT, PAGE_MAX } from './endpoint-templates';
+import { filterValue } from './filter-value';
 import { LibraryHandle } from './library';
+import { ReviewPlatform } from './review-platform';
 import { toAccount, toIdentity, toSchema, toSource, toTask } from './mappers';
 import { offsetPages, searchAfterPages } from './paging';
 import { pageSizeFor, type PlatformSettings } from './platform-settings';
@@ -30,11 +33,6 @@ export interface PlatformClientDeps {
 /** Sends one request: gets the library objects' axios instance and the per-attempt options. */
 export type Send<T> = (axios: AxiosInstance, options: RawAxiosRequestConfig) => Promise<AxiosResponse<T>>;
 
-/** A platform filter string literal: `"..."` with quotes and backslashes escaped. */
-export function filterValue(v: string): string {
-  return JSON.stringify(v);
-}
-
 function jsonPointerSegment(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
@@ -56,7 +54,7 @@ function asArray(data: unknown, req: PlatformRequest): unknown[] {
  * gets a token, a concurrency slot and a rate grant, then is retried by one policy (see
  * RequestExecutor). Listings are streamed page by page and fail as a whole.
  */
-export class PlatformClient implements PlatformPort {
+export class PlatformClient implements PlatformSession {
   readonly tokens: TokenProvider;
   private readonly lib: LibraryHandle;
   private readonly executor: RequestExecutor;
@@ -112,6 +110,10 @@ export class PlatformClient implements PlatformPort {
 
   pageSize(endpointMax: number): number {
     return pageSizeFor(this.settings, endpointMax);
+  }
+
+  reviews(): ReviewPlatformPort {
+    return new ReviewPlatform(this);
   }
 
   /** Sockets carrying a request right now; 0 once every call has settled or been aborted. */

@@ -15,7 +15,8 @@ import type {
 } from '../core/ports/review-platform';
 import { ENDPOINT, PAGE_MAX } from './endpoint-templates';
 import { offsetPages } from './paging';
-import { filterValue, type PlatformClient } from './platform-client';
+import { filterValue } from './filter-value';
+import type { PlatformClient } from './platform-client';
 import type { PlatformRequest } from './request-executor';
 
 type Json = Record<string, unknown>;

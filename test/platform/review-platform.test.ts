@@ -73,6 +73,11 @@ describe('ReviewPlatform against the simulator', () => {
     expect(sim.control.workflowRuns().at(-1)).toMatchObject({ workflowId: wf.id, input: { subject: 'Review' } });
   });
 
+  it('is reachable from the platform session the core receives', async () => {
+    const fromSession = client.reviews();
+    expect(await fromSession.findAccessProfileByName('no such profile')).toBeUndefined();
+  });
+
   it('a form call without sp:forms:manage names that scope', async () => {
     sim.control.addClient({ clientId: 'no-forms', clientSecret: 'no-forms-secret', scopes: ['sp:accounts:read'] });
     const narrow = clientFor(sim, { clientId: 'no-forms', clientSecret: 'no-forms-secret' });

@@ -1,4 +1,5 @@
 import type { Logger } from './logger';
+import type { ReviewPlatformPort } from './review-platform';
 
 /**
  * What the core needs from the platform API. `src/platform` implements it on top of
@@ -107,6 +108,11 @@ export interface PlatformPort {
 /** A platform client for the duration of one command; `close()` releases its connections. */
 export interface PlatformSession extends PlatformPort {
   close(): void;
+  /**
+   * Review forms, reviewers and workflows through the same token, rate budget and retries.
+   * Optional so that test fakes of the platform need not provide it.
+   */
+  reviews?(): ReviewPlatformPort;
 }
 
 /**
