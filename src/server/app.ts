@@ -33,6 +33,8 @@ export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions
   if (!probe) throw new Error('fusionApp needs a dispatcher or a readiness probe');
   await app.register(errorHandlerPlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
   await app.register(gracefulClosePlugin);
+  // The wire contract is application/json only; anything else is a 415, not a confusing 400.
+  app.removeContentTypeParser('text/plain');
   await app.register(httpMetricsPlugin);
   await app.register(healthRoutes, { probe });
   if (env.METRICS_ENABLED) await app.register(metricsRoute);

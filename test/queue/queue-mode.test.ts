@@ -78,6 +78,18 @@ describe('queue mode', () => {
     }
   });
 
+  it('answers 504 when no worker starts the job within REQUEST_TIMEOUT_MS, and removes the job', async () => {
+    const h = await startHarness('queue', { ROLE: 'api', REQUEST_TIMEOUT_MS: '300' });
+    try {
+      const res = await post(`${h.base}/proxy`, commandBody());
+      expect(res.status).toBe(504);
+      expect(JSON.parse(res.body).error).toMatch(/no worker started the command/);
+      await until(async () => ((await h.redis!.llen(waitListKey(h.env.QUEUE_NAME))) === 0 ? true : undefined));
+    } finally {
+      await h.close();
+    }
+  });
+
   it('has no secret in the job hash or result stream while a job runs', async () => {
     const h = await startHarness('queue');
     try {

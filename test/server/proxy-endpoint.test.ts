@@ -84,6 +84,15 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
     expect(res.json().error).toMatch(/larger than 10485760 bytes \(BODY_LIMIT_BYTES\)/);
   });
 
+  it('answers 415 JSON to a non-JSON content type and 404 JSON elsewhere', async () => {
+    const res = await h.server.app.inject({ method: 'POST', url: '/proxy', headers: { 'content-type': 'text/plain' }, payload: 'hi' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error).toMatch(/application\/json/);
+    const missing = await h.server.app.inject({ method: 'POST', url: '/elsewhere', payload: {} });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toMatch(/no route/);
+  });
+
   it('answers 500 with the message when the command fails before its first item', async () => {
     const res = await post(url, commandBody({ failBeforeFirst: 'platform said no' }));
     expect(res.status).toBe(500);
