@@ -9,9 +9,9 @@ export interface ProxyCommand {
   requestId: string;
 }
 
-/** NDJSON text (whole lines, each ending in "\n") and how many items it holds. */
+/** NDJSON (whole lines, each ending in "\n") as text or UTF-8 bytes, and how many items it holds. */
 export interface OutputChunk {
-  data: string;
+  data: string | Buffer;
   items: number;
 }
 

@@ -13,11 +13,16 @@ export interface ResultStreamReaderOptions {
   count: number;
 }
 
-type StreamEntry = [id: string, fields: string[]];
+type StreamEntry = [id: Buffer, fields: Buffer[]];
 
-function field(fields: string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+/** Entries are read as Buffers: the NDJSON goes to the socket without a decode and re-encode. */
+function field(fields: Buffer[], name: string): Buffer | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString('latin1') === name) return fields[i + 1];
   return undefined;
+}
+
+function text(fields: Buffer[], name: string): string | undefined {
+  return field(fields, name)?.toString('utf8');
 }
 
 /**
@@ -53,7 +58,7 @@ export class ResultStreamReader {
           );
         }
         const block = Math.max(1, Math.min(this.opts.blockMs, remaining));
-        const reply = (await this.conn.redis.xread('COUNT', this.opts.count, 'BLOCK', block, 'STREAMS', this.keys.stream, lastId)) as
+        const reply = (await this.conn.redis.xreadBuffer('COUNT', this.opts.count, 'BLOCK', block, 'STREAMS', this.keys.stream, lastId)) as
           | Array<[string, StreamEntry[]]>
           | null;
         const entries = reply?.[0]?.[1];
@@ -61,16 +66,16 @@ export class ResultStreamReader {
         deadline = Date.now() + this.opts.idleTimeoutMs;
         const ids: string[] = [];
         for (const [id, fields] of entries) {
-          lastId = id;
-          ids.push(id);
-          const type = field(fields, 't');
+          lastId = id.toString('latin1');
+          ids.push(lastId);
+          const type = text(fields, 't');
           if (type === ENTRY.data) {
-            yield { data: field(fields, 'd') ?? '', items: Number(field(fields, 'n') ?? 0) };
+            yield { data: field(fields, 'd') ?? Buffer.alloc(0), items: Number(text(fields, 'n') ?? 0) };
           } else if (type === ENTRY.end) {
             return;
           } else if (type === ENTRY.error) {
-            const code = (field(fields, 'c') ?? 'PROXY_SERVER_ERROR') as FusionErrorCode;
-            throw new FusionError(code, field(fields, 'm') ?? 'the command failed in the worker', { fromWorker: true });
+            const code = (text(fields, 'c') ?? 'PROXY_SERVER_ERROR') as FusionErrorCode;
+            throw new FusionError(code, text(fields, 'm') ?? 'the command failed in the worker', { fromWorker: true });
           }
         }
         // Everything in this batch has been handed to the response: free it, which lets the writer go on.

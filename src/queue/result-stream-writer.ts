@@ -22,6 +22,8 @@ export interface ResultStreamWriterOptions {
   signal: AbortSignal;
 }
 
+const START_ANNOUNCE_DELAY_MS = 25;
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -36,6 +38,8 @@ export class ResultStreamWriter implements OutputSink {
   private roomWaiters: Array<() => void> = [];
   private broken: Error | undefined;
   private lastSignal = 0;
+  private lastExpire = 0;
+  private startTimer: NodeJS.Timeout | undefined;
   /** Largest XLEN seen after a write (tests and benchmark). */
   maxBacklogSeen = 0;
 
@@ -49,12 +53,23 @@ export class ResultStreamWriter implements OutputSink {
     );
   }
 
-  /** Announces the start (the api's first sign of life); queued on the connection, not awaited. */
+  /**
+   * Announces the start (the api's first sign of life) a little later, unless output or the end
+   * comes first (which says the same): a quick command then costs the api one wake-up, not two.
+   */
   start(): void {
     this.lastSignal = Date.now();
-    this.enqueue(async () => {
-      await this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.started).pexpire(this.keys.stream, this.opts.ttlMs).exec();
-    });
+    this.startTimer = setTimeout(() => {
+      this.startTimer = undefined;
+      this.enqueue(async () => {
+        await this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.started).pexpire(this.keys.stream, this.opts.ttlMs).exec();
+      });
+    }, Math.min(START_ANNOUNCE_DELAY_MS, this.opts.progressIntervalMs));
+  }
+
+  private cancelStartAnnouncement(): void {
+    if (this.startTimer) clearTimeout(this.startTimer);
+    this.startTimer = undefined;
   }
 
   write(line: string): Promise<void> | undefined {
@@ -74,8 +89,9 @@ export class ResultStreamWriter implements OutputSink {
 
   async end(): Promise<void> {
     // The last partial chunk and the end entry travel in one round trip.
+    this.cancelStartAnnouncement();
     const rest = this.batcher.take();
-    await this.tail;
+    if (this.queued > 0) await this.tail;
     if (this.broken) throw this.broken;
     const tx = this.redis.multi();
     if (rest) tx.xadd(this.keys.stream, '*', 't', ENTRY.data, 'n', String(rest.items), 'd', rest.data);
@@ -83,6 +99,7 @@ export class ResultStreamWriter implements OutputSink {
   }
 
   async fail(error: FusionError): Promise<void> {
+    this.cancelStartAnnouncement();
     // Output produced before the failure still goes out, as in embedded mode; the error entry follows it.
     if (this.broken || error.code === 'COMMAND_CANCELLED') this.batcher.dispose();
     else this.batcher.flush();
@@ -112,14 +129,19 @@ export class ResultStreamWriter implements OutputSink {
   }
 
   private async writeChunk(data: string, items: number): Promise<void> {
-    const replies = await this.redis
-      .multi()
-      .xadd(this.keys.stream, '*', 't', ENTRY.data, 'n', String(items), 'd', data)
-      .pexpire(this.keys.stream, this.opts.ttlMs)
-      .xlen(this.keys.stream)
-      .exec();
-    this.lastSignal = Date.now();
-    const len = Number(replies?.[2]?.[1] ?? 0);
+    this.cancelStartAnnouncement();
+    // A plain pipeline (no MULTI): nothing here needs atomicity, and each chunk costs one round trip.
+    const p = this.redis.pipeline().xadd(this.keys.stream, '*', 't', ENTRY.data, 'n', String(items), 'd', data);
+    const now = Date.now();
+    if (now - this.lastExpire >= 1000) {
+      this.lastExpire = now;
+      p.pexpire(this.keys.stream, this.opts.ttlMs);
+    }
+    const replies = await p.xlen(this.keys.stream).exec();
+    this.lastSignal = now;
+    const last = replies?.[replies.length - 1];
+    if (last?.[0]) throw last[0];
+    const len = Number(last?.[1] ?? 0);
     if (len > this.maxBacklogSeen) this.maxBacklogSeen = len;
     if (len > this.opts.maxBacklogEntries) await this.waitForRoom(len);
   }

@@ -55,7 +55,7 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
         activeStreams.dec();
       };
       reply.raw.on('close', settle);
-      async function* body(): AsyncGenerator<string> {
+      async function* body(): AsyncGenerator<string | Buffer> {
         let next: IteratorResult<OutputChunk> = first;
         while (!next.done) {
           streamBytes.inc({ mode }, next.value.data.length);
