@@ -139,7 +139,12 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
     expect(metrics.body).toContain(`fusion_stream_items_total{mode="${mode}"}`);
     expect(metrics.body).toMatch(/fusion_auth_failures_total\{reason="mismatch"\} \d+/);
     expect(metrics.body).toMatch(/fusion_jobs_total\{command="std:account:list",outcome="success"\} \d+/);
-    if (mode === 'queue') expect(metrics.body).toMatch(/fusion_queue_workers \d+/);
+    if (mode === 'queue') {
+      expect(metrics.body).toMatch(/fusion_queue_workers [1-9]/);
+      expect(metrics.body).toMatch(/fusion_queue_jobs\{state="waiting"\} \d+/);
+    }
+    expect(metrics.body).not.toContain(PASSWORD);
+    expect(metrics.body).not.toContain(CLIENT_SECRET);
   });
 
   it('never writes a secret to the logs', () => {
