@@ -22,6 +22,9 @@ export interface CommandWorkerOptions {
   cancelPollMs?: number;
   /** Stream tuning; see ResultStreamWriterOptions. */
   stream?: Partial<Omit<ResultStreamWriterOptions, 'signal'>>;
+  /** BullMQ lock tuning (defaults 30 s each): how soon a dead worker's job is noticed. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
 }
 
 interface RunningJob {
@@ -62,6 +65,8 @@ export class CommandWorker {
       connection: this.bullConnection,
       prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
       concurrency: opts.concurrency,
+      ...(opts.lockDurationMs !== undefined ? { lockDuration: opts.lockDurationMs } : {}),
+      ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
     });
     this.worker.on('error', (e: unknown) => opts.logger.warn({ err: errorMessage(e) }, 'worker error'));
     this.pollTimer = setInterval(() => void this.pollCancellations(), opts.cancelPollMs ?? 250);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
-import type { Redis } from 'ioredis';
+import { Worker } from 'bullmq';
+import { Redis as IORedis, type Redis } from 'ioredis';
 import { CommandWorker } from '../../src/queue/command-worker';
 import { JobCrypto } from '../../src/queue/job-crypto';
 import { waitListKey } from '../../src/queue/queue-names';
@@ -128,6 +129,39 @@ describe('queue mode', () => {
       expect(runner.count).toBe(0);
     } finally {
       await worker.close();
+      await h.close();
+    }
+  });
+
+  it('fails, rather than runs twice, a job whose first worker died', async () => {
+    const h = await startHarness('queue', { ROLE: 'api' });
+    const deadConnection = new IORedis(redisUrl(), { maxRetriesPerRequest: null });
+    const dead = new Worker(h.env.QUEUE_NAME, null, { connection: deadConnection, autorun: false, lockDuration: 300 });
+    const runner = new ScriptedRunner();
+    let worker: CommandWorker | undefined;
+    try {
+      const pending = post(`${h.base}/proxy`, commandBody());
+      await until(async () => ((await h.redis!.llen(waitListKey(h.env.QUEUE_NAME))) > 0 ? true : undefined));
+      // A worker takes the job and dies: it never renews its lock nor finishes.
+      const taken = await dead.getNextJob('dead-worker-token');
+      expect(taken?.attemptsStarted).toBe(1);
+      worker = new CommandWorker({
+        redisUrl: redisUrl(),
+        runner: runner.runner,
+        crypto: JobCrypto.fromKey('a'.repeat(64)),
+        logger: silentLogger,
+        concurrency: 1,
+        queueName: h.env.QUEUE_NAME,
+        stalledIntervalMs: 200,
+      });
+      const res = await pending;
+      expect(res.status).toBe(500);
+      expect(JSON.parse(res.body).error).toMatch(/the worker running this command stopped; run the command again/);
+      expect(runner.count).toBe(0);
+    } finally {
+      await worker?.close();
+      await dead.close(true);
+      await deadConnection.quit();
       await h.close();
     }
   });

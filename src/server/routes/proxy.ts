@@ -42,6 +42,8 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
       });
+      // The client may have gone while the body was read and checked: 'close' has fired already.
+      if (request.raw.socket?.destroyed) controller.abort();
       const source = withHeartbeat(opts.dispatcher.dispatch(cmd, controller.signal), opts.heartbeatIntervalMs);
       const first = await source.next().catch((e: unknown) => {
         throw commandFailure(e);
