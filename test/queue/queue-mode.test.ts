@@ -192,6 +192,19 @@ describe('queue mode', () => {
     });
   });
 
+  it('serves only probes and metrics on a worker-only process', async () => {
+    const h = await startHarness('queue', { ROLE: 'worker', PROXY_PASSWORD: '' });
+    try {
+      await until(async () => ((await h.server.app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200 ? true : undefined));
+      expect((await h.server.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready', mode: 'worker' });
+      expect((await h.server.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+      const res = await post(`${h.base}/proxy`, commandBody());
+      expect(res.status).toBe(404);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('JobCrypto seals and opens, and rejects a tampered payload', () => {
     const a = JobCrypto.fromKey('c'.repeat(64));
     const sealed = a.encrypt(JSON.stringify({ clientSecret: CLIENT_SECRET }));
