@@ -21,7 +21,6 @@ function isFastifyError(e: unknown): e is FastifyError {
 function fastifyMessage(e: FastifyError, bodyLimit: number): string {
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return `request body is larger than ${bodyLimit} bytes (BODY_LIMIT_BYTES)`;
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return `unsupported Content-Type: send application/json`;
-  if (e.statusCode === 400 && e instanceof SyntaxError) return `request body is not valid JSON: ${e.message}`;
   return e.message;
 }
 
