@@ -15,5 +15,7 @@ export function uniquePrefix(label = 't'): string {
 
 /** Opens a connection the caller must close with `quit()`. */
 export function openRedis(opts: { maxRetriesPerRequest?: number | null } = {}): Redis {
-  return new Redis(redisUrl(), { maxRetriesPerRequest: opts.maxRetriesPerRequest ?? 1, lazyConnect: false });
+  // `null` is meaningful (BullMQ workers require it), so only an absent option gets the default.
+  const maxRetriesPerRequest = opts.maxRetriesPerRequest === undefined ? 1 : opts.maxRetriesPerRequest;
+  return new Redis(redisUrl(), { maxRetriesPerRequest, lazyConnect: false });
 }
