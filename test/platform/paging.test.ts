@@ -9,12 +9,17 @@ function server(data: number[], opts: { cap?: number; withTotal?: boolean; failA
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
     try {
       await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(resolve, 2);
-        signal.addEventListener('abort', () => {
+        // Remove the listener when the page completes, as the real executor does, so none pile up.
+        const onAbort = (): void => {
           clearTimeout(t);
           state.aborted++;
           reject(new Error('aborted'));
-        });
+        };
+        const t = setTimeout(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        }, 2);
+        signal.addEventListener('abort', onAbort, { once: true });
       });
       if (opts.failAt === offset) throw new Error(`page at ${offset} failed`);
       const items = data.slice(offset, offset + Math.min(limit, opts.cap ?? limit));
