@@ -99,6 +99,8 @@ interface AggregateResult {
   apiWaitMs: number;
   peakRssMb: number;
   baseRssMb: number;
+  /** Largest heap still used after a full GC during the run (what it holds: registry, indexes, one batch). */
+  retainedHeapMb: number;
   summary: Pick<AggregationSummary, 'accountsCreated' | 'potentialDuplicates' | 'machineAccountsSkipped' | 'counterFlushes'>;
 }
 
@@ -155,6 +157,7 @@ async function aggregateChild(info: SimInfo, matching: boolean): Promise<void> {
     ...base,
     spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
     batchSize: 250,
+    maxAttempts: 1000,
     attributeDefinitions: [
       { name: 'login', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower', normalize: true, spaces: true },
       { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 7 },
@@ -173,10 +176,22 @@ async function aggregateChild(info: SimInfo, matching: boolean): Promise<void> {
   const t0 = performance.now();
   let items = 0;
   const ctx = { signal: new AbortController().signal, logger: silentLogger, jobId: 'bench', progress: () => undefined };
-  for await (const _ of runner('std:account:list' as CommandType, {}, config, ctx)) items++;
-  const totalMs = performance.now() - t0;
+  const gcNow = (globalThis as { gc?: () => void }).gc;
+  let liveMax = 0;
+  let gcMs = 0;
+  for await (const _ of runner('std:account:list' as CommandType, {}, config, ctx)) {
+    if (++items % 10_000 === 0 && gcNow) {
+      // Live heap while the run is in progress (what it holds, not garbage); the pause is excluded.
+      const g = performance.now();
+      gcNow();
+      liveMax = Math.max(liveMax, process.memoryUsage().heapUsed);
+      gcMs += performance.now() - g;
+    }
+  }
+  const totalMs = performance.now() - t0 - gcMs;
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
+  const retainedMb = liveMax / 2 ** 20;
   const s = summaries[0]!;
   const result: AggregateResult = {
     items,
@@ -184,6 +199,7 @@ async function aggregateChild(info: SimInfo, matching: boolean): Promise<void> {
     apiWaitMs: wait.ms,
     peakRssMb: peak / 2 ** 20,
     baseRssMb: baseRss / 2 ** 20,
+    retainedHeapMb: retainedMb,
     summary: { accountsCreated: s.accountsCreated, potentialDuplicates: s.potentialDuplicates, machineAccountsSkipped: s.machineAccountsSkipped, counterFlushes: s.counterFlushes },
   };
   process.send?.(result);
@@ -195,7 +211,7 @@ async function benchAggregation(sizes: number[], matching: boolean): Promise<voi
   for (const size of sizes) {
     const { child: sim, info } = await startSim(Math.ceil(size / 2));
     try {
-      const worker = fork(__filename, ['--aggregate', JSON.stringify(info), matching ? 'matching' : 'plain'], { stdio: 'inherit' });
+      const worker = fork(__filename, ['--aggregate', JSON.stringify(info), matching ? 'matching' : 'plain'], { stdio: 'inherit', execArgv: ['--expose-gc'] });
       const r = await new Promise<AggregateResult>((resolve, reject) => {
         worker.once('message', (m) => resolve(m as AggregateResult));
         worker.once('exit', (code) => (code ? reject(new Error(`aggregation child exited with ${code}`)) : undefined));
@@ -204,7 +220,7 @@ async function benchAggregation(sizes: number[], matching: boolean): Promise<voi
       rows.push({ size, r });
       console.log(
         `  ${size.toLocaleString('en-US')} source accounts: ${r.items} emitted (${r.summary.accountsCreated} created, ${r.summary.potentialDuplicates} to review, ${r.summary.machineAccountsSkipped} machine skipped) in ${(r.totalMs / 1000).toFixed(1)} s` +
-          ` = ${Math.round(size / (r.totalMs / 1000)).toLocaleString('en-US')} accounts/s; waiting for the API ${((100 * r.apiWaitMs) / r.totalMs).toFixed(0)}%; peak RSS ${r.peakRssMb.toFixed(0)} MB (start ${r.baseRssMb.toFixed(0)} MB); counter flushes ${r.summary.counterFlushes}`,
+          ` = ${Math.round(size / (r.totalMs / 1000)).toLocaleString('en-US')} accounts/s; waiting for the API ${((100 * r.apiWaitMs) / r.totalMs).toFixed(0)}%; peak RSS ${r.peakRssMb.toFixed(0)} MB (start ${r.baseRssMb.toFixed(0)} MB), live heap ${r.retainedHeapMb.toFixed(0)} MB; counter flushes ${r.summary.counterFlushes}`,
       );
     } finally {
       sim.kill('SIGTERM');
@@ -220,7 +236,14 @@ async function benchAggregation(sizes: number[], matching: boolean): Promise<voi
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--aggregate') {
-    await aggregateChild(JSON.parse(argv[1]!) as SimInfo, argv[2] === 'matching');
+    // Exit explicitly: pooled sockets of the platform client would keep the child alive.
+    await aggregateChild(JSON.parse(argv[1]!) as SimInfo, argv[2] === 'matching').then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error(e);
+        process.exit(1);
+      },
+    );
     return;
   }
   const sizesArg = argv.indexOf('--sizes');

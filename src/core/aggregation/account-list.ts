@@ -396,9 +396,10 @@ class AggregationRun {
       attributes[NAME_ATTRIBUTE] = displayNameOf(attributes, key);
       // New connector accounts are disabled by design: the identity profile's provisioning plan enables them.
       items.push({ identity: key, disabled: true, attributes });
-      this.owner.set(s.account.id, key);
-      this.createdKeys.add(key);
-      baseline.push({ id: key, attributes: s.merged });
+      if (this.matcher) {
+        this.createdKeys.add(key);
+        baseline.push({ id: key, attributes: s.merged });
+      }
       this.summary.accountsCreated++;
     }
     // Later batches must see this run's new accounts as potential duplicates too.
