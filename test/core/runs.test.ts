@@ -130,3 +130,23 @@ describe('run lock and processing flag', () => {
     expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toEqual({ runId: 'other' });
   });
 });
+
+describe('metrics', () => {
+  test('lock attempts by result and accounts emitted are counted', async () => {
+    const { registry } = await import('../../src/observability/metrics-registry');
+    const value = async (name: string, labels: Record<string, string>) => {
+      const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
+      return (m?.values ?? []).find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+    };
+    const acquired = await value('fusion_lock_attempts_total', { result: 'acquired' });
+    const stale = await value('fusion_lock_attempts_total', { result: 'stale' });
+    const emitted = await value('fusion_accounts_processed_total', { command: 'std:account:list' });
+    const h = tenant();
+    await list(h);
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'x' };
+    await failure(run(createAccountListCommand(h.deps), h));
+    expect(await value('fusion_lock_attempts_total', { result: 'acquired' })).toBe(acquired + 1);
+    expect(await value('fusion_lock_attempts_total', { result: 'stale' })).toBe(stale + 1);
+    expect(await value('fusion_accounts_processed_total', { command: 'std:account:list' })).toBe(emitted + 3);
+  });
+});

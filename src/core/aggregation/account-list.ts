@@ -31,6 +31,7 @@ import { AttributeGenerator } from './attribute-generator';
 import { mergeAttributes, sortBySourceOrder, type SourceAccountView } from './attribute-merge';
 import { ACCOUNTS_ATTRIBUTE, KEY_ATTRIBUTE, NAME_ATTRIBUTE, SOURCES_ATTRIBUTE, displayNameOf, stringList, type AccountItem } from './connector-account';
 import { COUNTERS_KEY, CounterStore } from './counter-store';
+import { accountsProcessed } from './metrics';
 import { enterRun, type RunGuard } from './run-guard';
 import { forceAggregation, resolveSources } from './source-resolution';
 import { UniqueRegistry } from './unique-registry';
@@ -313,6 +314,7 @@ class AggregationRun {
     await this.counters.flush();
     this.ctx.progress();
     this.logger.debug({ refreshed: batch.ready.length, candidates: batch.fresh.length, emitted: items.length }, 'Batch processed');
+    accountsProcessed.inc({ command: 'std:account:list' }, items.length);
     for (const item of items) {
       this.summary.accountsEmitted++;
       yield item;

@@ -12,6 +12,7 @@ import { FusionError } from '../errors';
 import type { Logger } from '../ports/logger';
 import type { CallOptions, PlatformPort, PlatformSource } from '../ports/platform';
 import { holdRunLock, type HeldLock, type RunLock } from '../ports/run-lock';
+import { lockAttempts } from './metrics';
 
 export const PROCESSING_KEY = 'processing';
 
@@ -30,6 +31,7 @@ export async function enterRun(
     onLost: () => logger.error({ source: source.name }, 'The aggregation lost its run lock (renewal failed); another run may start'),
   });
   if (!held) {
+    lockAttempts.inc({ result: 'busy' });
     throw new FusionError('AGGREGATION_IN_PROGRESS', `Another aggregation of source "${source.name}" is in progress; wait for it to finish, then run again`, {
       sourceId: source.id,
     });
@@ -40,6 +42,7 @@ export async function enterRun(
     if (flag !== undefined && flag !== null && flag !== false && flag !== '' && flag !== 'false') {
       await platform.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null }, opts);
       logger.warn({ source: source.name, flag }, 'Cleared a processing flag left by an aggregation that did not finish');
+      lockAttempts.inc({ result: 'stale' });
       throw new FusionError(
         'AGGREGATION_STALE_FLAG',
         `The previous aggregation of source "${source.name}" did not finish (processing flag ${describeFlag(flag)}). The flag has been cleared: confirm that no other aggregation of this source is running, then run the aggregation again`,
@@ -47,6 +50,7 @@ export async function enterRun(
       );
     }
     await platform.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: { runId, startedAt: args.now().toISOString() } }, opts);
+    lockAttempts.inc({ result: 'acquired' });
   } catch (e) {
     await held.release();
     throw e;

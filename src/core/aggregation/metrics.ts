@@ -1,0 +1,18 @@
+import { Counter } from 'prom-client';
+import { METRIC } from '../../observability/metric-names';
+import { registry } from '../../observability/metrics-registry';
+
+/** Run-lock outcomes: acquired, busy (another run holds it), stale (a leftover processing flag was cleared). */
+export const lockAttempts = new Counter({
+  name: METRIC.lockAttempts,
+  help: 'Aggregation run-lock attempts by result',
+  labelNames: ['result'],
+  registers: [registry],
+});
+
+export const accountsProcessed = new Counter({
+  name: METRIC.accountsProcessed,
+  help: 'Connector accounts emitted by aggregation',
+  labelNames: ['command'],
+  registers: [registry],
+});
