@@ -29,6 +29,8 @@ export interface RuntimeDeps {
   runLock?: RunLock;
   /** Redis key prefix of run locks and rate-limit buckets (tests use their own). */
   keyPrefix?: string;
+  /** Poll period of forced aggregations' tasks (default 2 s). */
+  taskPollMs?: number;
 }
 
 /** The nine commands wired to their ports. */
@@ -58,6 +60,7 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
     runLock: deps.runLock ?? (deps.redis ? new RedisRunLock(deps.redis, `${prefix}fusion:run-lock:`) : new MemoryRunLock()),
     externalLogSink: (url) => new ExternalLogSink(url),
     ...(deps.onAggregationSummary ? { onAggregationSummary: deps.onAggregationSummary } : {}),
+    ...(deps.taskPollMs ? { taskPollMs: deps.taskPollMs } : {}),
   };
   return createCoreRunner(createCommandTable(core));
 }

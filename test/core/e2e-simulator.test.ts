@@ -49,7 +49,7 @@ function configFor(extra: Record<string, unknown> = {}): Record<string, unknown>
 function setup(extra: Record<string, unknown> = {}, runtime: { redis?: Redis; keyPrefix?: string } = {}) {
   const summaries: AggregationSummary[] = [];
   const lines: LogLine[] = [];
-  const runner = createProductionRunner({ ...runtime, onAggregationSummary: (s) => summaries.push(s) });
+  const runner = createProductionRunner({ ...runtime, taskPollMs: 100, onAggregationSummary: (s) => summaries.push(s) });
   const config = configFor(extra);
   const invoke = (type: string, input: Record<string, unknown>): AsyncIterable<CommandOutput> => runner(type as CommandType, input, config, context(lines));
   return { summaries, lines, invoke, aggregate: () => runPlatformAggregation({ tenant: sim.tenant, invoke }) };
@@ -166,6 +166,34 @@ describe('aggregation against the simulator', () => {
     assertNoDuplicates('employeeId');
     const next = await r.aggregate();
     expect(next).toMatchObject({ created: 0, removed: 0 });
+  });
+
+  test('forced aggregation waits for the task, fails clearly on failure and timeout; aggregation batch size and account filter', async () => {
+    const ldap = sim.tenant.sourceByName('LDAP')!;
+    const forced = setup({ sourceOptions: { LDAP: { forceAggregation: true } }, provisioningTimeout: 1 });
+    const collect = async (cfg: ReturnType<typeof setup>) => {
+      const out: CommandOutput[] = [];
+      for await (const item of cfg.invoke('std:account:list', {})) out.push(item);
+      return out;
+    };
+    sim.control.setAggregationOutcome(ldap.id, { kind: 'succeed', afterPolls: 1 });
+    expect((await collect(forced)).length).toBeGreaterThan(0);
+    sim.control.setAggregationOutcome(ldap.id, { kind: 'fail', afterPolls: 1, message: 'LDAP server unreachable' });
+    await expect(collect(forced)).rejects.toThrow(/Forced aggregation of source "LDAP" ended with ERROR.*LDAP server unreachable/);
+    sim.control.setAggregationOutcome(ldap.id, { kind: 'never' });
+    await expect(collect(forced)).rejects.toThrow(/did not finish within the provisioning timeout of 1 s/);
+    sim.control.setAggregationOutcome(ldap.id, { kind: 'succeed', afterPolls: 1 });
+
+    const limited = setup({ aggregationBatchSize: 7 });
+    expect(await collect(limited)).toHaveLength(limited.summaries[0]!.accountsCreated);
+    expect(limited.summaries[0]!.accountsCreated + limited.summaries[0]!.potentialDuplicates).toBe(7);
+    expect(limited.summaries[0]!.limitedTo).toBe(7);
+
+    const filtered = setup({ accountFilter: 'attributes.department eq "Engineering"', matching: undefined });
+    const items = await collect(filtered);
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((i) => (i.attributes as Record<string, unknown>).department === 'Engineering')).toBe(true);
+    expect(filtered.summaries[0]!.filteredOut).toBeGreaterThan(0);
   });
 
   test('single-account commands use a constant number of requests; test connection and schema work', async () => {
