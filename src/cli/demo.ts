@@ -151,6 +151,7 @@ export async function run(argv: string[]): Promise<number> {
     const truth = new Set(sim.tenant.groundTruth.map((t) => t.accountId));
     const flagged = s?.pendingReviews ?? [];
     const plantedFound = flagged.filter((r) => truth.has(r.accountId)).length;
+    const review = s?.review as { formsCreated: number; notificationsSent: number; noReviewer: unknown[] } | undefined;
     const lines = [
       '',
       'Summary',
@@ -161,7 +162,7 @@ export async function run(argv: string[]): Promise<number> {
       `  connector accounts created:   ${s?.accountsCreated ?? 0} (platform: ${platform.created} accounts, ${platform.identitiesCreated} identities)`,
       `  accounts enabled by the plan: ${platform.enabled}${platform.enableErrors.length ? ` (${platform.enableErrors.length} failed)` : ''}`,
       `  potential duplicates:         ${s?.potentialDuplicates ?? 0} accounts wait for review (${plantedFound} of ${truth.size} planted duplicates among them)`,
-      `  review forms:                 ${flagged.length} pending (review-form lifecycle: later task; recorded in the run summary)`,
+      `  review forms:                 ${review ? `${review.formsCreated} created on the platform, ${review.notificationsSent} notifications sent${review.noReviewer.length ? `, ${review.noReviewer.length} accounts without reviewer` : ''}` : `${flagged.length} pending`}`,
       `  platform API requests:        ${counters.requests} (429 responses: ${counters.rateLimited})`,
       `  aggregation time:             ${(((s?.elapsedMs ?? 0) as number) / 1000).toFixed(1)} s; with enables ${((Date.now() - aggregationStarted) / 1000).toFixed(1)} s; total ${((Date.now() - started) / 1000).toFixed(1)} s`,
     ];

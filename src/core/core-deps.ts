@@ -1,7 +1,7 @@
 import type { CommandContext } from './command-runner';
 import type { FusionConfig } from './config/fusion-config';
 import type { LogSink } from './ports/log-sink';
-import type { PlatformFactory } from './ports/platform';
+import type { PlatformFactory, PlatformSession, PlatformSource } from './ports/platform';
 import type { ReviewQueue } from './ports/review-queue';
 import type { RunLock } from './ports/run-lock';
 import type { AggregationSummary } from './aggregation/aggregation-summary';
@@ -12,8 +12,11 @@ export interface CoreDeps {
   platform: PlatformFactory;
   /** Shared by every run of this process (embedded) or every worker (Redis). */
   runLock: RunLock;
-  /** Defaults to a RecordingReviewQueue per run (pending reviews in the run summary). */
-  reviewQueue?: (config: FusionConfig, ctx: CommandContext) => ReviewQueue;
+  /**
+   * The review queue of one aggregation run (the review-form lifecycle in production). Defaults to
+   * a RecordingReviewQueue per run (pending reviews in the run summary only).
+   */
+  reviewQueue?: (args: { config: FusionConfig; ctx: CommandContext; platform: PlatformSession; own: PlatformSource }) => ReviewQueue;
   /** The "External logging URL" sender; undefined = external logging unavailable in this build. */
   externalLogSink?: (url: string) => LogSink;
   /** Called once per finished aggregation (demo, metrics, tests). */

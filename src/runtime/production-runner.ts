@@ -14,6 +14,8 @@ import {
 import { createDiscoverSchemaCommand, createEntitlementListCommand } from '../core/commands/schema-commands';
 import { createTestConnectionCommand } from '../core/commands/test-connection';
 import type { PlatformFactory } from '../core/ports/platform';
+import { RecordingReviewQueue } from '../core/ports/review-queue';
+import { ReviewFormQueue, reviewSettings } from '../core/review';
 import type { RunLock } from '../core/ports/run-lock';
 import { MemoryRunLock } from '../locks/memory-run-lock';
 import { RedisRunLock } from '../locks/redis-run-lock';
@@ -59,6 +61,11 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
     platform: deps.platform ?? createPlatformFactory({ redis: deps.redis, ...(deps.keyPrefix ? { keyPrefix: deps.keyPrefix } : {}) }),
     runLock: deps.runLock ?? (deps.redis ? new RedisRunLock(deps.redis, `${prefix}fusion:run-lock:`) : new MemoryRunLock()),
     externalLogSink: (url) => new ExternalLogSink(url),
+    // The review-form lifecycle on the platform's custom forms (README "Review forms").
+    reviewQueue: ({ config, ctx, platform, own }) =>
+      platform.reviews
+        ? new ReviewFormQueue({ review: platform.reviews(), platform, fusionSource: own, ...reviewSettings(config), logger: ctx.logger, signal: ctx.signal })
+        : new RecordingReviewQueue(),
     ...(deps.onAggregationSummary ? { onAggregationSummary: deps.onAggregationSummary } : {}),
     ...(deps.taskPollMs ? { taskPollMs: deps.taskPollMs } : {}),
   };

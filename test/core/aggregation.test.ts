@@ -123,3 +123,40 @@ describe('std:account:list', () => {
     expect(h.summaries[0]?.pendingReviews[0]?.candidates[0]?.candidateKind).toBe('account');
   });
 });
+
+describe('review decisions (lifecycle queue seam)', () => {
+  test('pending waits, "not a duplicate" is created unmatched, "same person as" joins that connector account; decisions completed at the end', async () => {
+    const h = tenant({ matching: { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] } });
+    const first = (await collect(list(h))) as { identity: string; disabled: boolean; attributes: Record<string, unknown> }[];
+    h.fake.ingest(h.own.id, first);
+    const contractors = [...h.fake.sources.values()].find((s) => s.name === 'Contractors')!;
+    const twinAda = h.fake.addAccount(contractors, 'C8', { firstName: 'Ada', lastName: 'Lovelace' });
+    const twinAlan = h.fake.addAccount(contractors, 'C9', { firstName: 'Alan', lastName: 'Turing' });
+    const waiting = h.fake.addAccount(contractors, 'C10', { firstName: 'Grace', lastName: 'Hopper' });
+    const ada = h.fake.accountsOf(h.own.id).find((a) => a.attributes.lastName === 'Lovelace')!;
+    const completed: string[] = [];
+    let discarded: ReadonlySet<string> | undefined;
+    h.deps.reviewQueue = () => ({
+      submit: async () => undefined,
+      readDecisions: async () =>
+        new Map([
+          [twinAda.id, { kind: 'link' as const, identityId: ada.identityId!, candidateKind: 'identity' as const }],
+          [twinAlan.id, { kind: 'new-identity' as const }],
+          [waiting.id, { kind: 'pending' as const }],
+        ]),
+      completeDecision: async (id: string) => void completed.push(id),
+      discardUnseen: async (seen: ReadonlySet<string>) => {
+        discarded = seen;
+        return 0;
+      },
+    });
+    const items = (await collect(list(h))) as { identity: string; attributes: Record<string, unknown> }[];
+    const adaItem = items.find((i) => i.identity === ada.nativeIdentity)!;
+    expect(adaItem.attributes.accounts).toEqual(expect.arrayContaining([twinAda.id]));
+    expect(items.filter((i) => i.attributes.lastName === 'Turing')).toHaveLength(2);
+    expect(items.some((i) => (i.attributes.accounts as string[]).includes(waiting.id))).toBe(false);
+    expect(h.summaries[1]).toMatchObject({ awaitingReview: 1, potentialDuplicates: 0, accountsCreated: 1 });
+    expect(completed.sort()).toEqual([twinAda.id, twinAlan.id].sort());
+    expect(discarded?.has(waiting.id)).toBe(true);
+  });
+});

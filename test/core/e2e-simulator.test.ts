@@ -64,6 +64,9 @@ function resetTenantState(): void {
   // Identities the platform created for earlier runs' connector accounts would be a baseline of duplicates.
   for (const id of [...sim.tenant.identities.keys()]) if (!initialIdentities.has(id)) sim.tenant.identities.delete(id);
   sim.tenant.versions.identities++;
+  sim.tenant.formDefinitions.clear();
+  sim.tenant.formInstances.clear();
+  sim.tenant.versions.forms++;
   const src = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
   sim.tenant.replaceSource({ ...src, connectorAttributes: { spConnectorInstanceId: src.connectorAttributes.spConnectorInstanceId } });
 }
@@ -186,7 +189,8 @@ describe('aggregation against the simulator', () => {
 
     const limited = setup({ aggregationBatchSize: 7 });
     expect(await collect(limited)).toHaveLength(limited.summaries[0]!.accountsCreated);
-    expect(limited.summaries[0]!.accountsCreated + limited.summaries[0]!.potentialDuplicates).toBe(7);
+    const l = limited.summaries[0]!;
+    expect(l.accountsCreated + l.potentialDuplicates + l.awaitingReview).toBe(7);
     expect(limited.summaries[0]!.limitedTo).toBe(7);
 
     const filtered = setup({ accountFilter: 'attributes.department eq "Engineering"', matching: undefined });
@@ -194,6 +198,36 @@ describe('aggregation against the simulator', () => {
     expect(items.length).toBeGreaterThan(0);
     expect(items.every((i) => (i.attributes as Record<string, unknown>).department === 'Engineering')).toBe(true);
     expect(filtered.summaries[0]!.filteredOut).toBeGreaterThan(0);
+  });
+
+  test('review forms: a potential duplicate waits; "not a duplicate" creates it; "same person as" correlates it', async () => {
+    const t = setup();
+    await t.aggregate();
+    const review = t.summaries[0]!.review as { formsCreated: number; created: { accountId: string }[] };
+    expect(review.formsCreated).toBe(t.summaries[0]!.potentialDuplicates);
+    expect(review.formsCreated).toBeGreaterThan(1);
+    // A second run does not match them again nor create new forms.
+    await t.aggregate();
+    expect(t.summaries[1]).toMatchObject({ accountsCreated: 0, potentialDuplicates: 0 });
+    expect(t.summaries[1]!.awaitingReview).toBe(review.formsCreated);
+
+    const instances = [...sim.tenant.formInstances.values()] as Record<string, unknown>[];
+    const instanceOf = (accountId: string) => instances.find((i) => JSON.stringify(i.formInput ?? {}).includes(accountId))!;
+    const [a, b] = review.created.map((c) => c.accountId);
+    const instA = instanceOf(a!);
+    const instB = instanceOf(b!);
+    sim.control.completeFormInstance(String(instA.id), { newIdentity: true });
+    const candidates = JSON.parse(String((instB.formInput as Record<string, unknown>).candidates)) as { id: string; kind: string }[];
+    const target = candidates.find((c) => c.kind === 'identity')!;
+    sim.control.completeFormInstance(String(instB.id), { newIdentity: false, identity: target.id });
+
+    const applied = await t.aggregate();
+    expect(applied.created).toBe(2);
+    const made = connectorAccounts().filter((x) => (x.attributes.accounts as string[]).some((id) => id === a || id === b));
+    expect(made).toHaveLength(2);
+    const linked = made.find((x) => (x.attributes.accounts as string[]).includes(b!))!;
+    expect(linked.identityId).toBe(target.id);
+    expect(t.summaries[2]!.awaitingReview).toBe(review.formsCreated - 2);
   });
 
   test('single-account commands use a constant number of requests; test connection and schema work', async () => {

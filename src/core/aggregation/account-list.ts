@@ -23,13 +23,13 @@ import { buildMatcher } from '../matching/matcher';
 import type { Matcher } from '../matching/matcher';
 import type { MatchRecord } from '../matching/types';
 import type { Logger } from '../ports/logger';
-import type { PlatformAccount, PlatformPort, PlatformSource } from '../ports/platform';
-import { RecordingReviewQueue, type ReviewQueue } from '../ports/review-queue';
+import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
+import { RecordingReviewQueue, type ReviewDecisionView, type ReviewQueue } from '../ports/review-queue';
 import { compileAccountFilter, type AccountPredicate } from './account-filter';
 import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
 import { mergeAttributes, sortBySourceOrder, type SourceAccountView } from './attribute-merge';
-import { ACCOUNTS_ATTRIBUTE, KEY_ATTRIBUTE, NAME_ATTRIBUTE, SOURCES_ATTRIBUTE, displayNameOf, stringList, type AccountItem } from './connector-account';
+import { ACCOUNTS_ATTRIBUTE, IDENTITY_ATTRIBUTE, KEY_ATTRIBUTE, NAME_ATTRIBUTE, SOURCES_ATTRIBUTE, displayNameOf, stringList, type AccountItem } from './connector-account';
 import { COUNTERS_KEY, CounterStore } from './counter-store';
 import { accountsProcessed } from './metrics';
 import { enterRun, type RunGuard } from './run-guard';
@@ -73,6 +73,17 @@ class AggregationRun {
   private readonly byIdentity = new Map<string, string>();
   /** Identities of connector accounts dropped by a reset: not a baseline for their own rebuilt accounts. */
   private readonly resetIdentities = new Set<string>();
+  /** Review decisions per source account id (review-form lifecycle), read at the start of the run. */
+  private decisions = new Map<string, ReviewDecisionView>();
+  /** Source accounts a decision "not a duplicate" lets through without matching. */
+  private readonly approvedNew = new Set<string>();
+  /** Approved links to an identity that has no connector account: source account id -> identity id. */
+  private readonly linkedIdentity = new Map<string, string>();
+  /** Decisions applied by this run: completed (forms deleted) once everything is emitted. */
+  private readonly applied: string[] = [];
+  /** Accounts of this run that have (or now get) a review form: for discardUnseen. */
+  private readonly reviewSeen = new Set<string>();
+  private limitHit = false;
   /** Keys of connector accounts created by this run (they join the matcher's baseline). */
   private readonly createdKeys = new Set<string>();
   private registry!: UniqueRegistry;
@@ -88,7 +99,7 @@ class AggregationRun {
 
   constructor(
     private readonly config: FusionConfig,
-    private readonly platform: PlatformPort,
+    private readonly platform: PlatformSession,
     private readonly deps: CoreDeps,
     private readonly ctx: CommandContext,
   ) {
@@ -107,6 +118,7 @@ class AggregationRun {
       accountsReset: 0,
       accountsEmitted: 0,
       potentialDuplicates: 0,
+      awaitingReview: 0,
       pendingReviews: [],
       baselineIdentities: 0,
       reset: false,
@@ -161,7 +173,7 @@ class AggregationRun {
     if (this.reset) await platform.patchSourceConnectorAttributes(this.own.id, { [COUNTERS_KEY]: {} }, this.opts);
     this.registry = new UniqueRegistry(AttributeGenerator.registeredNames(config.attributeDefinitions));
     this.generator = new AttributeGenerator(config, this.registry, this.counters);
-    this.reviews = this.deps.reviewQueue?.(config, this.ctx) ?? new RecordingReviewQueue();
+    this.reviews = this.deps.reviewQueue?.({ config, ctx: this.ctx, platform, own: this.own }) ?? new RecordingReviewQueue();
     this.filters.set('*', compileAccountFilter(config.accountFilter));
     for (const s of active) this.filters.set(s.name, compileAccountFilter(config.sourceOptions[s.name]?.accountFilter ?? '', `sourceOptions.${s.name}.accountFilter`));
 
@@ -175,6 +187,7 @@ class AggregationRun {
     cancelled(this.ctx);
     await this.loadBaseline();
     cancelled(this.ctx);
+    await this.loadDecisions();
 
     const batchSize = processingBatchSize(config);
     let pending: Pending = { fresh: [], ready: [] };
@@ -195,6 +208,7 @@ class AggregationRun {
             pending.ready.push(existing);
           }
         } else if (!key) {
+          if (!this.admitNew(account)) continue;
           pending.fresh.push(account);
         }
         taken++;
@@ -203,6 +217,7 @@ class AggregationRun {
           pending = { fresh: [], ready: [] };
         }
         if (limit > 0 && taken >= limit) {
+          this.limitHit = true;
           this.summary.accountsPerSource[source.name] = read;
           logger.info({ limit }, `Aggregation batch size reached: ${limit} accounts processed in this run`);
           break outer;
@@ -226,10 +241,12 @@ class AggregationRun {
     this.existing.clear();
 
     if (this.reset) await platform.patchSourceConnectorAttributes(this.own.id, { [RESET_KEY]: false }, this.opts);
+    await this.closeReviews();
     this.finish();
   }
 
   private admit(account: PlatformAccount, source: PlatformSource): boolean {
+    if (this.decisions.has(account.id)) this.reviewSeen.add(account.id);
     if (account.isMachine) {
       this.summary.machineAccountsSkipped++;
       this.logger.debug({ account: account.name, source: source.name }, 'Skipped a machine account');
@@ -353,7 +370,12 @@ class AggregationRun {
     const merged = fresh.map((a) => mergeAttributes(this.config, [this.view(a)]));
     let survivors = fresh.map((a, i) => ({ account: a, merged: merged[i] as Record<string, unknown> }));
     if (this.matcher) {
-      const result = this.matcher.match(survivors.map((s) => ({ id: s.account.id, attributes: s.merged })));
+      const toMatch = survivors.filter((s) => !this.approvedNew.has(s.account.id));
+      // Every candidate goes to the review (the form shows the best reviewTopK and lists the rest).
+      const result = this.matcher.match(
+        toMatch.map((s) => ({ id: s.account.id, attributes: s.merged })),
+        { topK: Number.POSITIVE_INFINITY },
+      );
       const kept: typeof survivors = [];
       for (const s of survivors) {
         const duplicates = (result.duplicates.get(s.account.id) ?? []).filter((d) => d.candidateId !== s.account.identityId);
@@ -376,6 +398,7 @@ class AggregationRun {
           reviewers: this.config.fusionOwnerIsGlobalReviewer && this.own.owner ? [this.own.owner.id] : [],
           expiresAt: new Date((this.deps.now?.() ?? new Date()).getTime() + this.config.fusionFormExpirationDays * 86_400_000).toISOString(),
         };
+        this.reviewSeen.add(s.account.id);
         await this.reviews.submit(review);
         if (this.summary.pendingReviews.length < 10_000) this.summary.pendingReviews.push(review);
         this.logger.info({ account: s.account.name, source: s.account.sourceName, candidates: duplicates.length }, 'Potential duplicate: the account waits for review');
@@ -395,6 +418,8 @@ class AggregationRun {
         [SOURCES_ATTRIBUTE]: [s.account.sourceName],
         [KEY_ATTRIBUTE]: key,
       };
+      const linked = this.linkedIdentity.get(s.account.id);
+      if (linked) attributes[IDENTITY_ATTRIBUTE] = linked;
       attributes[NAME_ATTRIBUTE] = displayNameOf(attributes, key);
       // New connector accounts are disabled by design: the identity profile's provisioning plan enables them.
       items.push({ identity: key, disabled: true, attributes });
@@ -403,10 +428,61 @@ class AggregationRun {
         baseline.push({ id: key, attributes: s.merged });
       }
       this.summary.accountsCreated++;
+      if (this.approvedNew.has(s.account.id)) this.applied.push(s.account.id);
     }
     // Later batches must see this run's new accounts as potential duplicates too.
     this.matcher?.addBaseline(baseline);
     return items;
+  }
+
+  /**
+   * Review decisions (when the review queue has a lifecycle): "same person as" joins the source
+   * account to that person's connector account; "not a duplicate" lets it through unmatched.
+   */
+  private async loadDecisions(): Promise<void> {
+    if (!this.reviews.readDecisions) return;
+    this.decisions = await this.reviews.readDecisions();
+    for (const [accountId, d] of this.decisions) {
+      if (d.kind === 'new-identity') this.approvedNew.add(accountId);
+      if (d.kind !== 'link') continue;
+      const key = d.candidateKind === 'account' ? this.owner.get(d.identityId) : (this.byIdentity.get(d.identityId) ?? (this.existing.has(d.identityId) ? d.identityId : undefined));
+      const target = key ? this.existing.get(key) : undefined;
+      if (!target && d.candidateKind === 'identity') {
+        // The person is an identity without a connector account (e.g. from an authoritative HR
+        // source): the account becomes a connector account correlated with that identity.
+        this.approvedNew.add(accountId);
+        this.linkedIdentity.set(accountId, d.identityId);
+        continue;
+      }
+      if (!target) {
+        this.logger.warn({ accountId, identityId: d.identityId }, `The review decision for account id ${accountId} names ${d.identityId}, which has no connector account yet; the account keeps waiting`);
+        continue;
+      }
+      target.contributors.push(accountId);
+      this.owner.set(accountId, target.account.nativeIdentity);
+      this.applied.push(accountId);
+    }
+  }
+
+  /** New accounts under review (pending or expired form, or an unresolved link) are not matched again. */
+  private admitNew(account: PlatformAccount): boolean {
+    const d = this.decisions.get(account.id);
+    if (!d || d.kind === 'new-identity' || d.kind === 'invalid' || this.approvedNew.has(account.id)) return true;
+    this.reviewSeen.add(account.id);
+    this.summary.awaitingReview++;
+    return false;
+  }
+
+  private async closeReviews(): Promise<void> {
+    const r = this.reviews;
+    for (const accountId of this.applied) await r.completeDecision?.(accountId);
+    const everything = !this.limitHit && this.summary.skippedSources.length === 0 && this.config.accountFilter.trim() === '' && Object.values(this.config.sourceOptions).every((o) => o.accountFilter.trim() === '');
+    if (everything && r.discardUnseen) {
+      // Forms of accounts that were not read (including disabled sources) no longer have an account.
+      await r.discardUnseen(this.reviewSeen);
+    }
+    r.logSummary?.();
+    if (r.summary) this.summary.review = r.summary();
   }
 
   private finish(): void {
@@ -443,6 +519,6 @@ class AggregationRun {
   }
 }
 
-export async function* aggregateAccounts(config: FusionConfig, platform: PlatformPort, deps: CoreDeps, ctx: CommandContext): AsyncIterable<AccountItem> {
+export async function* aggregateAccounts(config: FusionConfig, platform: PlatformSession, deps: CoreDeps, ctx: CommandContext): AsyncIterable<AccountItem> {
   yield* new AggregationRun(config, platform, deps, ctx).run();
 }

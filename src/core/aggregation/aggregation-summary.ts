@@ -14,6 +14,10 @@ export interface AggregationSummary {
   accountsReset: number;
   accountsEmitted: number;
   potentialDuplicates: number;
+  /** New accounts skipped because their review is still open (pending or expired form). */
+  awaitingReview: number;
+  /** The review queue's own summary (src/core/review ReviewSummary) when the lifecycle is wired. */
+  review?: unknown;
   pendingReviews: PendingReview[];
   baselineIdentities: number;
   reset: boolean;

@@ -17,7 +17,9 @@ export const NAME_ATTRIBUTE = 'name';
 export const ACCOUNTS_ATTRIBUTE = 'accounts';
 /** Names of the sources those accounts come from. */
 export const SOURCES_ATTRIBUTE = 'sources';
-export const INTERNAL_ATTRIBUTES = [KEY_ATTRIBUTE, NAME_ATTRIBUTE, ACCOUNTS_ATTRIBUTE, SOURCES_ATTRIBUTE] as const;
+/** Set when a reviewer linked the account to an identity: the platform correlates the new account with it. */
+export const IDENTITY_ATTRIBUTE = 'identityId';
+export const INTERNAL_ATTRIBUTES = [KEY_ATTRIBUTE, NAME_ATTRIBUTE, ACCOUNTS_ATTRIBUTE, SOURCES_ATTRIBUTE, IDENTITY_ATTRIBUTE] as const;
 
 export interface AccountItem extends CommandOutput {
   identity: string;

@@ -26,9 +26,29 @@ export interface PendingReview {
   expiresAt: string;
 }
 
+/**
+ * A review queue with a lifecycle (src/core/review ReviewFormQueue): decisions read at the start of
+ * a run are applied by the aggregation, which then completes them; see README "Review forms".
+ */
 export interface ReviewQueue {
   submit(review: PendingReview): Promise<void>;
+  /** Decisions per source account id, read once at the start of a run. */
+  readDecisions?(): Promise<Map<string, ReviewDecisionView>>;
+  /** Called at the end of a run for every decision the run applied (deletes its form). */
+  completeDecision?(accountId: string): Promise<void>;
+  /** Deletes forms of accounts not in `seen`; only called after a run that read every account. */
+  discardUnseen?(seen: ReadonlySet<string>): Promise<number>;
+  logSummary?(): void;
+  summary?(): unknown;
 }
+
+/** The part of a review decision the aggregation acts on (src/core/review ReviewDecision satisfies it). */
+export type ReviewDecisionView =
+  | { kind: 'new-identity' }
+  | { kind: 'link'; identityId: string; candidateKind: 'identity' | 'account' }
+  | { kind: 'pending' }
+  | { kind: 'expired' }
+  | { kind: 'invalid' };
 
 export class RecordingReviewQueue implements ReviewQueue {
   readonly pending: PendingReview[] = [];
