@@ -22,6 +22,7 @@ import type { CommandType } from '../src/core/command-types';
 import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
 import { silentLogger } from '../src/core/ports/logger';
 import type { PlatformFactory, PlatformSession } from '../src/core/ports/platform';
+import { RecordingReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { createProductionRunner } from '../src/runtime/production-runner';
 
@@ -152,7 +153,8 @@ async function aggregateChild(info: SimInfo, matching: boolean): Promise<void> {
   probe.close();
   const wait = { ms: 0 };
   const summaries: AggregationSummary[] = [];
-  const runner = createProductionRunner({ platform: timed(factory, wait), onAggregationSummary: (s) => summaries.push(s) });
+  // Reviews are recorded, not sent as forms: this measures the aggregation itself.
+  const runner = createProductionRunner({ platform: timed(factory, wait), reviewQueue: () => new RecordingReviewQueue(), onAggregationSummary: (s) => summaries.push(s) });
   const config = {
     ...base,
     spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,

@@ -33,6 +33,8 @@ export interface RuntimeDeps {
   keyPrefix?: string;
   /** Poll period of forced aggregations' tasks (default 2 s). */
   taskPollMs?: number;
+  /** Replaces the review-form lifecycle (benchmarks measure the aggregation alone). */
+  reviewQueue?: CoreDeps['reviewQueue'];
 }
 
 /** The nine commands wired to their ports. */
@@ -62,10 +64,12 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
     runLock: deps.runLock ?? (deps.redis ? new RedisRunLock(deps.redis, `${prefix}fusion:run-lock:`) : new MemoryRunLock()),
     externalLogSink: (url) => new ExternalLogSink(url),
     // The review-form lifecycle on the platform's custom forms (README "Review forms").
-    reviewQueue: ({ config, ctx, platform, own }) =>
+    reviewQueue:
+      deps.reviewQueue ??
+      (({ config, ctx, platform, own }) =>
       platform.reviews
         ? new ReviewFormQueue({ review: platform.reviews(), platform, fusionSource: own, ...reviewSettings(config), logger: ctx.logger, signal: ctx.signal })
-        : new RecordingReviewQueue(),
+        : new RecordingReviewQueue()),
     ...(deps.onAggregationSummary ? { onAggregationSummary: deps.onAggregationSummary } : {}),
     ...(deps.taskPollMs ? { taskPollMs: deps.taskPollMs } : {}),
   };
