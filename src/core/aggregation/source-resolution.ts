@@ -58,17 +58,18 @@ export async function resolveSources(platform: PlatformPort, config: FusionConfi
   return { own, active, skipped };
 }
 
+/** Waits between task polls; the abort listener is removed on every path, since a poll loop may run for half an hour. */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(new FusionError('COMMAND_CANCELLED', 'The aggregation was cancelled'));
-      },
-      { once: true },
-    );
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(new FusionError('COMMAND_CANCELLED', 'The aggregation was cancelled'));
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 /** "Force aggregation before processing?": runs the source's aggregation and waits for it within provisioningTimeout. */
@@ -95,7 +96,7 @@ export async function forceAggregation(
         { source: source.name, taskId: task.id, state: task.state },
       );
     }
-    if (Date.now() + Math.min(pollMs, 0) >= deadline) {
+    if (Date.now() >= deadline) {
       throw new FusionError(
         'AGGREGATION_FAILED',
         `Forced aggregation of source "${source.name}" did not finish within the provisioning timeout of ${timeoutSeconds} s (task ${task.id} is ${task.state}); raise provisioningTimeout (600 to 1800 s are suggested for large sources)`,
