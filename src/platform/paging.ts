@@ -12,11 +12,14 @@ export type FetchOffsetPage<T> = (offset: number, limit: number, first: boolean,
  *
  * - The offset advances by the number of items received (not by the page size), so a server that
  *   serves smaller pages than asked neither skips nor re-reads items.
- * - With a known total (X-Total-Count on the first page), up to `readAhead` later pages are
- *   requested ahead, so one consumer can use the whole request budget even when each page takes
- *   longer than 1/RPS. Memory stays bounded by `readAhead` pages. A page shorter than asked
- *   before the total is reached drops the read-ahead and continues one page at a time from the
- *   true offset. Without a total the listing is sequential and ends on an empty page.
+ * - Only a page shorter than asked (or empty) ends the listing. The total (X-Total-Count of the
+ *   first page) is a snapshot: it only bounds how far pages are requested ahead, so one consumer
+ *   can use the whole request budget even when each page takes longer than 1/RPS. Items added
+ *   during the listing are still read past it (one page at a time), and a total that shrinks
+ *   meanwhile ends on the first short page. Memory stays bounded by `readAhead` pages.
+ * - A page shorter than asked before the total is reached drops the read-ahead and continues one
+ *   page at a time from the true offset; there, a short page may be the server's own cap, so only
+ *   an empty page ends the listing. Without a total the listing is sequential in the same way.
  * - `maxItems` bounds what is requested; the caller still stops consuming at its own limit.
  * - A failing page throws: the listing never ends early in silence. When the consumer stops or a
  *   page fails, pages still in flight are aborted.
@@ -29,19 +32,20 @@ export async function* offsetPages<T>(pageSize: number, fetchPage: FetchOffsetPa
     for (const item of first.items) yield item;
     let offset = first.items.length;
     if (first.items.length === 0) return;
+    // A page larger than asked means the server ignored paging and sent everything.
+    if (first.items.length > pageSize) return;
     // With a cap (aggregation batch size), nothing past it is requested, ahead or not.
     const total = first.total !== undefined && Number.isFinite(first.total) ? Math.min(first.total, maxItems) : undefined;
     if (total === undefined) {
       // Without a total, a short page may be the server's own cap rather than the end: only an
-      // empty page ends the listing (one extra request). A page larger than asked means the
-      // server ignored paging and sent everything.
-      if (first.items.length > pageSize) return;
-      for (;;) {
-        const page = await fetchPage(offset, pageSize, false, stop.signal);
-        for (const item of page.items) yield item;
-        offset += page.items.length;
-        if (page.items.length === 0 || page.items.length > pageSize) return;
-      }
+      // empty page ends the listing (one extra request).
+      yield* sequential(offset, false);
+      return;
+    }
+    if (first.items.length < pageSize) {
+      // Short first page: the end, unless the server caps pages below the page size.
+      if (offset < total) yield* sequential(offset, false);
+      return;
     }
 
     const depth = Math.max(1, readAhead);
@@ -63,16 +67,35 @@ export async function* offsetPages<T>(pageSize: number, fetchPage: FetchOffsetPa
       for (const item of page.items) yield item;
       offset += page.items.length;
       if (page.items.length === 0) return; // fewer items than counted: they were removed meanwhile
-      if (page.items.length < pageSize && offset < total) {
-        // The server serves smaller pages than asked: what was requested ahead has wrong offsets.
+      if (page.items.length > pageSize) return;
+      if (page.items.length < pageSize) {
+        // At or past the total, a short page is the end (the total may also have shrunk).
+        if (offset >= total) return;
+        // Before it, the server serves smaller pages than asked (or items were removed): what
+        // was requested ahead has wrong offsets.
         stop.abort();
         await Promise.allSettled(queue.splice(0).map((q) => q.page));
-        return yield* offsetPages<T>(pageSize, (o, l, _f, s) => fetchPage(offset + o, l, false, s), 1);
+        yield* offsetPages<T>(pageSize, (o, l, _f, s) => fetchPage(offset + o, l, false, s), 1, maxItems - offset);
+        return;
       }
     }
+    // The last page within the total was full: items added since the first page lie beyond it.
+    if (offset < maxItems) yield* sequential(offset, true);
   } finally {
     stop.abort();
     queue.length = 0;
+  }
+
+  /** One page at a time from `from`; ends on an empty page, or a short one when `shortEnds`. */
+  async function* sequential(from: number, shortEnds: boolean): AsyncGenerator<T, void, undefined> {
+    let offset = from;
+    while (offset < maxItems) {
+      const page = await fetchPage(offset, pageSize, false, stop.signal);
+      for (const item of page.items) yield item;
+      offset += page.items.length;
+      if (page.items.length === 0 || page.items.length > pageSize) return;
+      if (shortEnds && page.items.length < pageSize) return;
+    }
   }
 }
 

@@ -16,6 +16,15 @@ export interface TokenProviderOptions {
   now?: () => number;
 }
 
+/** One token request shared by every caller waiting for it. */
+interface SharedFetch {
+  promise: Promise<CachedToken>;
+  /** Aborts the request once no caller waits for it any more. */
+  controller: AbortController;
+  /** Callers waiting; a caller without a signal never leaves. */
+  waiters: number;
+}
+
 interface CachedToken {
   value: string;
   /** Time (ms, `now()` clock) after which the token is fetched again; Infinity if it does not expire. */
@@ -33,11 +42,12 @@ export function refreshMargin(expiresInSeconds: number): number {
  * Client-credentials token for the platform API, cached and refreshed before `expires_in`.
  * Nothing happens in the constructor; the first `get()` fetches. Concurrent callers share one
  * fetch. A failed fetch rejects only the callers waiting for it (never an unhandled rejection)
- * and is retried by the next `get()`.
+ * and is retried by the next `get()`. When every caller waiting for the shared fetch has given up
+ * (cancelled, or its deadline passed), the request is aborted: it never outlives the last caller.
  */
 export class TokenProvider {
   private cached?: CachedToken;
-  private inFlight?: Promise<CachedToken>;
+  private inFlight?: SharedFetch;
   private readonly http: AxiosInstance;
   private readonly now: () => number;
   private readonly timeoutMs: number;
@@ -54,16 +64,48 @@ export class TokenProvider {
   async get(signal?: AbortSignal): Promise<string> {
     const c = this.cached;
     if (c && this.now() < c.refreshAt) return c.value;
-    if (!this.inFlight) {
-      const p = this.fetch().finally(() => {
-        if (this.inFlight === p) this.inFlight = undefined;
-      });
-      // Callers may all have given up; the outcome is still observed here.
-      p.catch(() => undefined);
-      this.inFlight = p;
+    if (signal?.aborted) throw new AbortedError();
+    let shared = this.inFlight;
+    if (!shared) {
+      const controller = new AbortController();
+      const promise = this.fetch(controller.signal);
+      const s: SharedFetch = { promise, controller, waiters: 0 };
+      promise
+        .finally(() => {
+          if (this.inFlight === s) this.inFlight = undefined;
+        })
+        // Callers may all have given up; the outcome is still observed here.
+        .catch(() => undefined);
+      this.inFlight = shared = s;
     }
-    const token = await raceAbort(this.inFlight, signal);
+    const token = await this.wait(shared, signal);
     return token.value;
+  }
+
+  /** Waits for a shared fetch; the last waiter to give up aborts it. */
+  private wait(shared: SharedFetch, signal?: AbortSignal): Promise<CachedToken> {
+    shared.waiters++;
+    if (!signal) return shared.promise;
+    return new Promise<CachedToken>((resolve, reject) => {
+      const onAbort = (): void => {
+        reject(new AbortedError());
+        if (--shared.waiters > 0) return;
+        // Nobody waits: stop the request now, and let the next caller start a fresh one.
+        if (this.inFlight === shared) this.inFlight = undefined;
+        shared.controller.abort();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      shared.promise.then(
+        (v) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (e: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      );
+    });
   }
 
   /** Drops the cached token after the platform rejected it (revoked, expired early). */
@@ -76,9 +118,9 @@ export class TokenProvider {
     return this.cached?.value;
   }
 
-  private async fetch(): Promise<CachedToken> {
+  private async fetch(waiters: AbortSignal): Promise<CachedToken> {
     const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.opts.clientId, client_secret: this.opts.clientSecret });
-    const link = linkSignal(undefined, this.timeoutMs);
+    const link = linkSignal(waiters, this.timeoutMs);
     const started = performance.now();
     this.fetches++;
     try {
@@ -104,6 +146,11 @@ export class TokenProvider {
     } catch (e) {
       if (e instanceof FusionError) throw e;
       const f = classifyFailure(e);
+      // Every waiter gave up: nobody reads this outcome, and it is not a timeout.
+      if (link.cause() === 'cancelled') {
+        platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: 'aborted' });
+        throw new AbortedError();
+      }
       platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: f.status ? String(f.status) : 'error' });
       if (f.kind === 'aborted') {
         throw new FusionError('PLATFORM_TIMEOUT', `Platform token endpoint POST ${ENDPOINT.token} did not answer within ${Math.round(this.timeoutMs / 1000)} s.`, {
@@ -121,23 +168,4 @@ export class TokenProvider {
       link.dispose();
     }
   }
-}
-
-function raceAbort<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(new AbortedError());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new AbortedError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

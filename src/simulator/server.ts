@@ -33,15 +33,41 @@ function sendError(reply: FastifyReply, status: number, text: string, headers: R
   return reply.code(status).headers(headers).type('application/json').send(platformErrorBody(status, text));
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Status logged for a request whose client went away during injected latency (nginx's convention). */
+export const CLIENT_CLOSED = 499;
+
+/**
+ * Waits `ms`, or less when the client closes the connection first. Resolves true when the
+ * client went away: its request is then not handled at all (a cancelled request leaves no trace
+ * but the log entry), and no timer outlives it.
+ */
+function delay(ms: number, reply: FastifyReply): Promise<boolean> {
+  const res = reply.raw;
+  if (res.destroyed || res.writableEnded) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onClose = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(false);
+    }, ms);
+    res.once('close', onClose);
+  });
+}
 
 /** Applies an injected fault. Returns true when the request was answered (or dropped) by the fault. */
-async function applyFault(fault: FaultAction | undefined, reply: FastifyReply, onDrop: () => void): Promise<boolean> {
+async function applyFault(fault: FaultAction | undefined, reply: FastifyReply, recordStatus: (status: number) => void): Promise<boolean> {
   if (!fault) return false;
-  if (fault.latencyMs) await sleep(fault.latencyMs);
+  if (fault.latencyMs && (await delay(fault.latencyMs, reply))) {
+    recordStatus(CLIENT_CLOSED);
+    reply.hijack();
+    return true;
+  }
   if (fault.drop) {
     // no response, so onResponse never runs: the log gets status 0 here
-    onDrop();
+    recordStatus(0);
     reply.hijack();
     reply.raw.socket?.destroy();
     return true;
@@ -96,7 +122,7 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
 
   app.setNotFoundHandler(async (req, reply) => {
     const path = pathOnly(req.url);
-    if (await applyFault(ctx.faults.match(req.method, path, path, undefined), reply, () => record(req, 0))) return reply;
+    if (await applyFault(ctx.faults.match(req.method, path, path, undefined), reply, (status) => record(req, status))) return reply;
     return sendError(reply, 404, `Resource not found: ${req.method} ${path}`);
   });
 
@@ -120,7 +146,7 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
         } catch {
           page = undefined;
         }
-        if (await applyFault(ctx.faults.match(req.method, route.template, simReq.path, page), reply, () => record(req, 0))) return reply;
+        if (await applyFault(ctx.faults.match(req.method, route.template, simReq.path, page), reply, (status) => record(req, status))) return reply;
         if (route.scope) {
           const check = ctx.auth.check(req.headers.authorization);
           if (!check.ok) return sendError(reply, 401, check.reason);

@@ -75,6 +75,61 @@ describe('offsetPages', () => {
     expect(s.state.inFlight).toBe(0);
   });
 
+  it('reads items added during the listing past the total of the first page', async () => {
+    const live = [...data];
+    const s = server(live);
+    const out: number[] = [];
+    for await (const x of offsetPages(10, s.fetch, 4)) {
+      out.push(x);
+      if (x === 0) live.push(...Array.from({ length: 25 }, (_, i) => 1000 + i)); // total was 103
+    }
+    expect(out).toEqual(live);
+    expect(out).toHaveLength(128);
+  });
+
+  it('a total that shrinks during the listing ends on the short page, without error or loop', async () => {
+    const live = [...data];
+    const s = server(live);
+    const out: number[] = [];
+    for await (const x of offsetPages(10, s.fetch, 4)) {
+      out.push(x);
+      if (x === 0) live.splice(55); // 48 fewer than counted: the page at 50 is short
+    }
+    expect(out).toEqual(data.slice(0, 55));
+    expect(s.state.requests.length).toBeLessThan(15);
+  });
+
+  it('a total that shrinks below what was requested ahead ends on the empty page', async () => {
+    const live = [...data];
+    const s = server(live);
+    const out: number[] = [];
+    for await (const x of offsetPages(10, s.fetch, 4)) {
+      out.push(x);
+      if (x === 0) live.splice(10); // every page after the first is now empty
+    }
+    expect(out).toEqual(data.slice(0, 10));
+  });
+
+  it('a total that is a multiple of the page size costs one extra (empty) page', async () => {
+    const hundred = data.slice(0, 100);
+    const s = server(hundred);
+    expect(await all(offsetPages(10, s.fetch, 4))).toEqual(hundred);
+    expect(s.state.requests).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+  });
+
+  it('a short last page within the total ends the listing at once', async () => {
+    const s = server(data);
+    await all(offsetPages(10, s.fetch, 4));
+    expect(s.state.requests).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+  });
+
+  it('requests nothing past maxItems, even when the page at the cap was full', async () => {
+    const s = server(data);
+    const out = await all(offsetPages(10, s.fetch, 4, 30));
+    expect(out).toEqual(data.slice(0, 30));
+    expect(s.state.requests).toEqual([0, 10, 20]);
+  });
+
   it('ends at an empty first page', async () => {
     expect(await all(offsetPages(10, server([]).fetch, 4))).toEqual([]);
   });

@@ -88,8 +88,54 @@ describe('PlatformClient against the simulator', () => {
       const offsets = big.control.requestLog().filter((e) => e.template === '/v3/accounts').map((e) => e.query.offset);
       expect(offsets).toEqual(['0', '250', '500']);
       client.close();
+      // Page sizes 50, 250 and 500 (clamped to 250) give identical account sets.
+      const sets: string[][] = [];
+      for (const batchSize of [50, 250, 500]) {
+        big.control.resetLog();
+        const c = clientFor(big, { batchSize });
+        sets.push((await collect(c.listAccounts({ sourceId: hr.id }))).map((a) => a.id).sort());
+        const limits = new Set(big.control.requestLog().filter((e) => e.template === '/v3/accounts').map((e) => e.query.limit));
+        expect(limits).toEqual(new Set([String(Math.min(batchSize, 250))]));
+        c.close();
+      }
+      expect(sets[0]).toHaveLength(600);
+      expect(sets[1]).toEqual(sets[0]);
+      expect(sets[2]).toEqual(sets[0]);
+      expect(sets[0]).toEqual([...ids].sort());
     } finally {
       await big.close();
+    }
+  });
+
+  it('returns accounts added to the simulator during the listing, past the first page total', async () => {
+    const client = clientFor(sim, { batchSize: 10 });
+    const ldap = (await collect(client.listSources())).find((s) => s.name === 'LDAP')!;
+    const before = (await collect(client.listAccounts({ sourceId: ldap.id }))).map((a) => a.id);
+    const added: string[] = [];
+    const seen: string[] = [];
+    try {
+      for await (const a of client.listAccounts({ sourceId: ldap.id })) {
+        seen.push(a.id);
+        if (seen.length !== 1) continue;
+        // After the first page (its X-Total-Count counted only the old accounts); ids sort last.
+        for (let i = 0; i < 15; i++) {
+          const id = `zzzz-added-${String(i).padStart(2, '0')}`;
+          added.push(id);
+          const now = new Date().toISOString();
+          sim.tenant.addAccount({ id, sourceId: ldap.id, nativeIdentity: id, name: id, disabled: false, locked: false, isMachine: false, manuallyCorrelated: false, attributes: {}, created: now, modified: now });
+        }
+      }
+      expect(seen).toEqual([...before, ...added].sort());
+      // A total that shrinks mid-listing: no error, no loop, every remaining account once.
+      const remaining: string[] = [];
+      for await (const a of client.listAccounts({ sourceId: ldap.id })) {
+        remaining.push(a.id);
+        if (remaining.length === 1) for (const id of added) sim.tenant.removeAccount(id);
+      }
+      expect(remaining).toEqual(before);
+    } finally {
+      for (const id of added) if (sim.tenant.accounts.has(id)) sim.tenant.removeAccount(id);
+      client.close();
     }
   });
 
@@ -206,6 +252,21 @@ describe('PlatformClient against the simulator', () => {
     const sent = sim.control.requestLog().filter((e) => e.template === '/v3/sources');
     expect(sent.every((e) => e.at <= stoppedAt)).toBe(true);
     expect(client.openSockets()).toBe(0);
+    client.close();
+  });
+
+  it('a token fetch past the call deadline stops at the deadline, not at the token timeout', async () => {
+    const client = clientFor(sim, { provisioningTimeout: 1 });
+    sim.control.injectFault({ pathTemplate: '/oauth/token', latencyMs: 5000, times: 1 });
+    const started = Date.now();
+    const err = await caught(client.getSource('x'));
+    expect(err.code).toBe('PLATFORM_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(1400);
+    // The simulator saw the token request's client go away (499), within the deadline.
+    for (let i = 0; i < 50 && !sim.control.requestLog().some((e) => e.template === '/oauth/token'); i++) await new Promise((r) => setTimeout(r, 10));
+    const token = sim.control.requestLog().filter((e) => e.template === '/oauth/token');
+    expect(token.map((e) => e.status)).toEqual([499]);
+    expect(token[0].at + token[0].durationMs - started).toBeLessThan(1400);
     client.close();
   });
 
