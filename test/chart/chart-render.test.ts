@@ -165,6 +165,8 @@ describe('api and worker Deployments', () => {
     expect(envOf(api!, 'PROXY_PATH')?.value).toBe('/fusion');
     expect(envOf(api!, 'BODY_LIMIT_BYTES')?.value).toBe('10485760');
     expect(envOf(api!, 'REQUEST_TIMEOUT_MS')?.value).toBe('300000');
+    // The worker derives its stream timing from the same timeout.
+    expect(envOf(worker!, 'REQUEST_TIMEOUT_MS')?.value).toBe('300000');
     expect(envOf(api!, 'HEARTBEAT_INTERVAL_MS')?.value).toBe('15000');
     expect(envOf(worker!, 'WORKER_CONCURRENCY')?.value).toBe('4');
     expect(envOf(worker!, 'QUEUE_NAME')?.value).toBe('fusion-commands');
@@ -193,8 +195,8 @@ describe('scheduling and pass-through options', () => {
       expect(d.metadata.labels?.team).toBe('identity');
       expect(d.metadata.annotations?.owner).toBe('identity-team');
     }
-    expect(envOf(worker!, 'LOG_LEVEL_OVERRIDE')?.value).toBe('debug');
-    expect(envOf(api!, 'LOG_LEVEL_OVERRIDE')).toBeUndefined();
+    expect(envOf(worker!, 'AUTH_FAILURE_WINDOW_MS')?.value).toBe('120000');
+    expect(envOf(api!, 'AUTH_FAILURE_WINDOW_MS')).toBeUndefined();
     expect(at(find(r.objects, 'PodDisruptionBudget', API), 'spec', 'minAvailable')).toBe(1);
     expect(at(find(r.objects, 'HorizontalPodAutoscaler', WORKER), 'spec', 'behavior', 'scaleDown', 'stabilizationWindowSeconds')).toBe(600);
     expect(find(r.objects, 'ServiceAccount', FULL).metadata.annotations).toEqual({

@@ -62,6 +62,8 @@ describe('Dockerfile', () => {
   it('build stage runs the same install and build commands as .ci/run', () => {
     expect(ciRun).toMatch(/^npm ci\b/m);
     expect(ciRun).toMatch(/^npm run build$/m);
+    // ...then runs the final stage's files outside Docker (.ci/runtime-stage-check.mjs) before the tests.
+    expect(ciRun).toMatch(/^npm run build\n(?:#.*\n)*node \.ci\/runtime-stage-check\.mjs$/m);
     const build = runs(stage('build'));
     expect(build.some((r) => /^npm ci\b/.test(r) && !r.includes('--omit=dev'))).toBe(true);
     expect(build).toContain('npm run build');

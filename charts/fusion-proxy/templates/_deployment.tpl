@@ -102,13 +102,14 @@ spec:
               value: {{ $.Values.config.queueName | quote }}
             - name: SHUTDOWN_GRACE_MS
               value: {{ mul (max 0 (sub (int $c.terminationGracePeriodSeconds) 10)) 1000 | quote }}
+            {{- /* Both roles: the worker derives its progress interval and reader-idle timeout from it. */}}
+            - name: REQUEST_TIMEOUT_MS
+              value: {{ $.Values.config.requestTimeoutMs | int64 | quote }}
             {{- if eq $component "api" }}
             - name: PROXY_PATH
               value: {{ $.Values.config.proxyPath | quote }}
             - name: BODY_LIMIT_BYTES
               value: {{ $.Values.config.bodyLimitBytes | int64 | quote }}
-            - name: REQUEST_TIMEOUT_MS
-              value: {{ $.Values.config.requestTimeoutMs | int64 | quote }}
             - name: HEARTBEAT_INTERVAL_MS
               value: {{ $.Values.config.heartbeatIntervalMs | int64 | quote }}
             {{- else }}

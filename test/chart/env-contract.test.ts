@@ -1,0 +1,58 @@
+import { readdirSync } from 'node:fs';
+import { loadEnv, ENV_SCHEMA } from '../../src/server/env';
+import { CI_VALUES_DIR, K8sObject, Rendered, at, containerOf, find, ofKind, render } from './support/helm';
+
+/**
+ * The chart and the server agree on the environment: every variable a rendered pod gets is one
+ * src/server/env.ts reads, and the whole environment passes loadEnv() for the pod's role.
+ */
+const SCENARIOS = readdirSync(CI_VALUES_DIR).filter((f) => f.endsWith('-values.yaml')).sort();
+const FULL = 'fp-fusion-proxy';
+
+// Stand-ins for Secrets the operator manages (existingSecret): valid values of each variable.
+const EXTERNAL: Record<string, string> = {
+  PROXY_PASSWORD: 'operator-managed-password-0123456789',
+  JOB_ENCRYPTION_KEY: 'a'.repeat(64),
+  REDIS_URL: 'redis://redis.example.internal:6379',
+};
+
+function podEnv(r: Rendered, dep: K8sObject): Record<string, string> {
+  const secrets = new Map(ofKind(r.objects, 'Secret').map((s) => [s.metadata.name, at<Record<string, string>>(s, 'data')]));
+  const env: Record<string, string> = {};
+  for (const e of containerOf(dep).env ?? []) {
+    const ref = e.valueFrom?.secretKeyRef;
+    if (ref) {
+      const data = secrets.get(ref.name);
+      env[e.name] = data ? Buffer.from(data[ref.key] ?? '', 'base64').toString('utf8') : EXTERNAL[e.name] ?? 'x';
+    } else {
+      env[e.name] = e.value ?? '';
+    }
+  }
+  return env;
+}
+
+describe('chart environment vs src/server/env.ts', () => {
+  it.each(SCENARIOS)('%s: every variable is read by the server, and loadEnv() accepts the pod environment', (s) => {
+    const r = render({ valuesFiles: [s] });
+    for (const role of ['api', 'worker'] as const) {
+      const dep = find(r.objects, 'Deployment', `${FULL}-${role}`);
+      const env = podEnv(r, dep);
+      expect(Object.keys(env).filter((k) => !(k in ENV_SCHEMA))).toEqual([]);
+      const parsed = loadEnv(env);
+      expect(parsed.ROLE).toBe(role);
+      expect(parsed.REDIS_URL).toBeTruthy();
+      // The probes and the Service target the port the server listens on.
+      expect(parsed.PORT).toBe(containerOf(dep).ports?.find((p) => p.name === 'http')?.containerPort);
+      // Same queue on both sides, or workers never see the api's jobs.
+      expect(parsed.QUEUE_NAME).toBe(loadEnv(podEnv(r, find(r.objects, 'Deployment', `${FULL}-api`))).QUEUE_NAME);
+      if (role === 'api') expect(parsed.PROXY_PASSWORD).toBeTruthy();
+    }
+  });
+
+  it('the check above can fail: a variable the server does not know, or a value it rejects', () => {
+    const r = render({ valuesFiles: ['defaults-values.yaml'], set: { 'config.logLevel': 'debug' } });
+    const env = podEnv(r, find(r.objects, 'Deployment', `${FULL}-api`));
+    expect(() => loadEnv({ ...env, ROLE: 'both' })).toThrow(/ROLE must be one of/);
+    expect(() => loadEnv({ ...env, PROXY_PASSWORD: '' })).toThrow(/PROXY_PASSWORD is required/);
+  });
+});
