@@ -23,6 +23,8 @@ export interface CoreDeps {
   onAggregationSummary?: (summary: AggregationSummary) => void;
   /** Run lock TTL; renewed every third of it while the run lives. Default 60 s. */
   lockTtlMs?: number;
+  /** How long std:account:create waits for another create holding the source's lock. Default 10 s. */
+  createLockWaitMs?: number;
   /** Poll period of a forced aggregation's task. Default 2 s. */
   taskPollMs?: number;
   now?: () => Date;

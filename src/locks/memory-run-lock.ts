@@ -28,6 +28,10 @@ export class MemoryRunLock implements RunLock {
     return true;
   }
 
+  async holder(key: string): Promise<string | undefined> {
+    return this.current(key)?.token;
+  }
+
   async release(key: string, token: string): Promise<boolean> {
     const entry = this.current(key);
     if (!entry || entry.token !== token) return false;

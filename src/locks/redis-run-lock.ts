@@ -23,6 +23,10 @@ export class RedisRunLock implements RunLock {
     return n === 1;
   }
 
+  async holder(key: string): Promise<string | undefined> {
+    return (await this.redis.get(this.prefix + key)) ?? undefined;
+  }
+
   async release(key: string, token: string): Promise<boolean> {
     const n = await this.redis.eval(RELEASE, 1, this.prefix + key, token);
     return n === 1;

@@ -113,6 +113,17 @@ describe('counters and uuids', () => {
     const refresh = config({ attributeDefinitions: [{ name: 'dn', expression: '$first', refresh: true }] });
     expect(generator(refresh).gen.generate(subject({ first: 'New' }, { dn: 'Old' })).dn).toBe('New');
   });
+
+  test('keepExisting keeps refresh values (no source data to recompute them) and renders only missing ones', () => {
+    const c = config({
+      attributeDefinitions: [
+        { name: 'dn', expression: '$sources.HR.get(0).first', refresh: true },
+        { name: 'label', expression: '$first' },
+      ],
+    });
+    const out = generator(c).gen.generate({ ...subject({ first: 'Ada', sources: ['HR'] }, { dn: 'Old' }), keepExisting: true });
+    expect(out).toEqual({ dn: 'Old', label: 'Ada' });
+  });
 });
 
 describe('merge strategies', () => {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { holdRunLock, type RunLock } from '../../src/core/ports/run-lock';
+import { CREATE_TOKEN_PREFIX, holdRunLock, type RunLock } from '../../src/core/ports/run-lock';
 import { MemoryRunLock } from '../../src/locks/memory-run-lock';
 import { RedisRunLock } from '../../src/locks/redis-run-lock';
 import { openRedis, uniquePrefix } from '../support/redis';
@@ -66,5 +66,25 @@ describe.each(implementations)('%s run lock', (_name, make) => {
     await held?.release();
     // Releasing after the loss must not free the thief's lock.
     expect(await lock.acquire('stolen', 'x', 10)).toBe(false);
+  });
+
+  test('holder names the token; holdRunLock waits for a short create holder, not for another run', async () => {
+    const lock = make();
+    expect(await lock.holder('h')).toBeUndefined();
+    await lock.acquire('h', 'run-a', 10_000);
+    expect(await lock.holder('h')).toBe('run-a');
+    expect(await holdRunLock(lock, 'h', 'run-b', { ttlMs: 1000, createWaitMs: 2000 })).toBeUndefined();
+    await lock.release('h', 'run-a');
+
+    const create = `${CREATE_TOKEN_PREFIX}1`;
+    await lock.acquire('h', create, 10_000);
+    setTimeout(() => void lock.release('h', create), 60);
+    const held = await holdRunLock(lock, 'h', 'run-b', { ttlMs: 1000, createWaitMs: 5000 });
+    expect(held).toBeDefined();
+    expect(await lock.holder('h')).toBe('run-b');
+    await held?.release();
+    // A create that keeps the lock beyond the wait still makes the run refuse.
+    await lock.acquire('h', create, 10_000);
+    expect(await holdRunLock(lock, 'h', 'run-c', { ttlMs: 1000, createWaitMs: 50 })).toBeUndefined();
   });
 });

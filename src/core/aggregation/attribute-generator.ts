@@ -26,6 +26,12 @@ export interface GenerationSubject {
   existing: Record<string, unknown>;
   /** Definition types left for a later aggregation (std:account:create cannot see the registry). */
   skipTypes?: readonly AttributeDefinition['type'][];
+  /**
+   * Keep every value the account has, `refresh` definitions included, and render only missing
+   * ones: for a connector account none of whose source accounts was read in this run (limited or
+   * filtered run, or an account made by std:account:create), whose context lacks the source data.
+   */
+  keepExisting?: boolean;
 }
 
 interface Prepared {
@@ -74,7 +80,7 @@ export class AttributeGenerator {
       const current = subject.existing[def.name];
       if (subject.skipTypes?.includes(def.type) && !hasValue(current)) continue;
       let value: unknown;
-      if (hasValue(current) && (def.type !== 'normal' || !def.refresh)) value = current;
+      if (hasValue(current) && (def.type !== 'normal' || !def.refresh || subject.keepExisting)) value = current;
       else if (def.type === 'normal') value = this.renderNormal(def, template as CompiledTemplate, context, subject);
       else if (def.type === 'unique') value = this.renderUnique(def, template as CompiledTemplate, context, subject);
       else if (def.type === 'uuid') value = this.drawUuid(def, template, context, subject);

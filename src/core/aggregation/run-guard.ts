@@ -11,7 +11,7 @@
 import { FusionError } from '../errors';
 import type { Logger } from '../ports/logger';
 import type { CallOptions, PlatformPort, PlatformSource } from '../ports/platform';
-import { holdRunLock, type HeldLock, type RunLock } from '../ports/run-lock';
+import { holdRunLock, sourceLockKey, type HeldLock, type RunLock } from '../ports/run-lock';
 import { lockAttempts } from './metrics';
 
 export const PROCESSING_KEY = 'processing';
@@ -25,7 +25,7 @@ export async function enterRun(
   opts: CallOptions,
 ): Promise<RunGuard> {
   const { platform, lock, source, runId, logger } = args;
-  const key = `${args.tenant}:${source.id}`;
+  const key = sourceLockKey(args.tenant, source.id);
   const held: HeldLock | undefined = await holdRunLock(lock, key, runId, {
     ttlMs: args.ttlMs,
     onLost: () => logger.error({ source: source.name }, 'The aggregation lost its run lock (renewal failed); another run may start'),

@@ -11,6 +11,42 @@ export interface RunLock {
   renew(key: string, token: string, ttlMs: number): Promise<boolean>;
   /** Frees the lock only when `token` holds it (never another run's lock); false otherwise. */
   release(key: string, token: string): Promise<boolean>;
+  /** The token holding the lock now, if any (tells a short std:account:create from an aggregation). */
+  holder(key: string): Promise<string | undefined>;
+}
+
+/**
+ * Tokens of std:account:create holding the source's lock while it issues counter values: creates
+ * are serialised with each other and with aggregations, which read and persist the same counters.
+ */
+export const CREATE_TOKEN_PREFIX = 'create:';
+
+/** The lock key of a connector source: one aggregation (or counter-issuing create) at a time. */
+export function sourceLockKey(tenant: string, sourceId: string): string {
+  return `${tenant}:${sourceId}`;
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Tries to take the lock for up to `waitMs` while `retryWhile(holderToken)` allows it (by default
+ * while anyone holds it). True once taken; false when still held after the wait, or when the
+ * holder is one that is not worth waiting for.
+ */
+export async function acquireWithin(
+  lock: RunLock,
+  key: string,
+  token: string,
+  opts: { ttlMs: number; waitMs: number; pollMs?: number; signal?: AbortSignal; retryWhile?: (holder: string) => boolean },
+): Promise<boolean> {
+  const deadline = Date.now() + opts.waitMs;
+  for (;;) {
+    if (await lock.acquire(key, token, opts.ttlMs)) return true;
+    if (Date.now() >= deadline || opts.signal?.aborted) return false;
+    const holder = await lock.holder(key);
+    if (holder !== undefined && opts.retryWhile && !opts.retryWhile(holder)) return false;
+    await pause(Math.max(1, Math.min(opts.pollMs ?? 20, deadline - Date.now())));
+  }
 }
 
 export interface HeldLock {
@@ -26,9 +62,18 @@ export interface HoldOptions {
   onLost?: () => void;
 }
 
-/** Acquires and keeps renewing the lock until released; undefined when another holder has it. */
-export async function holdRunLock(lock: RunLock, key: string, token: string, opts: HoldOptions): Promise<HeldLock | undefined> {
-  if (!(await lock.acquire(key, token, opts.ttlMs))) return undefined;
+/**
+ * Acquires and keeps renewing the lock until released; undefined when another holder has it.
+ * A holder that is a std:account:create (see CREATE_TOKEN_PREFIX) is waited for up to
+ * `createWaitMs` (default 5 s): it holds the lock for a few platform calls only.
+ */
+export async function holdRunLock(lock: RunLock, key: string, token: string, opts: HoldOptions & { createWaitMs?: number }): Promise<HeldLock | undefined> {
+  const taken = await acquireWithin(lock, key, token, {
+    ttlMs: opts.ttlMs,
+    waitMs: opts.createWaitMs ?? 5000,
+    retryWhile: (holder) => holder.startsWith(CREATE_TOKEN_PREFIX),
+  });
+  if (!taken) return undefined;
   let lost = false;
   let stopped = false;
   const timer = setInterval(() => {
