@@ -5,27 +5,31 @@ import { OverlapIndex } from './indexes/overlap-index';
 import { attributeValues } from './normalize';
 import type { AttributeMatchRule, MatchRecord } from './types';
 
-/** One matching attribute over a fixed list of records, with its values prepared once. */
+/**
+ * One matching attribute over a growing list of records, each record's values prepared once.
+ * Records are numbered in the order they are appended; truncate drops the last ones.
+ */
 export interface AttributeRuntime {
   readonly rule: AttributeMatchRule;
+  /** Records prepared. */
+  readonly count: number;
   hasValue(r: number): boolean;
   /** Best score over the value pairs of records a and b (multi-valued); -1 when either has none. */
   score(a: number, b: number): number;
-  buildIndex(): CandidateIndex;
+  /** Prepares the records' values and, once the index exists, indexes them. */
+  append(records: readonly MatchRecord[]): void;
+  /** Drops records >= n (values and index entries). */
+  truncate(n: number): void;
+  /** The candidate index: built on first use over every record so far, then kept up to date. */
+  index(): CandidateIndex;
 }
 
-export function prepareAttribute(rule: AttributeMatchRule, records: readonly MatchRecord[]): AttributeRuntime {
+export function prepareAttribute(rule: AttributeMatchRule, records: readonly MatchRecord[] = []): AttributeRuntime {
   return withKernel(rule.algorithm, (kernel) => {
     type P = Parameters<typeof kernel.score>[0];
-    const values: P[][] = new Array<P[]>(records.length);
-    for (let r = 0; r < records.length; r++) {
-      const list: P[] = [];
-      for (const text of attributeValues(records[r]!.attributes[rule.attribute])) {
-        const p = kernel.prepare(text);
-        if (p !== null) list.push(p);
-      }
-      values[r] = list;
-    }
+    const values: P[][] = [];
+    const NONE: P[] = [];
+    let built: CandidateIndex | undefined;
     const score = (a: number, b: number): number => {
       const va = values[a]!;
       const vb = values[b]!;
@@ -41,19 +45,54 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
       }
       return best;
     };
-    const buildIndex = (): CandidateIndex => {
+    const append = (recs: readonly MatchRecord[]): void => {
+      for (const rec of recs) {
+        let list: P[] = NONE; // shared empty list: most sparse attributes cost one pointer per record
+        for (const text of attributeValues(rec.attributes[rule.attribute])) {
+          const p = kernel.prepare(text);
+          if (p === null) continue;
+          if (list === NONE) list = [];
+          list.push(p);
+        }
+        values.push(list);
+      }
+      built?.append(values.length);
+    };
+    const truncate = (n: number): void => {
+      if (n >= values.length) return;
+      built?.truncate(n);
+      values.length = n;
+    };
+    const index = (): CandidateIndex => {
+      if (built) return built;
       const filter = kernel.filter(rule.threshold);
       switch (filter.kind) {
         case 'overlap':
-          return new OverlapIndex(filter, values);
+          built = new OverlapIndex(filter, values);
+          break;
         case 'keys':
-          return new KeyIndex(filter, values);
+          built = new KeyIndex(filter, values);
+          break;
         case 'all':
-          return new ScanIndex(values);
+          built = new ScanIndex(values);
+          break;
         case 'custom':
-          return filter.build(values);
+          built = filter.build(values);
+          break;
       }
+      return built;
     };
-    return { rule, hasValue: (r: number) => values[r]!.length > 0, score, buildIndex };
+    append(records);
+    return {
+      rule,
+      get count() {
+        return values.length;
+      },
+      hasValue: (r: number) => values[r]!.length > 0,
+      score,
+      append,
+      truncate,
+      index,
+    };
   });
 }

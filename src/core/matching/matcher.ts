@@ -3,6 +3,7 @@ import { CandidateCollector, type CandidateIndex } from './indexes/candidate-col
 import { candidatesObserver, recordMatchingStats } from './metrics';
 import {
   type Algorithm,
+  type AttributeMatchRule,
   CANDIDATE_BUCKETS,
   type MatchOptions,
   type MatchRecord,
@@ -14,12 +15,18 @@ import {
 } from './types';
 
 export interface Matcher {
-  /** Add identities of the baseline (call before match; may be called several times). */
+  /**
+   * Add records to the baseline (identities, or accounts created earlier in the run). May be
+   * called any number of times, before and between match() calls: each record is prepared once
+   * and appended to the candidate indexes, which are built only once (at the first match()).
+   */
   addBaseline(records: Iterable<MatchRecord>): void;
   /**
    * Match new/changed accounts against the baseline and against each other. An account-account
    * pair is reported once: the later account (by position in newRecords) gets the earlier one as
    * candidate (candidateKind 'account'), so at most one of them becomes a new identity without review.
+   * The new records are not kept: add the ones that become accounts with addBaseline(). The cost
+   * is proportional to the new records and their candidates, not to the baseline.
    */
   match(newRecords: readonly MatchRecord[], opts?: MatchOptions): MatchResult;
 }
@@ -80,56 +87,93 @@ export function compareDuplicates(a: PotentialDuplicate, b: PotentialDuplicate):
 }
 
 class EngineMatcher implements Matcher {
-  private readonly baseline: MatchRecord[] = [];
+  /** Record ids, baseline first; the per-attribute values live in the runtimes (no record objects kept). */
+  private readonly ids: string[] = [];
+  private readonly rules: readonly AttributeMatchRule[];
+  private readonly runtimes: AttributeRuntime[];
+  /** Mandatory attributes are evaluated first, cheapest algorithm first: a failure ends the pair. */
+  private readonly order: number[];
+  private readonly mandatory: number[];
+  /** Candidate generators: the mandatory attributes (one suffices per account), else all (union). */
+  private readonly generatorIdx: number[];
+  private indexes: Map<number, CandidateIndex> | undefined;
+  private readonly collector = new CandidateCollector(0);
+  private readonly scores: Float64Array;
+  private readonly observers = new Map<string, (k: number) => void>();
 
   constructor(
     private readonly settings: MatchingSettings,
     private readonly mode: Mode,
-  ) {}
+  ) {
+    const rules = settings.attributes;
+    this.rules = rules;
+    this.runtimes = rules.map((rule) => prepareAttribute(rule));
+    const cost = (i: number): number => (rules[i]!.mandatory ? SCORE_COST[rules[i]!.algorithm] : 0);
+    this.order = rules
+      .map((_, i) => i)
+      .sort((a, b) => Number(rules[b]!.mandatory) - Number(rules[a]!.mandatory) || cost(a) - cost(b) || a - b);
+    this.mandatory = this.order.filter((i) => rules[i]!.mandatory);
+    this.generatorIdx = mode === 'index' ? (this.mandatory.length > 0 ? this.mandatory : this.order) : [];
+    this.scores = new Float64Array(rules.length);
+  }
 
   addBaseline(records: Iterable<MatchRecord>): void {
-    for (const r of records) this.baseline.push(r);
+    this.append(Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records]);
+  }
+
+  private append(records: readonly MatchRecord[]): void {
+    for (const r of records) this.ids.push(r.id);
+    for (const rt of this.runtimes) rt.append(records);
+  }
+
+  private truncate(n: number): void {
+    for (const rt of this.runtimes) rt.truncate(n);
+    this.ids.length = n;
+  }
+
+  private observe(label: string, k: number): void {
+    let o = this.observers.get(label);
+    if (!o) this.observers.set(label, (o = candidatesObserver(label)));
+    o(k);
   }
 
   match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): MatchResult {
     const t0 = performance.now();
-    const rules = this.settings.attributes;
-    const topK = opts.topK ?? this.settings.reviewTopK;
-    const B = this.baseline.length;
-    const records: MatchRecord[] = this.baseline.concat(newRecords);
-    const n = records.length;
+    const B = this.ids.length;
+    if (!this.indexes) {
+      // Built once, over the baseline so far; every later record is appended to them.
+      this.indexes = new Map();
+      for (const i of this.generatorIdx) this.indexes.set(i, this.runtimes[i]!.index());
+    }
+    // The new records are appended (and indexed) for this call only: each is probed with
+    // limit = its own position, so it sees the baseline and the new records before it.
+    this.append(newRecords);
+    try {
+      const t1 = performance.now();
+      const result = this.matchAppended(B, newRecords.length, opts.topK ?? this.settings.reviewTopK);
+      result.stats.buildMs = t1 - t0;
+      result.stats.matchMs = performance.now() - t1;
+      recordMatchingStats(result.stats);
+      return result;
+    } finally {
+      this.truncate(B);
+    }
+  }
+
+  private matchAppended(B: number, count: number, topK: number): MatchResult {
+    const { rules, runtimes, order, mandatory, generatorIdx, ids, scores } = this;
+    const indexes = this.indexes!;
+    const n = B + count;
     const stats = emptyStats();
-    stats.accounts = newRecords.length;
+    stats.accounts = count;
     stats.baseline = B;
-
-    // Mandatory attributes are evaluated first, cheapest algorithm first: a failure ends the pair.
-    const runtimes: AttributeRuntime[] = rules.map((rule) => prepareAttribute(rule, records));
-    const cost = (i: number): number => (rules[i]!.mandatory ? SCORE_COST[rules[i]!.algorithm] : 0);
-    const order = runtimes
-      .map((_, i) => i)
-      .sort((a, b) => Number(rules[b]!.mandatory) - Number(rules[a]!.mandatory) || cost(a) - cost(b) || a - b);
-    const mandatory = order.filter((i) => rules[i]!.mandatory);
-
-    // Candidate generators: the mandatory attributes (one suffices per account), else all (union).
-    const generatorIdx = this.mode === 'index' ? (mandatory.length > 0 ? mandatory : order) : [];
-    const indexes = new Map<number, CandidateIndex>();
-    for (const i of generatorIdx) indexes.set(i, runtimes[i]!.buildIndex());
-    const t1 = performance.now();
-    stats.buildMs = t1 - t0;
-
-    const collector = new CandidateCollector(n);
-    const scores = new Float64Array(rules.length);
+    const collector = this.collector;
+    collector.ensure(n);
     const duplicates = new Map<string, PotentialDuplicate[]>();
-    const observers = new Map<string, (k: number) => void>();
-    const observe = (label: string, k: number): void => {
-      let o = observers.get(label);
-      if (!o) observers.set(label, (o = candidatesObserver(label)));
-      o(k);
-    };
     let candidatesTotal = 0;
 
     for (let g = B; g < n; g++) {
-      const account = records[g]!;
+      const accountId = ids[g]!;
       if (mandatory.some((i) => !runtimes[i]!.hasValue(g))) {
         stats.accountsMissingMandatory++;
         if (!runtimes.some((rt) => rt.hasValue(g))) stats.accountsWithoutValues++;
@@ -165,8 +209,8 @@ class EngineMatcher implements Matcher {
       let compared = 0;
       for (let k = 0; k < collector.size; k++) {
         const c = collector.list[k]!;
-        const candidate = records[c]!;
-        if (candidate.id === account.id) continue;
+        const candidateId = ids[c]!;
+        if (candidateId === accountId) continue;
         compared++;
         const outcome = this.evaluate(g, c, runtimes, order, scores);
         stats.pairs[outcome]++;
@@ -181,8 +225,8 @@ class EngineMatcher implements Matcher {
           cnt++;
         }
         (found ??= []).push({
-          accountId: account.id,
-          candidateId: candidate.id,
+          accountId,
+          candidateId,
           candidateKind: c < B ? 'identity' : 'account',
           score: Math.round((sum / cnt) * 10) / 10,
           scores: perAttr,
@@ -192,20 +236,18 @@ class EngineMatcher implements Matcher {
       candidatesTotal += compared;
       if (compared > stats.candidatesMax) stats.candidatesMax = compared;
       stats.candidatesHistogram[bucketOf(compared)]!++;
-      observe(label, compared);
+      this.observe(label, compared);
       if (found) {
         found.sort(compareDuplicates);
         if (found.length > topK) {
           stats.truncated += found.length - topK;
           found.length = topK;
         }
-        duplicates.set(account.id, found);
+        duplicates.set(accountId, found);
         stats.accountsWithDuplicates++;
       }
     }
-    stats.candidatesMean = newRecords.length > 0 ? candidatesTotal / newRecords.length : 0;
-    stats.matchMs = performance.now() - t1;
-    recordMatchingStats(stats);
+    stats.candidatesMean = count > 0 ? candidatesTotal / count : 0;
     return { duplicates, stats };
   }
 

@@ -1,7 +1,7 @@
 /** The candidate records of one query, deduplicated with a stamp array (no allocation per query). */
 export class CandidateCollector {
-  private readonly stamp: Int32Array;
-  readonly list: Int32Array;
+  private stamp: Int32Array;
+  list: Int32Array;
   size = 0;
   private cur = 0;
 
@@ -10,7 +10,21 @@ export class CandidateCollector {
     this.list = new Int32Array(records);
   }
 
+  /** Grows (doubling) to hold records 0..records-1; kept across calls so a match costs no O(baseline) allocation. */
+  ensure(records: number): void {
+    if (records <= this.stamp.length) return;
+    const cap = Math.max(records, this.stamp.length * 2, 1024);
+    const stamp = new Int32Array(cap);
+    stamp.set(this.stamp);
+    this.stamp = stamp;
+    this.list = new Int32Array(cap);
+  }
+
   begin(): void {
+    if (this.cur === 0x7fffffff) {
+      this.stamp.fill(0);
+      this.cur = 0;
+    }
     this.cur++;
     this.size = 0;
   }
@@ -37,9 +51,17 @@ export interface ProbeInfo {
  * A candidate index over one attribute of records 0..n-1 (baseline first, then new records).
  * probe() adds every record < limit that can pass this attribute with record r (lossless
  * indexes) or that shares a blocking key (lossy ones).
+ *
+ * Incremental: the index reads the runtime's growing per-record value list. append(n) indexes the
+ * records from its current count up to n; truncate(n) forgets records >= n (the new accounts of
+ * one match() call are appended, probed, then truncated).
  */
 export interface CandidateIndex {
   readonly lossless: boolean;
+  /** Records indexed. */
+  readonly count: number;
+  append(n: number): void;
+  truncate(n: number): void;
   /** Rough work of probing with record r (posting entries to visit). */
   estimate(r: number): number;
   probe(r: number, limit: number, out: CandidateCollector): ProbeInfo;

@@ -7,23 +7,46 @@ const NO_SCAN: ProbeInfo = { fullScan: false };
 export class KeyIndex<P> implements CandidateIndex {
   readonly lossless: boolean;
   private readonly buckets = new Map<string, number[]>();
-  private readonly recordKeys: string[][];
+  private readonly recordKeys: string[][] = [];
+  private readonly keys: string[] = [];
 
-  constructor(filter: KeyFilter<P>, values: readonly (readonly P[])[]) {
+  constructor(
+    private readonly filter: KeyFilter<P>,
+    private readonly values: readonly (readonly P[])[],
+  ) {
     this.lossless = filter.lossless;
-    this.recordKeys = new Array<string[]>(values.length);
-    const keys: string[] = [];
-    for (let r = 0; r < values.length; r++) {
+    this.append(values.length);
+  }
+
+  get count(): number {
+    return this.recordKeys.length;
+  }
+
+  append(n: number): void {
+    const keys = this.keys;
+    for (let r = this.recordKeys.length; r < n; r++) {
       keys.length = 0;
-      for (const v of values[r]!) filter.keys(v, keys);
+      for (const v of this.values[r]!) this.filter.keys(v, keys);
       const unique = keys.length > 1 ? [...new Set(keys)] : keys.slice();
-      this.recordKeys[r] = unique;
+      this.recordKeys.push(unique);
       for (const k of unique) {
         const bucket = this.buckets.get(k);
         if (bucket) bucket.push(r);
         else this.buckets.set(k, [r]);
       }
     }
+  }
+
+  /** Records are appended in ascending order, so the dropped ones are the buckets' tails. */
+  truncate(n: number): void {
+    for (let r = this.recordKeys.length - 1; r >= n; r--) {
+      for (const k of this.recordKeys[r]!) {
+        const bucket = this.buckets.get(k)!;
+        bucket.pop();
+        if (bucket.length === 0) this.buckets.delete(k);
+      }
+    }
+    if (this.recordKeys.length > n) this.recordKeys.length = n;
   }
 
   estimate(r: number): number {
@@ -52,9 +75,20 @@ const SCANNED: ProbeInfo = { fullScan: true };
 export class ScanIndex<P> implements CandidateIndex {
   readonly lossless = true;
   private readonly withValue: number[] = [];
+  count = 0;
 
-  constructor(values: readonly (readonly P[])[]) {
-    for (let r = 0; r < values.length; r++) if (values[r]!.length > 0) this.withValue.push(r);
+  constructor(private readonly values: readonly (readonly P[])[]) {
+    this.append(values.length);
+  }
+
+  append(n: number): void {
+    for (let r = this.count; r < n; r++) if (this.values[r]!.length > 0) this.withValue.push(r);
+    if (n > this.count) this.count = n;
+  }
+
+  truncate(n: number): void {
+    while (this.withValue.length > 0 && this.withValue[this.withValue.length - 1]! >= n) this.withValue.pop();
+    if (this.count > n) this.count = n;
   }
 
   estimate(): number {

@@ -23,73 +23,134 @@ export class NameIndex implements CandidateIndex {
   private readonly t: number;
   private readonly vocab = new Map<string, number>();
   private readonly tokens: string[] = [];
+  /** The JW index's values: the token itself when it has two or more characters. */
+  private readonly tokenValues: string[][] = [];
   private readonly tokenGroups: (readonly number[])[] = [];
   private readonly tokenCodes: string[] = [];
   private readonly tokenRecords: number[][] = [];
   /** Per record, per value: its token ids. */
-  private readonly recordTokens: number[][][];
+  private readonly recordTokens: number[][][] = [];
   private readonly byGroup = new Map<number, number[]>();
   private readonly byCode = new Map<string, number[]>();
   private readonly byFirst = new Map<string, number[]>();
-  private readonly neighbourCache = new Map<number, Int32Array>();
+  private readonly neighbourCache = new Map<number, number[]>();
   private readonly firstLetterRecords = new Map<string, number>();
   private jwIndex: OverlapIndex<string> | undefined;
   private jwCollector: CandidateCollector | undefined;
 
-  constructor(values: readonly (readonly NameValue[])[], threshold: number) {
+  constructor(
+    private readonly values: readonly (readonly NameValue[])[],
+    threshold: number,
+  ) {
     this.t = minRaw(threshold);
-    this.recordTokens = new Array<number[][]>(values.length);
-    for (let r = 0; r < values.length; r++) {
-      this.recordTokens[r] = values[r]!.map((v) =>
-        v.tokens.map((tok, i) => {
-          let id = this.vocab.get(tok);
-          if (id === undefined) {
-            id = this.tokens.length;
-            this.vocab.set(tok, id);
-            this.tokens.push(tok);
-            this.tokenGroups.push(v.groups[i]!);
-            this.tokenCodes.push(v.codes[i]!);
-            this.tokenRecords.push([]);
-            for (const g of v.groups[i]!) push(this.byGroup, g, id);
-            if (v.codes[i]!.length > 0) push(this.byCode, v.codes[i]!, id);
-            push(this.byFirst, tok.charAt(0), id);
-          }
-          const list = this.tokenRecords[id]!;
-          if (list[list.length - 1] !== r) {
-            list.push(r);
-            const first = tok.charAt(0);
-            this.firstLetterRecords.set(first, (this.firstLetterRecords.get(first) ?? 0) + 1);
-          }
-          return id;
-        }),
+    this.append(values.length);
+  }
+
+  get count(): number {
+    return this.recordTokens.length;
+  }
+
+  append(n: number): void {
+    const firstNew = this.tokens.length;
+    for (let r = this.recordTokens.length; r < n; r++) {
+      this.recordTokens.push(
+        this.values[r]!.map((v) =>
+          v.tokens.map((tok, i) => {
+            let id = this.vocab.get(tok);
+            if (id === undefined) {
+              id = this.tokens.length;
+              this.vocab.set(tok, id);
+              this.tokens.push(tok);
+              this.tokenValues.push(tok.length > 1 ? [tok] : []);
+              this.tokenGroups.push(v.groups[i]!);
+              this.tokenCodes.push(v.codes[i]!);
+              this.tokenRecords.push([]);
+              for (const g of v.groups[i]!) push(this.byGroup, g, id);
+              if (v.codes[i]!.length > 0) push(this.byCode, v.codes[i]!, id);
+              push(this.byFirst, tok.charAt(0), id);
+            }
+            const list = this.tokenRecords[id]!;
+            if (list[list.length - 1] !== r) {
+              list.push(r);
+              const first = tok.charAt(0);
+              this.firstLetterRecords.set(first, (this.firstLetterRecords.get(first) ?? 0) + 1);
+            }
+            return id;
+          }),
+        ),
       );
+    }
+    if (this.tokens.length > firstNew) this.addedTokens(firstNew);
+  }
+
+  /**
+   * New vocabulary tokens: the JW token index takes them, and every cached neighbour list they
+   * belong to gets them. The candidate relation of neighbours() is symmetric (equal, initial and
+   * first letter, nickname group, metaphone code, the symmetric JW filter), so the cached tokens
+   * that can have y as a neighbour are among y's own candidates.
+   */
+  private addedTokens(firstNew: number): void {
+    if (!this.jwIndex) return; // no neighbour search yet, so no cache
+    this.jwIndex.append(this.tokens.length);
+    this.jwCollector!.ensure(this.tokens.length);
+    if (this.neighbourCache.size === 0) return;
+    for (let y = firstNew; y < this.tokens.length; y++) {
+      for (const x of this.candidates(y)) {
+        if (x === y) continue;
+        const cached = this.neighbourCache.get(x);
+        if (cached && this.sim(x, y) > 0) cached.push(y);
+      }
     }
   }
 
-  /** Token ids with similarity > 0 to token x (including x). */
-  private neighbours(x: number): Int32Array {
-    let nb = this.neighbourCache.get(x);
-    if (nb) return nb;
-    const tok = this.tokens[x]!;
-    const found = new Set<number>();
-    if (tok.length === 1) {
-      for (const y of this.byFirst.get(tok) ?? []) found.add(y);
-    } else {
-      const candidates = new Set<number>([x]);
-      const initial = this.vocab.get(tok.charAt(0));
-      if (initial !== undefined) candidates.add(initial);
-      for (const g of this.tokenGroups[x]!) for (const y of this.byGroup.get(g) ?? []) candidates.add(y);
-      for (const y of this.byCode.get(this.tokenCodes[x]!) ?? []) candidates.add(y);
-      const jw = this.jaroWinklerIndex();
-      const out = this.jwCollector!;
-      out.begin();
-      jw.probe(x, this.tokens.length, out);
-      for (let k = 0; k < out.size; k++) candidates.add(out.list[k]!);
-      for (const y of candidates) {
-        if (tokenSim(tok, this.tokenGroups[x]!, this.tokenCodes[x]!, this.tokens[y]!, this.tokenGroups[y]!, this.tokenCodes[y]!) > 0) found.add(y);
+  /** Tokens forget nothing on truncate: a token without records adds no candidate. */
+  truncate(n: number): void {
+    for (let r = this.recordTokens.length - 1; r >= n; r--) {
+      for (const ids of this.recordTokens[r]!) {
+        for (const id of ids) {
+          const list = this.tokenRecords[id]!;
+          if (list[list.length - 1] !== r) continue;
+          list.pop();
+          const first = this.tokens[id]!.charAt(0);
+          this.firstLetterRecords.set(first, this.firstLetterRecords.get(first)! - 1);
+        }
       }
     }
-    nb = Int32Array.from(found);
+    if (this.recordTokens.length > n) this.recordTokens.length = n;
+  }
+
+  private sim(x: number, y: number): number {
+    return tokenSim(this.tokens[x]!, this.tokenGroups[x]!, this.tokenCodes[x]!, this.tokens[y]!, this.tokenGroups[y]!, this.tokenCodes[y]!);
+  }
+
+  /** A superset of the tokens with similarity > 0 to token x. */
+  private candidates(x: number): Iterable<number> {
+    const tok = this.tokens[x]!;
+    if (tok.length === 1) return this.byFirst.get(tok) ?? [];
+    const candidates = new Set<number>([x]);
+    const initial = this.vocab.get(tok.charAt(0));
+    if (initial !== undefined) candidates.add(initial);
+    for (const g of this.tokenGroups[x]!) for (const y of this.byGroup.get(g) ?? []) candidates.add(y);
+    for (const y of this.byCode.get(this.tokenCodes[x]!) ?? []) candidates.add(y);
+    const jw = this.jaroWinklerIndex();
+    const out = this.jwCollector!;
+    out.begin();
+    jw.probe(x, this.tokens.length, out);
+    for (let k = 0; k < out.size; k++) candidates.add(out.list[k]!);
+    return candidates;
+  }
+
+  /** Token ids with similarity > 0 to token x (including x). */
+  private neighbours(x: number): readonly number[] {
+    let nb = this.neighbourCache.get(x);
+    if (nb) return nb;
+    const found: number[] = [];
+    if (this.tokens[x]!.length === 1) {
+      for (const y of this.candidates(x)) found.push(y);
+    } else {
+      for (const y of this.candidates(x)) if (this.sim(x, y) > 0) found.push(y);
+    }
+    nb = found;
     this.neighbourCache.set(x, nb);
     return nb;
   }
@@ -97,10 +158,7 @@ export class NameIndex implements CandidateIndex {
   /** JW >= 0.8 between vocabulary tokens of two or more characters. */
   private jaroWinklerIndex(): OverlapIndex<string> {
     if (!this.jwIndex) {
-      this.jwIndex = new OverlapIndex(
-        jaroWinklerOverlapFilter(80.05), // minRaw(80.05) = 0.8 - 1e-9
-        this.tokens.map((tok) => (tok.length > 1 ? [tok] : [])),
-      );
+      this.jwIndex = new OverlapIndex(jaroWinklerOverlapFilter(80.05), this.tokenValues); // minRaw(80.05) = 0.8 - 1e-9
       this.jwCollector = new CandidateCollector(this.tokens.length);
     }
     return this.jwIndex;

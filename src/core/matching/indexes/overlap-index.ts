@@ -4,6 +4,15 @@ import type { CandidateCollector, CandidateIndex, ProbeInfo } from './candidate-
 /** Occurrence numbers turn a multiset of tokens into a set: key * 2^20 + occurrence (< 2^53). */
 const OCC = 1048576;
 const EPS = 1e-9;
+/** Appended records beyond max(this, records at the last build) trigger a rebuild (fresh token order). */
+const MIN_REBUILD = 4096;
+
+function grown(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer> {
+  if (need <= a.length) return a;
+  const b = new Int32Array(Math.max(need, a.length * 2, 64));
+  b.set(a);
+  return b;
+}
 
 /**
  * Prefix-filtered inverted index for "shared tokens >= bound" filters (q-gram count filter for
@@ -16,48 +25,81 @@ const EPS = 1e-9;
  * prefixes loses no pair. Values with oLb <= 0 (too short for the bound) are kept in an
  * "unfilterable" list that every probe walks (length filter only), and probe with all their
  * tokens. Candidates found are then checked with the exact length and overlap bounds.
+ *
+ * Incremental: the argument above holds for ANY fixed total order of tokens. A build ranks the
+ * tokens by frequency and stores postings in CSR form; records appended later keep those ranks,
+ * a token never seen before gets a rank below every existing one (it is the rarest so far), and
+ * their postings go to per-token lists after the CSR ones (records stay ascending). Once the
+ * appended records outnumber the built ones the index is rebuilt, so the order stays close to
+ * the frequencies at amortised O(1) per record. A larger value than any seen can lower oLb of
+ * existing sizes only if a filter's bound were not monotone; that is checked, and rebuilds.
  */
 export class OverlapIndex<P> implements CandidateIndex {
   readonly lossless = true;
-  private readonly filter: OverlapFilter<P>;
-  private readonly entryRec: Int32Array;
-  private readonly entrySize: Int32Array;
-  private readonly tokStart: Int32Array;
-  private readonly tokEnd: Int32Array;
+  count = 0;
+  private entries = 0;
+  private poolLen = 0;
+  private entryRec = new Int32Array(0);
+  private entrySize = new Int32Array(0);
+  private tokStart = new Int32Array(0);
+  private tokEnd = new Int32Array(0);
   /** Tokens probed/indexed per entry: prefix length, all tokens when unfilterable, -1 when dead. */
-  private readonly probeLen: Int32Array;
-  private readonly pool: Int32Array;
-  private readonly postStart: Int32Array;
-  private readonly postings: Int32Array;
-  private readonly unfilterable: Int32Array;
-  private readonly recEntryStart: Int32Array;
-  private readonly entryStamp: Int32Array;
+  private probeLen = new Int32Array(0);
+  private entryStamp = new Int32Array(0);
+  private pool = new Int32Array(0);
+  private recEntryStart = new Int32Array(1);
+  /** Numbered token key -> rank in the global order. */
+  private dict = new Map<number, number>();
+  private lowRank = 0;
+  private postStart = new Int32Array(1);
+  private postings = new Int32Array(0);
+  /** Postings of appended entries: by rank (>= 0), and for tokens new since the build by -rank-1. */
+  private extraOld: (number[] | undefined)[] = [];
+  private extraNew: number[][] = [];
+  private unfilterable: number[] = [];
+  private builtRecords = 0;
+  private sizeCap = 0;
+  private lbCache = new Map<number, number>();
   private stampCur = 0;
   private readonly needCache = new Map<number, number>();
+  private readonly keys: number[] = [];
 
-  constructor(filter: OverlapFilter<P>, values: readonly (readonly P[])[]) {
-    this.filter = filter;
-    const n = values.length;
+  constructor(
+    private readonly filter: OverlapFilter<P>,
+    private readonly values: readonly (readonly P[])[],
+    /** Smallest number of appended records that can trigger a rebuild (tests lower it). */
+    private readonly minRebuild = MIN_REBUILD,
+  ) {
+    this.build(values.length);
+  }
+
+  /** Values of this attribute that no filter applies to (too short for the bound). */
+  get unfilterableCount(): number {
+    return this.unfilterable.length;
+  }
+
+  private build(n: number): void {
+    const filter = this.filter;
     let entries = 0;
-    for (let r = 0; r < n; r++) entries += values[r]!.length;
+    for (let r = 0; r < n; r++) entries += this.values[r]!.length;
     this.entryRec = new Int32Array(entries);
     this.entrySize = new Int32Array(entries);
     this.tokStart = new Int32Array(entries);
     this.tokEnd = new Int32Array(entries);
     this.probeLen = new Int32Array(entries);
-    this.recEntryStart = new Int32Array(n + 1);
     this.entryStamp = new Int32Array(entries);
+    this.recEntryStart = new Int32Array(n + 1);
 
     // Phase 1: numbered tokens -> dense ids, with frequencies.
     const dict = new Map<number, number>();
     const freq: number[] = [];
     const ids: number[] = [];
-    const keys: number[] = [];
+    const keys = this.keys;
     let e = 0;
     let maxSize = 0;
     for (let r = 0; r < n; r++) {
       this.recEntryStart[r] = e;
-      for (const v of values[r]!) {
+      for (const v of this.values[r]!) {
         keys.length = 0;
         filter.tokenKeys(v, keys);
         keys.sort((a, b) => a - b);
@@ -89,63 +131,189 @@ export class OverlapIndex<P> implements CandidateIndex {
     const order = Array.from(freq.keys()).sort((a, b) => freq[a]! - freq[b]! || a - b);
     const rank = new Int32Array(freq.length);
     order.forEach((id, i) => (rank[id] = i));
+    for (const [k, id] of dict) dict.set(k, rank[id]!);
+    this.dict = dict;
+    this.lowRank = 0;
     this.pool = new Int32Array(ids.length);
+    this.poolLen = ids.length;
     for (let i = 0; i < ids.length; i++) this.pool[i] = rank[ids[i]!]!;
     for (let x = 0; x < entries; x++) this.pool.subarray(this.tokStart[x]!, this.tokEnd[x]!).sort();
 
     // Phase 3: prefix lengths from the smallest overlap any partner size can require.
-    const lbCache = new Map<number, number>();
-    const lowerBound = (m: number): number => {
-      let lb = lbCache.get(m);
-      if (lb === undefined) {
-        const [lo, hi] = filter.partnerRange(m);
-        lb = Number.POSITIVE_INFINITY;
-        for (let s = Math.max(0, lo); s <= Math.min(hi, maxSize); s++) {
-          if (!filter.lengthOk(m, s)) continue;
-          const need = Math.ceil(filter.minOverlap(m, s) - EPS);
-          if (need < lb) lb = need;
-        }
-        lbCache.set(m, lb);
-      }
-      return lb;
-    };
-    const unfilterable: number[] = [];
+    this.sizeCap = maxSize;
+    this.lbCache = new Map();
+    this.unfilterable = [];
     const postCount = new Int32Array(freq.length + 1);
     for (let x = 0; x < entries; x++) {
-      const count = this.tokEnd[x]! - this.tokStart[x]!;
-      const lb = lowerBound(this.entrySize[x]!);
-      if (lb === Number.POSITIVE_INFINITY || lb > count) {
-        this.probeLen[x] = -1; // no partner size can pass
-      } else if (lb <= 0) {
-        this.probeLen[x] = count;
-        unfilterable.push(x);
-      } else {
-        const p = count - lb + 1;
-        this.probeLen[x] = p;
+      const p = this.prefix(x);
+      if (p > 0 && this.unfilterable[this.unfilterable.length - 1] !== x) {
         for (let i = 0; i < p; i++) postCount[this.pool[this.tokStart[x]! + i]!]!++;
       }
     }
-    this.unfilterable = Int32Array.from(unfilterable);
-    const unfilterableSet = new Uint8Array(entries);
-    for (const x of unfilterable) unfilterableSet[x] = 1;
 
     // Phase 4: postings in CSR form, entries ascending (so records ascending).
     this.postStart = new Int32Array(freq.length + 1);
     for (let t = 0; t < freq.length; t++) this.postStart[t + 1] = this.postStart[t]! + postCount[t]!;
     this.postings = new Int32Array(this.postStart[freq.length]!);
     const fill = this.postStart.slice(0, freq.length);
+    let u = 0;
     for (let x = 0; x < entries; x++) {
-      if (this.probeLen[x]! <= 0 || unfilterableSet[x] === 1) continue;
+      if (this.unfilterable[u] === x) {
+        u++;
+        continue;
+      }
       for (let i = 0; i < this.probeLen[x]!; i++) {
         const t = this.pool[this.tokStart[x]! + i]!;
         this.postings[fill[t]!++] = x;
       }
     }
+    this.extraOld = [];
+    this.extraNew = [];
+    this.entries = entries;
+    this.count = n;
+    this.builtRecords = n;
   }
 
-  /** Values of this attribute that no filter applies to (too short for the bound). */
-  get unfilterableCount(): number {
-    return this.unfilterable.length;
+  private lowerBound(m: number): number {
+    let lb = this.lbCache.get(m);
+    if (lb === undefined) {
+      lb = this.computeLowerBound(m, this.sizeCap);
+      this.lbCache.set(m, lb);
+    }
+    return lb;
+  }
+
+  private computeLowerBound(m: number, cap: number): number {
+    const [lo, hi] = this.filter.partnerRange(m);
+    let lb = Number.POSITIVE_INFINITY;
+    for (let s = Math.max(0, lo); s <= Math.min(hi, cap); s++) {
+      if (!this.filter.lengthOk(m, s)) continue;
+      const need = Math.ceil(this.filter.minOverlap(m, s) - EPS);
+      if (need < lb) lb = need;
+    }
+    return lb;
+  }
+
+  /** Sets the entry's probe length (and the unfilterable list); returns the number of tokens to post. */
+  private prefix(x: number): number {
+    const count = this.tokEnd[x]! - this.tokStart[x]!;
+    const lb = this.lowerBound(this.entrySize[x]!);
+    if (lb === Number.POSITIVE_INFINITY || lb > count) {
+      this.probeLen[x] = -1; // no partner size can pass
+      return 0;
+    }
+    if (lb <= 0) {
+      this.probeLen[x] = count;
+      this.unfilterable.push(x);
+      return 0;
+    }
+    this.probeLen[x] = count - lb + 1;
+    return count - lb + 1;
+  }
+
+  append(n: number): void {
+    if (n <= this.count) return;
+    if (n - this.builtRecords > Math.max(this.builtRecords, this.minRebuild)) {
+      this.build(n);
+      return;
+    }
+    const filter = this.filter;
+    const keys = this.keys;
+    const first = this.entries;
+    let e = first;
+    let maxSize = 0;
+    this.recEntryStart = grown(this.recEntryStart, n + 1);
+    for (let r = this.count; r < n; r++) {
+      this.recEntryStart[r] = e;
+      const vals = this.values[r]!;
+      if (vals.length > 0) this.growEntries(e + vals.length);
+      for (const v of vals) {
+        keys.length = 0;
+        filter.tokenKeys(v, keys);
+        keys.sort((a, b) => a - b);
+        this.entryRec[e] = r;
+        const size = filter.size(v);
+        this.entrySize[e] = size;
+        if (size > maxSize) maxSize = size;
+        this.pool = grown(this.pool, this.poolLen + keys.length);
+        const start = this.poolLen;
+        this.tokStart[e] = start;
+        let occ = 0;
+        for (let i = 0; i < keys.length; i++) {
+          occ = i > 0 && keys[i] === keys[i - 1] ? occ + 1 : 0;
+          const k = keys[i]! * OCC + occ;
+          let rank = this.dict.get(k);
+          if (rank === undefined) {
+            rank = --this.lowRank;
+            this.dict.set(k, rank);
+          }
+          this.pool[this.poolLen++] = rank;
+        }
+        this.tokEnd[e] = this.poolLen;
+        this.pool.subarray(start, this.poolLen).sort();
+        e++;
+      }
+    }
+    this.recEntryStart[n] = e;
+    this.entries = e;
+    this.count = n;
+    if (maxSize > this.sizeCap && !this.raiseSizeCap(maxSize)) {
+      this.build(n);
+      return;
+    }
+    for (let x = first; x < e; x++) {
+      const p = this.prefix(x);
+      const s = this.tokStart[x]!;
+      for (let i = 0; i < p; i++) this.extraFor(this.pool[s + i]!).push(x);
+    }
+  }
+
+  /** True when the larger partner sizes leave every prefix length as it is. */
+  private raiseSizeCap(cap: number): boolean {
+    for (const [m, lb] of this.lbCache) if (this.computeLowerBound(m, cap) !== lb) return false;
+    this.sizeCap = cap;
+    return true;
+  }
+
+  private growEntries(need: number): void {
+    if (need <= this.entryRec.length) return;
+    this.entryRec = grown(this.entryRec, need);
+    this.entrySize = grown(this.entrySize, need);
+    this.tokStart = grown(this.tokStart, need);
+    this.tokEnd = grown(this.tokEnd, need);
+    this.probeLen = grown(this.probeLen, need);
+    this.entryStamp = grown(this.entryStamp, need);
+  }
+
+  private extraFor(t: number): number[] {
+    if (t >= 0) return (this.extraOld[t] ??= []);
+    return (this.extraNew[-t - 1] ??= []);
+  }
+
+  private extraOf(t: number): number[] | undefined {
+    return t >= 0 ? this.extraOld[t] : this.extraNew[-t - 1];
+  }
+
+  /** Appended entries are the tails of their posting lists; built ones need a rebuild. */
+  truncate(n: number): void {
+    if (n >= this.count) return;
+    if (n < this.builtRecords) {
+      this.build(n);
+      return;
+    }
+    const keep = this.recEntryStart[n]!;
+    for (let x = this.entries - 1; x >= keep; x--) {
+      const u = this.unfilterable;
+      if (u.length > 0 && u[u.length - 1] === x) {
+        u.pop();
+        continue;
+      }
+      const s = this.tokStart[x]!;
+      for (let i = 0; i < this.probeLen[x]!; i++) this.extraOf(this.pool[s + i]!)!.pop();
+    }
+    this.poolLen = keep > 0 ? this.tokEnd[keep - 1]! : 0;
+    this.entries = keep;
+    this.count = n;
   }
 
   estimate(r: number): number {
@@ -156,7 +324,8 @@ export class OverlapIndex<P> implements CandidateIndex {
       const s = this.tokStart[q]!;
       for (let i = 0; i < p; i++) {
         const t = this.pool[s + i]!;
-        work += this.postStart[t + 1]! - this.postStart[t]!;
+        if (t >= 0) work += this.postStart[t + 1]! - this.postStart[t]!;
+        work += this.extraOf(t)?.length ?? 0;
       }
       work += this.unfilterable.length;
     }
@@ -172,9 +341,19 @@ export class OverlapIndex<P> implements CandidateIndex {
       const s = this.tokStart[q]!;
       for (let i = 0; i < p; i++) {
         const t = this.pool[s + i]!;
-        const end = this.postStart[t + 1]!;
-        for (let k = this.postStart[t]!; k < end; k++) {
-          const x = this.postings[k]!;
+        if (t >= 0) {
+          const end = this.postStart[t + 1]!;
+          for (let k = this.postStart[t]!; k < end; k++) {
+            const x = this.postings[k]!;
+            const rec = this.entryRec[x]!;
+            if (rec >= limit) break;
+            this.check(q, x, rec, out);
+          }
+        }
+        const extra = this.extraOf(t);
+        if (extra === undefined) continue;
+        for (let k = 0; k < extra.length; k++) {
+          const x = extra[k]!;
           const rec = this.entryRec[x]!;
           if (rec >= limit) break;
           this.check(q, x, rec, out);
