@@ -6,6 +6,7 @@
 // A file the server reads at runtime but the image lacks makes this fail.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -156,7 +157,11 @@ async function main() {
     const port = await freePort();
     const embedded = start(dir, args, { PORT: String(port), PROXY_PASSWORD: PASSWORD }, 'embedded server');
     procs.push(embedded);
-    await expectProbes(port, 'embedded server', embedded, 'embedded');
+    const metrics = await expectProbes(port, 'embedded server', embedded, 'embedded');
+    // The dashboard and the alerts use only METRIC names (a chart test checks that): the built process exports them all.
+    const { METRIC } = createRequire(import.meta.url)(path.join(dir, 'dist/observability/metric-names.js'));
+    const missing = Object.values(METRIC).filter((name) => !metrics.includes(`# TYPE ${name} `));
+    if (missing.length > 0) fail(`embedded server: /metrics lacks ${missing.join(', ')}`);
     await stop(embedded);
 
     // Queue mode, as the chart runs it: ROLE=api and ROLE=worker on their own ports.

@@ -43,6 +43,8 @@ describe('chart environment vs src/server/env.ts', () => {
       expect(parsed.REDIS_URL).toBeTruthy();
       // The probes and the Service target the port the server listens on.
       expect(parsed.PORT).toBe(containerOf(dep).ports?.find((p) => p.name === 'http')?.containerPort);
+      // The kubelet probes the pod IP: the server must listen on every interface.
+      expect(parsed.HOST).toBe('0.0.0.0');
       // Same queue on both sides, or workers never see the api's jobs.
       expect(parsed.QUEUE_NAME).toBe(loadEnv(podEnv(r, find(r.objects, 'Deployment', `${FULL}-api`))).QUEUE_NAME);
       if (role === 'api') expect(parsed.PROXY_PASSWORD).toBeTruthy();
