@@ -99,6 +99,24 @@ export interface RedisBucketOptions {
   requestsPerSecond: number;
   windowMs?: number;
   keyPrefix?: string;
+  /**
+   * Appended to the Lua scripts as a comment, which gives them a sha the server has never
+   * loaded. For tests of the EVAL fallback: SCRIPT FLUSH would empty the cache of every client
+   * of the server, this touches no one else.
+   */
+  scriptTag?: string;
+}
+
+interface Script {
+  sha: string;
+  lua: string;
+}
+
+const SCRIPTS = { acquire: { sha: ACQUIRE_SHA, lua: ACQUIRE_LUA }, hold: { sha: HOLD_SHA, lua: HOLD_LUA } };
+
+function tagged(lua: string, tag: string): Script {
+  const text = `${lua}-- ${tag.replace(/[\r\n]/g, ' ')}\n`;
+  return { sha: sha1(text), lua: text };
 }
 
 export class RedisTokenBucket implements RateLimiter {
@@ -107,6 +125,7 @@ export class RedisTokenBucket implements RateLimiter {
   private readonly limit: number;
   private readonly windowUs: number;
   private readonly gapUs: number;
+  private readonly scripts: { acquire: Script; hold: Script };
 
   constructor(opts: RedisBucketOptions) {
     const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
@@ -116,16 +135,22 @@ export class RedisTokenBucket implements RateLimiter {
     this.limit = opts.requestsPerSecond;
     this.windowUs = Math.round(windowMs * 1000);
     this.gapUs = Math.round(minGapMs(opts.requestsPerSecond, windowMs) * 1000);
+    this.scripts = opts.scriptTag === undefined ? SCRIPTS : { acquire: tagged(ACQUIRE_LUA, opts.scriptTag), hold: tagged(HOLD_LUA, opts.scriptTag) };
+  }
+
+  /** Shas of the scripts this bucket runs (for tests). */
+  get scriptShas(): { acquire: string; hold: string } {
+    return { acquire: this.scripts.acquire.sha, hold: this.scripts.hold.sha };
   }
 
   /** EVALSHA, loading the script with EVAL when the server does not know it (restart, failover). */
-  private async run(sha: string, script: string, keys: string[], args: (string | number)[]): Promise<number> {
+  private async run({ sha, lua }: Script, keys: string[], args: (string | number)[]): Promise<number> {
     try {
       try {
         return Number(await this.redis.evalsha(sha, keys.length, ...keys, ...args));
       } catch (e) {
         if (!(e instanceof Error) || !e.message.includes('NOSCRIPT')) throw e;
-        return Number(await this.redis.eval(script, keys.length, ...keys, ...args));
+        return Number(await this.redis.eval(lua, keys.length, ...keys, ...args));
       }
     } catch (e) {
       throw new FusionError('QUEUE_UNAVAILABLE', `Redis is unavailable for the shared platform rate limiter: ${e instanceof Error ? e.message : String(e)}`, {
@@ -136,7 +161,7 @@ export class RedisTokenBucket implements RateLimiter {
 
   /** Grants now and returns 0, or returns the milliseconds to wait before asking again. */
   async tryAcquire(): Promise<number> {
-    const waitUs = await this.run(ACQUIRE_SHA, ACQUIRE_LUA, [this.keys.window, this.keys.hold], [this.limit, this.windowUs, randomUUID(), this.gapUs]);
+    const waitUs = await this.run(this.scripts.acquire, [this.keys.window, this.keys.hold], [this.limit, this.windowUs, randomUUID(), this.gapUs]);
     return waitUs <= 0 ? 0 : Math.max(1, Math.ceil(waitUs / 1000));
   }
 
@@ -168,6 +193,6 @@ export class RedisTokenBucket implements RateLimiter {
 
   async holdFor(ms: number): Promise<void> {
     if (!(ms > 0)) return;
-    await this.run(HOLD_SHA, HOLD_LUA, [this.keys.hold], [Math.ceil(ms)]);
+    await this.run(this.scripts.hold, [this.keys.hold], [Math.ceil(ms)]);
   }
 }

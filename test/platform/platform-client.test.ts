@@ -185,6 +185,8 @@ describe('PlatformClient against the simulator', () => {
     sim.control.injectFault({ pathTemplate: '/v3/sources', drop: true, nth: 2, times: 1 });
     const sources = await collect(client.listSources());
     expect(sources.length).toBeGreaterThan(3);
+    // Both faults fired (0 = dropped), then the page was served.
+    expect(sim.control.requestLog().filter((e) => e.template === '/v3/sources').map((e) => e.status)).toEqual([503, 0, 200]);
     client.close();
   });
 

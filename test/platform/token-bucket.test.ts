@@ -123,6 +123,26 @@ describe('RedisTokenBucket (shared by every pod)', () => {
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   });
 
+  it('falls back from EVALSHA to EVAL when the server does not know the script, then uses the cache', async () => {
+    // A script tag unique to this test gives shas the server has never seen (no SCRIPT FLUSH:
+    // the script cache is global to the server every test file shares).
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 1, keyPrefix, scriptTag: keyPrefix });
+    const { acquire, hold } = b.scriptShas;
+    const exists = async (): Promise<number[]> => (await redis.script('EXISTS', acquire, hold)) as number[];
+    expect(await exists()).toEqual([0, 0]);
+    // Same results as the cached scripts: a grant, then a wait; a hold that is shared.
+    expect(await b.tryAcquire()).toBe(0);
+    expect(await b.tryAcquire()).toBeGreaterThan(0);
+    expect(await exists()).toEqual([1, 0]); // EVAL loaded it: EVALSHA alone could not have run it
+    await b.holdFor(3000);
+    expect(await exists()).toEqual([1, 1]);
+    const plain = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 1, keyPrefix });
+    expect(await plain.tryAcquire()).toBeGreaterThan(2000);
+    // Now in the cache, the next calls go through EVALSHA and still work.
+    expect(await b.tryAcquire()).toBeGreaterThan(2000);
+  });
+
   it('reports an unreachable Redis as QUEUE_UNAVAILABLE', async () => {
     const { Redis: RedisCtor } = await import('ioredis');
     const dead = new RedisCtor('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });

@@ -1,0 +1,94 @@
+import { caught, clientFor, collect, startSim, type RunningSimulator } from './support';
+
+/** The simulator's own limit and every fault type, met by the real platform client. */
+describe('simulator limits and faults through the PlatformClient', () => {
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    sim = await startSim({ rateLimit: false });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+  beforeEach(() => {
+    sim.control.clearFaults();
+    sim.control.resetLog();
+  });
+
+  const statuses = (template: string): number[] => sim.control.requestLog().filter((e) => e.template === template).map((e) => e.status);
+
+  it('default limit: 100 requests per 10 s per client id, then 429 with Retry-After', async () => {
+    const limited = await startSim(); // no rateLimit option: the platform-like default
+    try {
+      // Our limiter well above the platform's, a deadline shorter than the Retry-After.
+      const client = clientFor(limited, { requestsPerSecond: 500, maxConcurrentRequests: 10, provisioningTimeout: 2 });
+      const id = limited.tenant.meta.managedSourceIds[0];
+      await Promise.all(Array.from({ length: 100 }, () => client.getSource(id)));
+      const err = await caught(client.getSource(id));
+      expect(err.code).toBe('PLATFORM_RATE_LIMITED');
+      expect(err.message).toMatch(/Lower "Requests per second" \(now 500\)/);
+      const log = limited.control.requestLog().filter((e) => e.template === '/v3/sources/{id}');
+      expect(log.slice(0, 100).every((e) => e.status === 200)).toBe(true);
+      expect(log.slice(100).map((e) => e.status)).toEqual([429]);
+      // Another client id has its own window.
+      limited.control.addClient({ clientId: 'second', clientSecret: 'second-secret', scopes: ['sp:scopes:all'] });
+      const other = clientFor(limited, { clientId: 'second', clientSecret: 'second-secret' });
+      expect((await other.getSource(id)).id).toBe(id);
+      client.close();
+      other.close();
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('the Nth-request fault: the third GET answers 503 once, the client retries it', async () => {
+    const client = clientFor(sim);
+    const id = sim.tenant.meta.managedSourceIds[0];
+    sim.control.injectFault({ method: 'GET', pathTemplate: '/v3/sources/{id}', nth: 3, status: 503, times: 1 });
+    for (let i = 0; i < 4; i++) expect((await client.getSource(id)).id).toBe(id);
+    expect(statuses('/v3/sources/{id}')).toEqual([200, 200, 503, 200, 200]);
+    client.close();
+  });
+
+  it('the Kth-page fault on a searchAfter search: page 2 answers 500 once, the listing is still complete', async () => {
+    const client = clientFor(sim, { batchSize: 5 });
+    sim.control.injectFault({ pathTemplate: '/v3/search', page: 2, status: 500, times: 1 });
+    const ids = (await collect(client.searchIdentities('*'))).map((i) => i.id);
+    expect(ids.sort()).toEqual([...sim.tenant.identities.keys()].sort());
+    const s = statuses('/v3/search');
+    expect(s.slice(0, 3)).toEqual([200, 500, 200]);
+    expect(s.filter((x) => x !== 200)).toEqual([500]);
+    client.close();
+  });
+
+  it('the latency fault delays the answer without failing it', async () => {
+    const client = clientFor(sim);
+    const id = sim.tenant.meta.managedSourceIds[0];
+    sim.control.injectFault({ pathTemplate: '/v3/sources/{id}', latencyMs: 150, times: 1 });
+    expect((await client.getSource(id)).id).toBe(id);
+    const log = sim.control.requestLog().filter((e) => e.template === '/v3/sources/{id}');
+    expect(log.map((e) => e.status)).toEqual([200]);
+    expect(log[0].durationMs).toBeGreaterThanOrEqual(150);
+    client.close();
+  });
+
+  it('the drop fault on page 2 of accounts: the read is retried and the listing is complete', async () => {
+    const client = clientFor(sim, { batchSize: 10 });
+    const ldap = [...sim.tenant.sources.values()].find((s) => s.name === 'LDAP')!;
+    sim.control.injectFault({ pathTemplate: '/v3/accounts', page: 2, drop: true, times: 1 });
+    const ids = (await collect(client.listAccounts({ sourceId: ldap.id }))).map((a) => a.id);
+    expect(ids.sort()).toEqual([...sim.tenant.accountsOfSource(ldap.id).keys()].sort());
+    const page2 = sim.control.requestLog().filter((e) => e.template === '/v3/accounts' && e.query.offset === '10');
+    expect(page2.map((e) => e.status)).toEqual([0, 200]);
+    client.close();
+  });
+
+  it('a drop on a write that was sent is not repeated (the platform may have applied it)', async () => {
+    const client = clientFor(sim);
+    const id = sim.tenant.meta.managedSourceIds[0];
+    sim.control.injectFault({ method: 'POST', pathTemplate: '/beta/sources/{id}/load-accounts', drop: true, times: 1 });
+    const err = await caught(client.startAggregation(id));
+    expect(err.code).toBe('PLATFORM_REQUEST_FAILED');
+    expect(statuses('/beta/sources/{id}/load-accounts')).toEqual([0]);
+    client.close();
+  });
+});
