@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { CHART_DIR, REPO_ROOT, find, render } from './support/helm';
+import { CHART_DIR, REPO_ROOT, containerOf, find, render } from './support/helm';
 
 interface Release {
   name: string;
@@ -39,6 +39,16 @@ describe('skaffold.yaml', () => {
     for (const key of Object.keys(release.setValueTemplates)) expect(hasValue(key)).toBe(true);
     // Secrets come from the environment, never from the file.
     expect(release.setValueTemplates['auth.proxyPassword']).toBe('{{default "" .FUSION_PROXY_PASSWORD}}');
+  });
+
+  it('the chart accepts what the tag template yields with and without a digest (local builds are not pushed)', () => {
+    const image = (tag: string): string => {
+      const r = render({ set: { 'auth.proxyPassword': 'dev-password-0123456789', 'redis.bundled.enabled': true, 'image.registry': '', 'image.repository': 'fusion-proxy' }, setString: { 'image.tag': tag } });
+      return containerOf(find(r.objects, 'Deployment', 'fp-fusion-proxy-api')).image;
+    };
+    const digest = `sha256:${'0'.repeat(64)}`;
+    expect(image(`abc123@${digest}`)).toBe(`fusion-proxy:abc123@${digest}`);
+    expect(image('abc123@')).toBe('fusion-proxy:abc123');
   });
 
   it('dev profile enables the bundled Redis and port-forwards the Services the chart really creates', () => {

@@ -70,7 +70,8 @@ A digest wins over a tag; the tag defaults to the chart's appVersion.
 {{- define "fusion-proxy.image" -}}
 {{- $img := .context.Values.image -}}
 {{- $repo := default $img.repository .component.image.repository -}}
-{{- $tag := default (default .context.Chart.AppVersion $img.tag) .component.image.tag -}}
+{{- /* skaffold binds tag@digest; a local build that is not pushed has no digest and leaves "tag@". */}}
+{{- $tag := default (default .context.Chart.AppVersion $img.tag) .component.image.tag | toString | trimSuffix "@" -}}
 {{- $prefix := ternary (printf "%s/" $img.registry) "" (ne $img.registry "") -}}
 {{- if $img.digest -}}
 {{- printf "%s%s@%s" $prefix $repo $img.digest -}}
