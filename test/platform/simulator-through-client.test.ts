@@ -1,4 +1,18 @@
+import { registry } from '../../src/observability/metrics-registry';
+import { METRIC } from '../../src/observability/metric-names';
 import { caught, clientFor, collect, startSim, type RunningSimulator } from './support';
+
+/** Value of one sample of a metric, 0 when absent. */
+async function sample(name: string, labels: Record<string, string> = {}, suffix = ''): Promise<number> {
+  const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
+  const want = Object.entries(labels);
+  let sum = 0;
+  for (const v of (m?.values ?? []) as { value: number; labels: Record<string, unknown>; metricName?: string }[]) {
+    if (suffix && v.metricName !== `${name}${suffix}`) continue;
+    if (want.every(([k, x]) => String(v.labels[k]) === x)) sum += v.value;
+  }
+  return sum;
+}
 
 /** The simulator's own limit and every fault type, met by the real platform client. */
 describe('simulator limits and faults through the PlatformClient', () => {
@@ -89,6 +103,42 @@ describe('simulator limits and faults through the PlatformClient', () => {
     const err = await caught(client.startAggregation(id));
     expect(err.code).toBe('PLATFORM_REQUEST_FAILED');
     expect(statuses('/beta/sources/{id}/load-accounts')).toEqual([0]);
+    client.close();
+  });
+
+  it('holds at most "Maximum concurrent requests" in flight (Enable queue on)', async () => {
+    const client = clientFor(sim, { requestsPerSecond: 500, maxConcurrentRequests: 3 });
+    const id = sim.tenant.meta.managedSourceIds[0];
+    await client.getSource(id); // token first, so every call below is a platform request
+    sim.control.resetLog();
+    sim.control.injectFault({ pathTemplate: '/v3/sources/{id}', latencyMs: 40, times: Infinity });
+    await Promise.all(Array.from({ length: 12 }, () => client.getSource(id)));
+    const spans = sim.control.requestLog().filter((e) => e.template === '/v3/sources/{id}').map((e) => [e.at, e.at + e.durationMs] as const);
+    expect(spans).toHaveLength(12);
+    // Most requests overlapping any one request's start, counted at the server.
+    const peak = Math.max(...spans.map(([start]) => spans.filter(([a, b]) => a <= start && start < b).length));
+    expect(peak).toBe(3);
+    client.close();
+  });
+
+  it('exports 429s, retries, limiter wait, durations and the configured RPS', async () => {
+    const client = clientFor(sim, { requestsPerSecond: 37 });
+    expect(await sample(METRIC.rateLimitConfiguredRps)).toBe(37);
+    const id = sim.tenant.meta.managedSourceIds[0];
+    const before = {
+      r429: await sample(METRIC.platform429, { endpoint: '/v3/sources/{id}' }),
+      retries: await sample(METRIC.platformRetries, { endpoint: '/v3/sources/{id}', reason: 'rate_limited' }),
+      waits: await sample(METRIC.rateLimiterWait, {}, '_count'),
+      durations: await sample(METRIC.platformRequestDuration, { endpoint: '/v3/sources/{id}', method: 'GET' }, '_count'),
+      statuses: await sample(METRIC.platformRequests, { endpoint: '/v3/sources/{id}', method: 'GET', status: '429' }),
+    };
+    sim.control.injectFault({ pathTemplate: '/v3/sources/{id}', status: 429, retryAfter: '0', times: 1 });
+    await client.getSource(id);
+    expect(await sample(METRIC.platform429, { endpoint: '/v3/sources/{id}' })).toBe(before.r429 + 1);
+    expect(await sample(METRIC.platformRetries, { endpoint: '/v3/sources/{id}', reason: 'rate_limited' })).toBe(before.retries + 1);
+    expect(await sample(METRIC.rateLimiterWait, {}, '_count')).toBeGreaterThanOrEqual(before.waits + 2);
+    expect(await sample(METRIC.platformRequestDuration, { endpoint: '/v3/sources/{id}', method: 'GET' }, '_count')).toBe(before.durations + 2);
+    expect(await sample(METRIC.platformRequests, { endpoint: '/v3/sources/{id}', method: 'GET', status: '429' })).toBe(before.statuses + 1);
     client.close();
   });
 });

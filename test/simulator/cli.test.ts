@@ -1,8 +1,18 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/simulator';
 import { fetchToken } from './client';
+
+/** A port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
 
 describe('fusion-proxy simulator CLI', () => {
   it('prints one JSON line, serves the tenant, writes the truth file and stops on abort', async () => {
@@ -12,7 +22,8 @@ describe('fusion-proxy simulator CLI', () => {
     let out = '';
     let ready!: () => void;
     const printed = new Promise<void>((r) => (ready = r));
-    const exit = run(['--seed', '5', '--identities', '40', '--accounts-per-source', '30', '--duplicates', '0.3', '--rps-limit', '50', '--truth', truth, '--client-id', 'cli', '--client-secret', 'cli-secret'], {
+    const port = await freePort();
+    const exit = run(['--port', String(port), '--seed', '5', '--identities', '40', '--accounts-per-source', '30', '--duplicates', '0.3', '--rps-limit', '1', '--truth', truth, '--client-id', 'cli', '--client-secret', 'cli-secret'], {
       signal: ac.signal,
       write: (t) => {
         out += t;
@@ -29,6 +40,12 @@ describe('fusion-proxy simulator CLI', () => {
       const res = await fetch(`${info.baseurl}/v3/sources?filters=${encodeURIComponent('name eq "HR"')}`, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { name: string }[])[0]?.name).toBe('HR');
+      expect(new URL(info.baseurl).port).toBe(String(port));
+      // --rps-limit 1: the request right after the one above is refused, with Retry-After.
+      const again = await fetch(`${info.baseurl}/v3/sources?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+      await again.arrayBuffer();
+      expect(again.status).toBe(429);
+      expect(again.headers.get('retry-after')).toBe('1');
       const csv = readFileSync(truth, 'utf8').trim().split('\n');
       expect(csv[0]).toBe('accountId,candidateId');
       expect(csv.length - 1).toBe(info.plantedDuplicates);
