@@ -8,6 +8,7 @@ import { runWithLogContext } from '../observability/log-context';
 import { invokeProxy, type ProxyTimeouts } from '../proxy-client/proxy-client';
 import { detectRole, proxyEnabledWithoutUrl, type ConnectorRole, type RoleEnv } from '../proxy-client/role';
 import { passwordMatches } from './password-match';
+import { fromPlatformForm } from './platform-form';
 import { createResponseSink, type ResponseSink } from './response-sink';
 
 export interface HandlerDeps {
@@ -91,7 +92,8 @@ export function createCommandHandler(type: CommandType, deps: HandlerDeps): Comm
   return async (context, rawInput, res) => {
     const requestId = context.invocationId ?? context.requestId;
     await runWithLogContext({ command: type, ...(requestId ? { requestId } : {}) }, async () => {
-      const config = asRecord(await deps.readConfig());
+      // The form's shape becomes the core's here, so a proxy server receives the same shape as direct processing.
+      const config = fromPlatformForm(asRecord(await deps.readConfig()));
       const input = asRecord(rawInput);
       const role: ConnectorRole = detectRole(config, deps.env);
       const sink = createResponseSink(res, deps.keepAliveIntervalMs);

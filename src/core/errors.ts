@@ -32,6 +32,7 @@ export type FusionErrorCode =
   | 'PROXY_SERVER_ERROR'
   | 'PROXY_STREAM_ABORTED'
   | 'QUEUE_UNAVAILABLE'
+  | 'SERVER_SHUTTING_DOWN'
   | 'MATCHING_INVALID';
 
 export class FusionError extends Error {

@@ -14,6 +14,32 @@ export function toFusionError(e: unknown): FusionError {
   return new FusionError('PROXY_SERVER_ERROR', errorMessage(e) || 'command failed', {}, { cause: e });
 }
 
+const SECRET_KEY = /secret|password|token/i;
+
+/** The secret values of a configuration (clientSecret and the like), longest first. */
+function secretsOf(config: Record<string, unknown>): string[] {
+  return Object.entries(config)
+    .filter(([k, v]) => SECRET_KEY.test(k) && typeof v === 'string' && v.length >= 4)
+    .map(([, v]) => v as string)
+    .sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The error as it may leave the command: to the client, the logs and (queue mode) the Redis
+ * stream. A message that quotes a credential (a library echoing a request, a template
+ * printing $clientSecret) has it replaced, so no layer after this one has to know.
+ */
+function withoutSecrets(err: FusionError, secrets: readonly string[]): FusionError {
+  let message = err.message;
+  for (const s of secrets) message = message.split(s).join('[redacted]');
+  return message === err.message ? err : new FusionError(err.code, message, err.details, { cause: err.cause });
+}
+
+/** Why an aborted command stopped: the abort reason when it is a FusionError (a worker shutting down), else a plain cancel. */
+function cancellation(signal: AbortSignal): FusionError {
+  return isFusionError(signal.reason) ? signal.reason : new FusionError('COMMAND_CANCELLED', 'the command was cancelled');
+}
+
 /**
  * Runs one command through the CommandRunner seam into a sink, in either mode: metrics,
  * log context, cancellation and the terminal end/error entry are handled here once.
@@ -36,18 +62,18 @@ export async function executeCommand(
       }
       if (opts.signal.aborted) {
         outcome = 'cancelled';
-        await sink.fail(new FusionError('COMMAND_CANCELLED', 'the command was cancelled'));
+        await sink.fail(cancellation(opts.signal));
       } else {
         await sink.end();
       }
     } catch (e) {
-      const err = opts.signal.aborted ? new FusionError('COMMAND_CANCELLED', 'the command was cancelled') : toFusionError(e);
-      outcome = err.code === 'COMMAND_CANCELLED' ? 'cancelled' : 'error';
+      const err = withoutSecrets(opts.signal.aborted ? cancellation(opts.signal) : toFusionError(e), secretsOf(cmd.config));
+      outcome = opts.signal.aborted ? 'cancelled' : 'error';
       if (outcome === 'error') {
         errorsTotal.inc({ component: opts.component, code: isFusionError(e) ? e.code : 'UNEXPECTED' });
         opts.logger.error({ code: err.code, err: err.message }, 'command failed');
       } else {
-        opts.logger.info('command cancelled');
+        opts.logger.info({ code: err.code }, 'command cancelled');
       }
       try {
         await sink.fail(err);

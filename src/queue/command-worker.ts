@@ -146,7 +146,14 @@ export class CommandWorker {
     const closing = this.worker.close(this.bullConnection.status !== 'ready').then(() => 'closed' as const);
     closing.catch(() => undefined);
     if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
-      for (const j of this.running.values()) j.controller.abort();
+      // The api answers with this error (503, or an aborted stream after the first byte): the
+      // caller learns the command did not finish and can run it again. Output already streamed
+      // cannot be taken back, so the job is failed, never handed to another worker.
+      const reason = new FusionError(
+        'SERVER_SHUTTING_DOWN',
+        `the worker running this command shut down before it finished (SHUTDOWN_GRACE_MS = ${graceMs} ms); run the command again`,
+      );
+      for (const j of this.running.values()) j.controller.abort(reason);
       const end = Date.now() + 2000;
       while (this.running.size > 0 && Date.now() < end) await sleep(20);
       await Promise.race([closing, sleep(500)]);

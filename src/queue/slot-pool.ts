@@ -7,6 +7,11 @@ export class SlotPool {
 
   constructor(private readonly size: number) {}
 
+  /** Acquirers waiting for a slot. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
   async acquire(signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw new FusionError('COMMAND_CANCELLED', 'the request was cancelled');
     if (this.used < this.size) {

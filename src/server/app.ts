@@ -15,7 +15,7 @@ import { proxyRoute } from './routes/proxy';
 export type AppEnv = Pick<
   ServerEnv,
   'PROXY_PATH' | 'BODY_LIMIT_BYTES' | 'HEARTBEAT_INTERVAL_MS' | 'AUTH_MAX_FAILURES' | 'AUTH_FAILURE_WINDOW_MS' | 'METRICS_ENABLED'
-> & { PROXY_PASSWORD?: string };
+> & { PROXY_PASSWORD?: string; SHUTDOWN_GRACE_MS?: number; TRUST_PROXY?: ServerEnv['TRUST_PROXY'] };
 
 export interface AppOptions {
   [key: string]: unknown;
@@ -45,8 +45,14 @@ export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions
     dispatcher,
     auth: new ProxyAuth(env.PROXY_PASSWORD, { maxFailures: env.AUTH_MAX_FAILURES, windowMs: env.AUTH_FAILURE_WINDOW_MS }),
     heartbeatIntervalMs: env.HEARTBEAT_INTERVAL_MS,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 30_000,
   });
 }, 'fusion-app');
+
+/** A hop count becomes the function Fastify would build from it (its types only take the function). */
+function trustProxyOption(v: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof v === 'number' ? (_address, hop) => hop < v : v;
+}
 
 /** A ready-to-listen Fastify instance (tests use it with inject() or listen on 127.0.0.1:0). */
 export async function buildApp(opts: AppOptions & { logger: PinoLogger }): Promise<FastifyInstance> {
@@ -55,6 +61,9 @@ export async function buildApp(opts: AppOptions & { logger: PinoLogger }): Promi
     bodyLimit: opts.env.BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    // Behind an ingress every request comes from the ingress: without this the auth throttle
+    // would count all clients as one address.
+    trustProxy: trustProxyOption(opts.env.TRUST_PROXY ?? false),
   }) as unknown as FastifyInstance;
   const { logger: _logger, ...appOpts } = opts;
   await app.register(fusionApp, appOpts);

@@ -58,6 +58,11 @@ export class EmbeddedDispatcher implements CommandDispatcher {
     }
   }
 
+  /** Commands waiting for a slot (tests). */
+  get waitingForSlot(): number {
+    return this.slots.waiting;
+  }
+
   async ready(): Promise<Readiness> {
     return { ok: true };
   }

@@ -22,6 +22,8 @@ export interface ServerEnv {
   AUTH_FAILURE_WINDOW_MS: number;
   SHUTDOWN_GRACE_MS: number;
   METRICS_ENABLED: boolean;
+  /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
+  TRUST_PROXY: boolean | number | string;
 }
 
 type Parser<T> = (raw: string) => T;
@@ -77,6 +79,14 @@ const secret: Parser<string> = (raw) => {
   return raw;
 };
 
+const trustProxy: Parser<boolean | number | string> = (raw) => {
+  const v = raw.trim();
+  if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+  if (/^\d+$/.test(v)) return Number(v);
+  if (/^[0-9A-Fa-f:.\/]+(\s*,\s*[0-9A-Fa-f:.\/]+)*$/.test(v)) return v;
+  throw new Error('must be true, false, a number of proxy hops, or comma-separated addresses/CIDRs of the proxies');
+};
+
 const MB = 1024 * 1024;
 
 /** The schema: one entry per variable, with its default and its parser. */
@@ -98,6 +108,7 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   AUTH_FAILURE_WINDOW_MS: { default: 60_000, parse: int(100, 24 * 3600 * 1000), doc: 'window of AUTH_MAX_FAILURES' },
   SHUTDOWN_GRACE_MS: { default: 30_000, parse: int(0, 3600 * 1000), doc: 'on SIGTERM, how long running commands may finish' },
   METRICS_ENABLED: { default: true, parse: bool, doc: 'serve GET /metrics' },
+  TRUST_PROXY: { default: false, parse: trustProxy, doc: 'trust X-Forwarded-For from these proxies (client address for the auth throttle and logs)' },
 };
 
 /**

@@ -188,6 +188,22 @@ describe('connector: direct and proxy-server roles run the core in this process'
     expect(calls[0]!.config).not.toHaveProperty('proxyPassword');
   });
 
+  it('direct: the form shapes of connector-spec.json (card lists) reach the core in its own shape', async () => {
+    const { runner, calls } = recordingRunner([{ status: 'ok' }]);
+    const c = createFusionConnector({ logger: captureLogger(), env: {}, runner });
+    const { writable } = collector();
+    const form = baseConfig({
+      sources: ['HR'],
+      sourceOptions: [{ source: 'HR', forceAggregation: true, accountFilter: '' }],
+      matchingAttributes: [{ attribute: 'email', algorithm: 'exact', threshold: 90, mandatory: false }],
+      matchingReviewTopK: 4,
+    });
+    await exec(c, 'std:test-connection', form, undefined, writable);
+    expect(calls[0]!.config.sourceOptions).toEqual({ HR: { forceAggregation: true, accountFilter: '' } });
+    expect(calls[0]!.config.matching).toEqual({ attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 90, mandatory: false }], reviewTopK: 4 });
+    expect(calls[0]!.config).not.toHaveProperty('matchingAttributes');
+  });
+
   it('direct: proxy enabled without a URL runs directly and warns', async () => {
     const { runner, calls } = recordingRunner([]);
     const logger = captureLogger();

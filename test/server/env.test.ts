@@ -38,12 +38,20 @@ describe('server environment', () => {
     [{ ROLE: 'worker' }, /REDIS_URL is required when ROLE=worker/],
     [{ ROLE: 'worker', REDIS_URL: 'redis://r:6379' }, /JOB_ENCRYPTION_KEY \(or PROXY_PASSWORD\) is required/],
     [{ METRICS_ENABLED: 'maybe' }, /METRICS_ENABLED must be true or false/],
+    [{ TRUST_PROXY: 'the ingress' }, /TRUST_PROXY must be true, false, a number of proxy hops/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(problem(env)).toMatch(message);
   });
 
   it('never echoes a value it rejects', () => {
     expect(problem({ REDIS_URL: 'redis://:hunter2-secret@' + 'x'.repeat(3) + ':notaport' })).not.toContain('hunter2');
+  });
+
+  it('reads TRUST_PROXY as a boolean, a hop count or a list of proxy addresses', () => {
+    expect(loadEnv({}).TRUST_PROXY).toBe(false);
+    expect(loadEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadEnv({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadEnv({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).TRUST_PROXY).toBe('10.0.0.0/8, 127.0.0.1');
   });
 
   it('accepts a worker with a job key and no password', () => {

@@ -58,6 +58,7 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
 
   it.each([
     ['truncated JSON', '{"type":"std:account:list","config":{', /Body is not valid JSON/],
+    ['truncated JSON carrying the password', `{"type":"std:account:list","config":{"proxyPassword":"${PASSWORD}","clientSecret":"${CLIENT_SECRET}"`, /Body is not valid JSON/],
     ['a non-object body', '[1,2]', /JSON object/],
     ['a string body', '"hello"', /JSON object/],
     ['a missing config', JSON.stringify({ type: 'std:account:list', input: {} }), /config must be an object/],
@@ -70,6 +71,8 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
     const res = await post(url, body);
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error).toMatch(message);
+    expect(res.body).not.toContain(PASSWORD);
+    expect(res.body).not.toContain(CLIENT_SECRET);
     expect(h.runner.count).toBe(before);
   });
 
@@ -97,6 +100,13 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
     const res = await post(url, commandBody({ failBeforeFirst: 'platform said no' }));
     expect(res.status).toBe(500);
     expect(JSON.parse(res.body)).toEqual({ error: 'platform said no' });
+  });
+
+  it('never lets a secret quoted in a command error reach the client or the logs', async () => {
+    const res = await post(url, commandBody({ failBeforeFirst: `token request failed: client_secret=${CLIENT_SECRET}` }));
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body)).toEqual({ error: 'token request failed: client_secret=[redacted]' });
+    expect(h.logs.join('')).not.toContain(CLIENT_SECRET);
   });
 
   it('aborts the response without the terminating chunk when the command fails after its first item', async () => {

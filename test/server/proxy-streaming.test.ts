@@ -84,6 +84,32 @@ describe.each(MODES)('proxy streaming, %s mode', (mode) => {
     });
   });
 
+  describe('authentication throttling behind a trusted proxy (TRUST_PROXY)', () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness(mode, { AUTH_MAX_FAILURES: '2', TRUST_PROXY: '127.0.0.1' });
+    });
+    afterAll(async () => {
+      await h.close();
+    });
+
+    it('counts failures per forwarded client address, so one client cannot lock out the others', async () => {
+      const inject = (forwardedFor: string, password: string) =>
+        h.server.app.inject({
+          method: 'POST',
+          url: '/proxy',
+          remoteAddress: '127.0.0.1',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+          payload: JSON.stringify({ ...commandBody({}, { type: 'std:test-connection' }), config: { ...(commandBody().config as object), proxyPassword: password } }),
+        });
+      expect((await inject('203.0.113.7', 'guess')).statusCode).toBe(401);
+      expect((await inject('203.0.113.7', 'guess')).statusCode).toBe(401);
+      expect((await inject('203.0.113.7', PASSWORD)).statusCode).toBe(429);
+      const other = await inject('198.51.100.4', PASSWORD);
+      expect(other.statusCode).toBe(200);
+    });
+  });
+
   describe('large output', () => {
     let h: Harness;
     beforeAll(async () => {

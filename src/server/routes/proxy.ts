@@ -14,7 +14,7 @@ import { readProxyBody, toProxyCommand } from '../proxy-request';
  * Queue outages and timeouts keep their own status.
  */
 function commandFailure(e: unknown): unknown {
-  if (!isFusionError(e) || e.code === 'QUEUE_UNAVAILABLE' || e.code === 'COMMAND_TIMEOUT') return e;
+  if (!isFusionError(e) || e.code === 'QUEUE_UNAVAILABLE' || e.code === 'COMMAND_TIMEOUT' || e.code === 'SERVER_SHUTTING_DOWN') return e;
   return new FusionError(e.code, e.message, { ...e.details, phase: 'command' }, { cause: e });
 }
 
@@ -24,6 +24,12 @@ export interface ProxyRouteOptions {
   dispatcher: CommandDispatcher;
   auth: ProxyAuth;
   heartbeatIntervalMs: number;
+  /** Once the server is closing, how long open streams may go on before they are aborted. */
+  shutdownGraceMs: number;
+}
+
+function shuttingDown(): FusionError {
+  return new FusionError('SERVER_SHUTTING_DOWN', 'the proxy server is shutting down and stopped this command before it finished; run the command again');
 }
 
 /**
@@ -33,19 +39,35 @@ export interface ProxyRouteOptions {
  * chunk) and the client cannot mistake a partial result for a complete one.
  */
 export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opts) => {
+  // Open requests, so a shutdown can end them: a job nobody will start (its worker is stopping too)
+  // or a long aggregation must not hold the process past its grace period.
+  const open = new Set<AbortController>();
+  let graceTimer: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    graceTimer = setTimeout(() => {
+      for (const c of open) c.abort(shuttingDown());
+    }, opts.shutdownGraceMs);
+    graceTimer.unref();
+  });
+  app.addHook('onClose', async () => clearTimeout(graceTimer));
+
   app.post(opts.path, async (request, reply) => {
     const shape = readProxyBody(request.body);
     opts.auth.verify(request.ip, shape.password);
     const cmd = toProxyCommand(shape, request.id);
     return runWithLogContext({ requestId: request.id, command: cmd.type }, async () => {
       const controller = new AbortController();
+      open.add(controller);
       reply.raw.on('close', () => {
+        open.delete(controller);
         if (!reply.raw.writableFinished) controller.abort();
       });
       // The client may have gone while the body was read and checked: 'close' has fired already.
       if (request.raw.socket?.destroyed) controller.abort();
       const source = withHeartbeat(opts.dispatcher.dispatch(cmd, controller.signal), opts.heartbeatIntervalMs);
       const first = await source.next().catch((e: unknown) => {
+        // Stopped by the shutdown, whatever the dispatcher reports: say so, so the caller retries.
+        if (isFusionError(controller.signal.reason, 'SERVER_SHUTTING_DOWN')) throw controller.signal.reason;
         throw commandFailure(e);
       });
       const mode = opts.dispatcher.mode;

@@ -1,0 +1,47 @@
+/**
+ * The platform's source-configuration form can only store flat fields, lists and card lists
+ * (arrays of objects). Two settings of the core's configuration are shaped otherwise, so the
+ * form (connector-spec.json) declares them in a form-friendly shape and this module turns that
+ * shape into the core's before a command runs or is forwarded to a proxy server:
+ *
+ * - `sourceOptions` as a card list `[{source, forceAggregation, accountFilter}]` becomes the
+ *   object keyed by source name the core reads: `{"<source>": {forceAggregation, accountFilter}}`.
+ * - `matchingAttributes` (card list of `{attribute, algorithm, threshold, mandatory}`) and
+ *   `matchingReviewTopK` become `matching: {attributes, reviewTopK}`.
+ *
+ * A configuration already in the core's shape (written by hand, or sent by `fusion-proxy invoke`)
+ * passes through unchanged.
+ */
+export const FORM_ONLY_KEYS = ['matchingAttributes', 'matchingReviewTopK'] as const;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function sourceOptionsFromCards(cards: unknown[]): unknown {
+  const out: Record<string, unknown> = {};
+  for (const card of cards) {
+    // Anything unexpected is passed on whole so the core reports it with its own message.
+    if (!isRecord(card) || typeof card.source !== 'string' || card.source === '' || card.source in out) return cards;
+    const { source, ...options } = card;
+    out[source] = options;
+  }
+  return out;
+}
+
+function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || v === '';
+}
+
+export function fromPlatformForm(config: Record<string, unknown>): Record<string, unknown> {
+  const { matchingAttributes, matchingReviewTopK, ...rest } = config;
+  const out: Record<string, unknown> = rest;
+  if (Array.isArray(rest.sourceOptions)) out.sourceOptions = sourceOptionsFromCards(rest.sourceOptions);
+  const formMatching = !isBlank(matchingAttributes) || !isBlank(matchingReviewTopK);
+  if (formMatching && rest.matching === undefined) {
+    const attributes = Array.isArray(matchingAttributes) ? matchingAttributes : isBlank(matchingAttributes) ? [] : matchingAttributes;
+    const reviewTopK = typeof matchingReviewTopK === 'string' && /^\d+$/.test(matchingReviewTopK.trim()) ? Number(matchingReviewTopK) : matchingReviewTopK;
+    out.matching = { attributes, ...(isBlank(reviewTopK) ? {} : { reviewTopK }) };
+  }
+  return out;
+}
