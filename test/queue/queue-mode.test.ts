@@ -70,6 +70,10 @@ describe('queue mode', () => {
       expect(dump.text).not.toContain(CLIENT_SECRET);
       expect(dump.text).not.toContain(PASSWORD);
       expect(dump.text).not.toContain('tenant.example');
+      // The api waits with XREAD BLOCK on a connection of its own: the shared one still answers at once.
+      const blocked = (await h.redis!.client('LIST')) as string;
+      expect(blocked.split('\n').some((l) => / flags=b /.test(l) && / cmd=xread/.test(l))).toBe(true);
+      expect((await h.server.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
       req.cut();
       await req.done;
       await until(async () => ((await h.redis!.llen(key)) === 0 ? true : undefined));
@@ -102,6 +106,9 @@ describe('queue mode', () => {
       expect(dump.keys.some((k) => k === `bull:${h.env.QUEUE_NAME}:${h.runner.executions[0]!.jobId}`)).toBe(true);
       expect(dump.text).not.toContain(CLIENT_SECRET);
       expect(dump.text).not.toContain(PASSWORD);
+      // The result stream expires by itself if nobody cleans it up (api and worker both gone).
+      const stream = dump.keys.find((k) => k.endsWith(':out'))!;
+      expect(await h.redis!.pttl(stream)).toBeGreaterThan(0);
       req.cut();
       await h.runner.waitFor((e) => e[0]?.cancelled === true);
       // The api deletes the result stream; the job is removed when the worker finishes it.
