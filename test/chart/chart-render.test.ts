@@ -303,6 +303,15 @@ describe('exposure', () => {
     const svc = find(r.objects, 'Service', API);
     expect(at(svc, 'spec', 'ports', 0, 'port')).toBe(8080);
   });
+
+  it('behind the chart\'s Ingress or HTTPRoute the api trusts one proxy hop, so the password throttle sees clients, not the ingress', () => {
+    const api = (file: string, set?: Record<string, string>): K8sObject => find((set ? render({ valuesFiles: [file], setString: set }) : rendered(file)).objects, 'Deployment', API);
+    expect(envOf(api('ingress-tls-values.yaml'), 'TRUST_PROXY')?.value).toBe('1');
+    expect(envOf(api('httproute-values.yaml'), 'TRUST_PROXY')?.value).toBe('1');
+    expect(envOf(api('defaults-values.yaml'), 'TRUST_PROXY')).toBeUndefined();
+    expect(envOf(api('ingress-tls-values.yaml', { 'config.trustProxy': '10.0.0.0/8' }), 'TRUST_PROXY')?.value).toBe('10.0.0.0/8');
+    expect(envOf(find(rendered('ingress-tls-values.yaml').objects, 'Deployment', WORKER), 'TRUST_PROXY')).toBeUndefined();
+  });
 });
 
 describe('Redis', () => {

@@ -112,6 +112,10 @@ spec:
               value: {{ $.Values.config.bodyLimitBytes | int64 | quote }}
             - name: HEARTBEAT_INTERVAL_MS
               value: {{ $.Values.config.heartbeatIntervalMs | int64 | quote }}
+            {{- with include "fusion-proxy.trustProxy" $ }}
+            - name: TRUST_PROXY
+              value: {{ . | quote }}
+            {{- end }}
             {{- else }}
             - name: WORKER_CONCURRENCY
               value: {{ $.Values.config.workerConcurrency | int64 | quote }}

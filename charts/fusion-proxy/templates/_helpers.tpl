@@ -272,3 +272,16 @@ true
 {{- define "fusion-proxy.promSelector" -}}
 {{- printf "namespace=\"%s\",job=~\"%s|%s\"" .Release.Namespace (include "fusion-proxy.componentName" (dict "context" . "component" "api")) (include "fusion-proxy.componentName" (dict "context" . "component" "worker")) -}}
 {{- end -}}
+
+{{/*
+TRUST_PROXY for the api: the configured value, or one hop when traffic arrives through the
+chart's Ingress or HTTPRoute, so the password throttle sees clients rather than the ingress.
+*/}}
+{{- define "fusion-proxy.trustProxy" -}}
+{{- $v := toString .Values.config.trustProxy -}}
+{{- if ne $v "" -}}
+{{- $v -}}
+{{- else if or .Values.ingress.enabled .Values.httpRoute.enabled -}}
+1
+{{- end -}}
+{{- end -}}
