@@ -46,10 +46,11 @@ export class MemoryTokenBucket implements RateLimiter {
     return Math.max(1, Math.ceil(wait));
   }
 
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: AbortSignal): Promise<number> {
     for (;;) {
+      const asked = performance.now();
       const wait = this.tryAcquire();
-      if (wait === 0) return;
+      if (wait === 0) return asked;
       await sleep(wait, signal);
     }
   }

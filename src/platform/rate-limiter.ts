@@ -15,8 +15,14 @@ import { sleep } from './abort';
  * queue up and arrive bunched.
  */
 export interface RateLimiter {
-  /** Waits until one request may be sent. Rejects with an AbortError when `signal` aborts. */
-  acquire(signal?: AbortSignal): Promise<void>;
+  /**
+   * Waits until one request may be sent. Resolves with a local time (`performance.now()`) at or
+   * before which the grant was recorded: for a shared bucket, when the granting call was sent.
+   * The staleness check before dispatch measures from it, so an event-loop stall between the
+   * grant and this promise's continuation is counted too. Rejects with an AbortError when
+   * `signal` aborts.
+   */
+  acquire(signal?: AbortSignal): Promise<number>;
   /** Holds every user of this budget back for `ms` (a 429's Retry-After). */
   holdFor(ms: number): Promise<void>;
 }
@@ -41,10 +47,11 @@ export function minGapMs(requestsPerSecond: number, windowMs: number): number {
 export class HoldOnlyLimiter implements RateLimiter {
   private holdUntil = 0;
 
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: AbortSignal): Promise<number> {
     for (;;) {
-      const wait = this.holdUntil - performance.now();
-      if (wait <= 0) return;
+      const now = performance.now();
+      const wait = this.holdUntil - now;
+      if (wait <= 0) return now;
       await sleep(wait, signal);
     }
   }

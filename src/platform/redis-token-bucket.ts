@@ -170,7 +170,7 @@ export class RedisTokenBucket implements RateLimiter {
    * waiter wakes at the same moment, they all ask Redis, and all but one go back to sleep. That
    * herd costs round trips and event-loop time between a grant and its request being sent.
    */
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: AbortSignal): Promise<number> {
     const key = this.keys.window;
     const before = localLines.get(key) ?? Promise.resolve();
     let done!: () => void;
@@ -181,8 +181,10 @@ export class RedisTokenBucket implements RateLimiter {
       await untilOrAbort(before, signal);
       for (;;) {
         if (signal?.aborted) await sleep(0, signal);
+        // Redis records the grant after this moment; the reply may reach us much later.
+        const asked = performance.now();
         const wait = await this.tryAcquire();
-        if (wait === 0) return;
+        if (wait === 0) return asked;
         await sleep(wait, signal);
       }
     } finally {

@@ -26,8 +26,13 @@ export interface AttemptOptions {
   beforeSend: () => Promise<void>;
 }
 
-/** A grant older than this when the request is dispatched is replaced by a fresh one. */
-export const STALE_GRANT_MS = 10;
+/**
+ * A grant older than this when the request is dispatched is replaced by a fresh one. Measured
+ * from when the grant was asked for (see RateLimiter.acquire), it must stay below the margin of
+ * the limiter window over 1 s (DEFAULT_WINDOW_MS: 30 ms), so that dispatch times, not only
+ * grants, keep within the limit.
+ */
+export const STALE_GRANT_MS = 20;
 const MAX_REGRANTS = 3;
 
 export interface ExecutorDeps {
@@ -76,17 +81,15 @@ export class RequestExecutor {
           const waitStarted = performance.now();
           const release = gate ? await gate.acquire(call.signal) : undefined;
           try {
-            await limiter.acquire(call.signal);
-            let grantedAt = performance.now();
-            rateLimiterWait.observe((grantedAt - waitStarted) / 1000);
+            let grantedAt = await limiter.acquire(call.signal);
+            rateLimiterWait.observe((performance.now() - waitStarted) / 1000);
             attempts++;
             const one = linkSignal(call.signal, policy.attemptTimeoutMs);
             let regrants = 0;
             const beforeSend = async (): Promise<void> => {
               while (performance.now() - grantedAt > STALE_GRANT_MS && regrants < MAX_REGRANTS) {
                 regrants++;
-                await limiter.acquire(one.signal);
-                grantedAt = performance.now();
+                grantedAt = await limiter.acquire(one.signal);
               }
             };
             const started = performance.now();
