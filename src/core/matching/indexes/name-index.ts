@@ -37,6 +37,13 @@ export class NameIndex implements CandidateIndex {
   private readonly firstLetterRecords = new Map<string, number>();
   private jwIndex: OverlapIndex<string> | undefined;
   private jwCollector: CandidateCollector | undefined;
+  /** Per record, for the count filter of probe(). */
+  private hitStamp = new Int32Array(0);
+  private posStamp = new Int32Array(0);
+  private hitCount = new Int32Array(0);
+  private hitCur = 0;
+  private posCur = 0;
+  private readonly hitList: number[] = [];
 
   constructor(
     private readonly values: readonly (readonly NameValue[])[],
@@ -170,23 +177,29 @@ export class NameIndex implements CandidateIndex {
     return tok.length === 1 ? (this.firstLetterRecords.get(tok) ?? 0) : this.tokenRecords[x]!.length;
   }
 
-  /** Query tokens to walk: the cheapest na - need + 1, or none when no partner size can pass. */
-  private walked(ids: number[]): number[] {
-    const na = ids.length;
+  /** Fewest query tokens that must have a neighbour in a passing partner (any size); Infinity: none can pass. */
+  private need(na: number): number {
     let need = Number.POSITIVE_INFINITY;
     for (let nb = 1; nb <= MAX_NAME_TOKENS; nb++) {
       const k = Math.ceil((this.t * (na + nb)) / 2 - EPS);
       if (k <= Math.min(na, nb) && k < need) need = k;
     }
-    if (!Number.isFinite(need)) return [];
-    if (need < 1) need = 1;
-    // Any na - need + 1 tokens will do; the rarest (by own frequency, which needs no neighbour
-    // search) usually have the fewest neighbours' records.
+    return need < 1 ? 1 : need;
+  }
+
+  /** Query tokens rarest first (by own frequency, which needs no neighbour search). */
+  private rarestFirst(ids: number[]): number[] {
     return ids
       .map((id) => [id, this.proxy(id)] as const)
       .sort((a, b) => a[1] - b[1] || a[0] - b[0])
-      .slice(0, na - need + 1)
       .map((p) => p[0]);
+  }
+
+  /** Query tokens to walk: the cheapest na - need + 1 (any such set reaches every passing partner), or none. */
+  private walked(ids: number[]): number[] {
+    const need = this.need(ids.length);
+    if (!Number.isFinite(need)) return [];
+    return this.rarestFirst(ids).slice(0, ids.length - need + 1);
   }
 
   /**
@@ -206,20 +219,71 @@ export class NameIndex implements CandidateIndex {
     return work;
   }
 
+  /**
+   * Candidates come from the walked tokens (pigeonhole). When a partner needs two or more query
+   * tokens with a neighbour, the other query tokens' neighbours are walked too and a candidate is
+   * kept only if at least `need` query tokens reach it: each query token adds at most 1 to the
+   * one-to-one sum, and only through a neighbour, so no passing pair is dropped. Walking postings
+   * costs nanoseconds; scoring a pair costs about a microsecond.
+   */
   probe(r: number, limit: number, out: CandidateCollector): ProbeInfo {
     for (const ids of this.recordTokens[r]!) {
-      for (const x of this.walked(ids)) {
-        for (const y of this.neighbours(x)) {
-          const recs = this.tokenRecords[y]!;
-          for (let i = 0; i < recs.length; i++) {
-            const c = recs[i]!;
-            if (c >= limit) break;
-            out.add(c);
-          }
-        }
+      const need = this.need(ids.length);
+      if (!Number.isFinite(need)) continue;
+      const order = this.rarestFirst(ids);
+      const walk = ids.length - need + 1;
+      if (need <= 1) {
+        for (let p = 0; p < walk; p++) this.walk(order[p]!, limit, (c) => out.add(c));
+        continue;
       }
+      this.ensureHits();
+      const cur = ++this.hitCur;
+      const found = this.hitList;
+      found.length = 0;
+      for (let p = 0; p < order.length; p++) {
+        const pos = ++this.posCur;
+        const first = p < walk;
+        this.walk(order[p]!, limit, (c) => {
+          if (this.hitStamp[c] !== cur) {
+            if (!first) return; // not reached by the walked tokens: cannot pass
+            this.hitStamp[c] = cur;
+            this.hitCount[c] = 0;
+            found.push(c);
+          }
+          if (this.posStamp[c] !== pos) {
+            this.posStamp[c] = pos;
+            this.hitCount[c]!++;
+          }
+        });
+      }
+      for (const c of found) if (this.hitCount[c]! >= need) out.add(c);
     }
     return NO_SCAN;
+  }
+
+  private walk(x: number, limit: number, visit: (c: number) => void): void {
+    for (const y of this.neighbours(x)) {
+      const recs = this.tokenRecords[y]!;
+      for (let i = 0; i < recs.length; i++) {
+        const c = recs[i]!;
+        if (c >= limit) break;
+        visit(c);
+      }
+    }
+  }
+
+  private ensureHits(): void {
+    const n = this.recordTokens.length;
+    if (this.hitStamp.length >= n) return;
+    const cap = Math.max(n, this.hitStamp.length * 2, 1024);
+    const grow = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {
+      const b = new Int32Array(cap);
+      b.set(a);
+      return b;
+    };
+    this.hitStamp = grow(this.hitStamp);
+    this.posStamp = grow(this.posStamp);
+    this.hitCount = new Int32Array(cap);
   }
 }
 
