@@ -55,26 +55,39 @@ function parseArgs(argv: string[]): DemoArgs | string {
   return args;
 }
 
+/**
+ * A progress line on stderr: redrawn in place on a terminal; on a pipe or log file, one plain
+ * line every few seconds, so CI logs stay readable.
+ */
 class Progress {
   private last = 0;
   private label = '';
+  private n = 0;
+  private readonly tty = Boolean(process.stderr.isTTY);
   constructor(private readonly started: number) {}
   update(label: string, n: number, force = false): void {
     const now = Date.now();
     if (label !== this.label) {
-      if (this.label) process.stderr.write('\n');
+      // Close the previous phase with its final count before starting the next one.
+      if (this.label) this.write(this.label, this.n, now, true);
       this.label = label;
       force = true;
     }
-    if (!force && now - this.last < 100) return;
+    this.n = n;
+    if (!force && now - this.last < (this.tty ? 100 : 5000)) return;
+    this.write(label, n, now, false);
+  }
+  private write(label: string, n: number, now: number, final: boolean): void {
     this.last = now;
-    if (process.stderr.isTTY || force) process.stderr.write(`\r${label}: ${n} items, ${((now - this.started) / 1000).toFixed(1)} s   `);
+    const text = `${label}: ${n} items, ${((now - this.started) / 1000).toFixed(1)} s`;
+    if (this.tty) process.stderr.write(`\r${text}   ${final ? '\n' : ''}`);
+    else process.stderr.write(`${text}\n`);
   }
   get current(): string {
     return this.label;
   }
   done(): void {
-    process.stderr.write('\n');
+    if (this.tty) process.stderr.write('\n');
   }
 }
 
