@@ -1,0 +1,47 @@
+import { run } from '../../src/cli/demo';
+
+/** The README's main job, at a small size: simulator + embedded proxy server + aggregation through the proxy client. */
+describe('fusion-proxy demo', () => {
+  it('aggregates a generated tenant through the embedded proxy and prints a summary that adds up', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+    let code: number;
+    try {
+      code = await run(['--identities', '300', '--per-source', '150', '--seed', '7']);
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
+    const text = out.join('');
+    expect(code).toBe(0);
+    expect(text).toMatch(/Test connection: success/);
+    const num = (re: RegExp): number => Number(re.exec(text)?.[1] ?? NaN);
+    const perSource = [...text.matchAll(/(Contractors|LDAP) (\d+)/g)].map((m) => Number(m[2]));
+    expect(perSource).toEqual([150, 150]);
+    const machines = num(/machine accounts skipped:\s+(\d+)/);
+    const created = num(/connector accounts created:\s+(\d+)/);
+    const waiting = num(/potential duplicates:\s+(\d+)/);
+    const enabled = num(/accounts enabled by the plan:\s+(\d+)/);
+    // Every non-machine account either became a connector account or waits for review.
+    expect(created + waiting).toBe(300 - machines);
+    expect(enabled).toBe(created);
+    const [, found, planted] = /\((\d+) of (\d+) planted duplicates/.exec(text) ?? [];
+    expect(Number(planted)).toBeGreaterThan(0);
+    expect(Number(found)).toBe(Number(planted));
+    expect(text).toMatch(/Legacy/);
+    expect(num(/review forms:\s+(\d+) created/)).toBe(waiting);
+  });
+
+  it('rejects a bad option with usage and exit code 2', async () => {
+    const err: string[] = [];
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+    try {
+      expect(await run(['--identities', 'many'])).toBe(2);
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(err.join('')).toMatch(/identities/);
+  });
+});
