@@ -2,7 +2,8 @@
 // Runs the Dockerfile's final stage outside Docker (CI has no Docker engine): copies exactly what the
 // final stage COPYs into an empty directory (production dependencies = the lockfile's non-dev
 // packages, which is what `npm ci --omit=dev` installs), starts the image's command there for each
-// role the chart runs, and checks the probes the chart uses. Needs `npm run build` first.
+// role the chart runs (with METRICS_PORT, as the chart sets it), and checks the probes and the
+// metrics port the chart uses. Needs `npm run build` first.
 // A file the server reads at runtime but the image lacks makes this fail.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -137,12 +138,17 @@ async function stop(proc) {
   if (code !== 0) fail(`${proc.name} did not exit cleanly on SIGTERM (code ${code}, signal ${signal}):\n${proc.output}`);
 }
 
-async function expectProbes(port, name, proc, mode) {
+/** Probes on `port`; /metrics on `metricsPort` (METRICS_PORT, as the chart sets it), and then not on `port`. */
+async function expectProbes(port, name, proc, mode, metricsPort = port) {
   await waitHealthy(port, proc, name);
   const ready = await get(port, '/readyz');
   if (ready.status !== 200 || JSON.parse(ready.body).mode !== mode) fail(`${name}: /readyz answered ${ready.status} ${ready.body}`);
-  const metrics = await get(port, '/metrics');
-  if (metrics.status !== 200 || !metrics.body.includes('fusion_queue_workers')) fail(`${name}: /metrics answered ${metrics.status}`);
+  const metrics = await get(metricsPort, '/metrics');
+  if (metrics.status !== 200 || !metrics.body.includes('fusion_queue_workers')) fail(`${name}: /metrics on port ${metricsPort} answered ${metrics.status}`);
+  if (metricsPort !== port) {
+    const onMain = await get(port, '/metrics');
+    if (onMain.status !== 404) fail(`${name}: /metrics is still served on PORT (${onMain.status}) although METRICS_PORT is set`);
+  }
   return metrics.body;
 }
 
@@ -172,13 +178,13 @@ async function main() {
       const redisPort = await freePort();
       const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
       procs.push(redis);
-      const [apiPort, workerPort] = [await freePort(), await freePort()];
+      const [apiPort, apiMetricsPort, workerPort, workerMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
       const common = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, PROXY_PASSWORD: PASSWORD };
-      const worker = start(dir, args, { ...common, ROLE: 'worker', PORT: String(workerPort) }, 'worker');
-      const api = start(dir, args, { ...common, ROLE: 'api', PORT: String(apiPort) }, 'api');
+      const worker = start(dir, args, { ...common, ROLE: 'worker', PORT: String(workerPort), METRICS_PORT: String(workerMetricsPort) }, 'worker');
+      const api = start(dir, args, { ...common, ROLE: 'api', PORT: String(apiPort), METRICS_PORT: String(apiMetricsPort) }, 'api');
       procs.push(worker, api);
-      await expectProbes(workerPort, 'worker', worker, 'worker');
-      const apiMetrics = await expectProbes(apiPort, 'api', api, 'queue');
+      await expectProbes(workerPort, 'worker', worker, 'worker', workerMetricsPort);
+      const apiMetrics = await expectProbes(apiPort, 'api', api, 'queue', apiMetricsPort);
       if (!/^fusion_queue_workers 1$/m.test(apiMetrics)) fail('api: fusion_queue_workers is not 1 with one worker connected');
       await stop(worker);
       await stop(api);

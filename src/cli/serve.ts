@@ -10,7 +10,8 @@ const USAGE = `usage: fusion-proxy serve
 
 Runs the proxy server. Configuration comes from the environment (see README "Proxy server"):
   PORT, PROXY_PASSWORD, PROXY_PATH, REDIS_URL, ROLE, LOG_LEVEL, BODY_LIMIT_BYTES,
-  REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY, ...
+  REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY,
+  METRICS_PORT (GET /metrics on its own port instead of PORT), ...
 Without REDIS_URL it runs in embedded mode (commands run in this process).
 `;
 

@@ -20,7 +20,7 @@ export type AppEnv = Pick<
 export interface AppOptions {
   [key: string]: unknown;
   env: AppEnv;
-  /** Absent on a worker-only process: then only /healthz, /readyz and /metrics are served. */
+  /** Absent on a worker-only process: then only /healthz, /readyz and /metrics (if METRICS_ENABLED) are served. */
   dispatcher?: CommandDispatcher;
   /** Defaults to the dispatcher. */
   probe?: ReadinessProbe;

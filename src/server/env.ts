@@ -22,6 +22,8 @@ export interface ServerEnv {
   AUTH_FAILURE_WINDOW_MS: number;
   SHUTDOWN_GRACE_MS: number;
   METRICS_ENABLED: boolean;
+  /** Separate port for GET /metrics (then not served on PORT); unset = /metrics on PORT. */
+  METRICS_PORT: number | undefined;
   /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
   TRUST_PROXY: boolean | number | string;
 }
@@ -108,6 +110,7 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   AUTH_FAILURE_WINDOW_MS: { default: 60_000, parse: int(100, 24 * 3600 * 1000), doc: 'window of AUTH_MAX_FAILURES' },
   SHUTDOWN_GRACE_MS: { default: 30_000, parse: int(0, 3600 * 1000), doc: 'on SIGTERM, how long running commands may finish' },
   METRICS_ENABLED: { default: true, parse: bool, doc: 'serve GET /metrics' },
+  METRICS_PORT: { parse: int(0, 65535), doc: 'TCP port of a second listener serving only GET /metrics (then PORT does not); unset or equal to PORT = /metrics on PORT' },
   TRUST_PROXY: { default: false, parse: trustProxy, doc: 'trust X-Forwarded-For from these proxies (client address for the auth throttle and logs)' },
 };
 

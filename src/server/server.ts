@@ -8,6 +8,7 @@ import { QueueDispatcher } from '../queue/queue-dispatcher';
 import { buildApp } from './app';
 import { EmbeddedDispatcher } from './embedded-dispatcher';
 import type { ServerEnv } from './env';
+import { separateMetricsPort, startMetricsListener, type MetricsListener } from './metrics-server';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -15,7 +16,9 @@ export interface RunningServer {
   url: string;
   dispatcher?: CommandDispatcher;
   worker?: CommandWorker;
-  /** Stops taking requests, lets open streams and running jobs finish (up to SHUTDOWN_GRACE_MS), closes connections. */
+  /** The separate GET /metrics listener, when METRICS_PORT asks for one (then `app` has no /metrics). */
+  metrics?: MetricsListener;
+  /** Stops taking requests, lets open streams and running jobs finish (up to SHUTDOWN_GRACE_MS), closes connections (both listeners). */
   close(): Promise<void>;
 }
 
@@ -59,23 +62,39 @@ export async function startServer(env: ServerEnv, deps: { runner: CommandRunner;
   } else {
     dispatcher = new EmbeddedDispatcher({ runner, logger, concurrency: env.WORKER_CONCURRENCY, requestTimeoutMs: env.REQUEST_TIMEOUT_MS });
   }
+  const metricsPort = separateMetricsPort(env);
   const app = await buildApp({
-    env: { ...env, PROXY_PASSWORD: serveApi ? env.PROXY_PASSWORD : undefined },
+    env: { ...env, PROXY_PASSWORD: serveApi ? env.PROXY_PASSWORD : undefined, METRICS_ENABLED: env.METRICS_ENABLED && metricsPort === undefined },
     dispatcher,
     probe: dispatcher ?? worker,
     logger,
   });
-  const url = await app.listen({ port: env.PORT, host: env.HOST });
-  logger.info({ url, mode: env.REDIS_URL ? 'queue' : 'embedded', role: env.ROLE, path: env.PROXY_PATH }, 'fusion-proxy serving');
-
+  let metrics: MetricsListener | undefined;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      // Api and worker close together: open streams may be waiting on jobs this worker runs.
-      await Promise.all([app.close(), worker?.close(env.SHUTDOWN_GRACE_MS)]);
-      await dispatcher?.close();
+      try {
+        // Api and worker close together: open streams may be waiting on jobs this worker runs.
+        await Promise.all([app.close(), worker?.close(env.SHUTDOWN_GRACE_MS)]);
+        await dispatcher?.close();
+      } finally {
+        // Last, so a draining pod can still be scraped.
+        await metrics?.close();
+      }
     })();
     return closing;
   };
-  return { app, url, dispatcher, worker, close };
+  let url: string;
+  try {
+    url = await app.listen({ port: env.PORT, host: env.HOST });
+    if (metricsPort !== undefined) metrics = await startMetricsListener({ host: env.HOST, port: metricsPort, logger });
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  logger.info(
+    { url, metricsUrl: metrics?.url, mode: env.REDIS_URL ? 'queue' : 'embedded', role: env.ROLE, path: env.PROXY_PATH },
+    'fusion-proxy serving',
+  );
+  return { app, url, dispatcher, worker, metrics, close };
 }

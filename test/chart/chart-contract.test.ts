@@ -43,6 +43,11 @@ describe('the render fails with a clear message', () => {
     expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'httpRoute.enabled': true } })).toMatch(/needs httpRoute\.parentRefs/);
   });
 
+  it('when the metrics port is the HTTP port (then /metrics would share the port the ingress reaches)', () => {
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'metrics.port': 8080 } })).toMatch(/metrics\.port must differ from config\.port/);
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'metrics.port': 70000 } })).toMatch(/metrics\.port/);
+  });
+
   it('when a value has the wrong type or an unknown key (values.schema.json)', () => {
     expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], setString: { 'api.replicaCount': 'two' } })).toMatch(/api\.replicaCount: Invalid type\. Expected: integer, given: string/);
     expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.logLevel': 'verbose' } })).toMatch(/config\.logLevel/);

@@ -75,14 +75,15 @@ describe('chart renders every ci/ scenario into valid Kubernetes objects', () =>
 });
 
 describe('api and worker Deployments', () => {
-  it.each(SCENARIOS)('%s: one image, ROLE per component, probes on the http port', (s) => {
+  it.each(SCENARIOS)('%s: one image, ROLE per component, probes on the http port, /metrics on the metrics port', (s) => {
     const r = rendered(s);
     for (const [dep, role] of deployments(r).map((d, i) => [d, i === 0 ? 'api' : 'worker'] as const)) {
       const c = containerOf(dep);
       expect(at(dep, 'spec', 'template', 'metadata', 'labels', 'app.kubernetes.io/component')).toBe(role);
       expect(envOf(dep, 'ROLE')?.value).toBe(role);
-      expect(c.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+      expect(c.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }, { name: 'metrics', containerPort: 9090, protocol: 'TCP' }]);
       expect(envOf(dep, 'PORT')?.value).toBe('8080');
+      expect(envOf(dep, 'METRICS_PORT')?.value).toBe('9090');
       expect(c.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
@@ -301,7 +302,7 @@ describe('exposure', () => {
       timeouts: { request: '0s' },
     });
     const svc = find(r.objects, 'Service', API);
-    expect(at(svc, 'spec', 'ports', 0, 'port')).toBe(8080);
+    expect(at(svc, 'spec', 'ports')).toEqual([{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }]);
   });
 
   it('behind the chart\'s Ingress or HTTPRoute the api trusts one proxy hop, so the password throttle sees clients, not the ingress', () => {
@@ -338,22 +339,28 @@ describe('Redis', () => {
 describe('NetworkPolicy (on by default)', () => {
   type Rule = { from?: unknown[]; to?: unknown[]; ports?: Array<{ port: number | string; protocol: string }> };
 
-  it('api: ingress only from the ingress controller and Prometheus; egress only to DNS and Redis', () => {
+  it('api: ingress only from the ingress controller (http) and Prometheus (metrics); egress only to DNS and Redis', () => {
     const np = find(rendered('defaults-values.yaml').objects, 'NetworkPolicy', API);
     expect(at(np, 'spec', 'podSelector', 'matchLabels', 'app.kubernetes.io/component')).toBe('api');
     const ingress = at<Rule[]>(np, 'spec', 'ingress');
-    expect(ingress.map((r) => r.from)).toEqual([
-      [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
-      [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+    expect(ingress).toEqual([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }], ports: [{ port: 'http', protocol: 'TCP' }] },
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics', protocol: 'TCP' }] },
     ]);
-    for (const r of ingress) expect(r.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    // The named ports resolve to what the server listens on: PORT for http, METRICS_PORT for metrics.
+    const api = find(rendered('defaults-values.yaml').objects, 'Deployment', API);
+    const portOf = (name: string): number | undefined => containerOf(api).ports?.find((p) => p.name === name)?.containerPort;
+    expect(portOf('metrics')).toBe(Number(envOf(api, 'METRICS_PORT')?.value));
+    expect(portOf('http')).toBe(Number(envOf(api, 'PORT')?.value));
     const egressPorts = at<Rule[]>(np, 'spec', 'egress').flatMap((r) => (r.ports ?? []).map((p) => p.port));
     expect(egressPorts.sort()).toEqual([53, 53, 6379]);
   });
 
-  it('worker: no ingress but Prometheus; egress to DNS, Redis and the platform API over 443', () => {
+  it('worker: no ingress but Prometheus on the metrics port; egress to DNS, Redis and the platform API over 443', () => {
     const np = find(rendered('external-redis-values.yaml').objects, 'NetworkPolicy', WORKER);
-    expect(at<Rule[]>(np, 'spec', 'ingress')).toHaveLength(1);
+    expect(at<Rule[]>(np, 'spec', 'ingress')).toEqual([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics', protocol: 'TCP' }] },
+    ]);
     const egress = at<Rule[]>(np, 'spec', 'egress');
     expect(egress.find((r) => r.ports?.[0]?.port === 6390)?.to).toEqual([{ ipBlock: { cidr: '10.0.0.12/32' } }]);
     expect(egress.find((r) => r.ports?.[0]?.port === 443)?.to).toEqual([{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }]);
@@ -376,18 +383,28 @@ describe('NetworkPolicy (on by default)', () => {
 });
 
 describe('metrics objects', () => {
-  it('ServiceMonitors for api and workers carry the Prometheus selector labels and scrape /metrics on http', () => {
+  it('ServiceMonitors for api and workers carry the Prometheus selector labels and scrape /metrics on the metrics port', () => {
     const r = rendered('monitoring-values.yaml');
-    for (const [name, component] of [[API, 'api'], [WORKER, 'worker']] as const) {
+    const selects = (sel: Record<string, string>, labels: Record<string, string> | undefined): boolean => Object.entries(sel).every(([k, v]) => labels?.[k] === v);
+    for (const [name, component, service] of [[API, 'api', `${API}-metrics`], [WORKER, 'worker', WORKER]] as const) {
       const sm = find(r.objects, 'ServiceMonitor', name);
       expect(sm.metadata.labels?.release).toBe('kube-prometheus-stack');
-      expect(at(sm, 'spec', 'endpoints', 0)).toMatchObject({ port: 'http', path: '/metrics' });
-      expect(at(sm, 'spec', 'selector', 'matchLabels', 'app.kubernetes.io/component')).toBe(component);
-      // The selected Service exposes the port the endpoint names.
-      const svc = find(r.objects, 'Service', name);
-      expect(at(svc, 'spec', 'ports', 0, 'name')).toBe('http');
-      expect(svc.metadata.labels).toMatchObject(at<Record<string, string>>(sm, 'spec', 'selector', 'matchLabels'));
+      expect(at(sm, 'spec', 'endpoints')).toHaveLength(1);
+      expect(at(sm, 'spec', 'endpoints', 0)).toMatchObject({ port: 'metrics', path: '/metrics' });
+      const sel = at<Record<string, string>>(sm, 'spec', 'selector', 'matchLabels');
+      expect(sel['app.kubernetes.io/component']).toBe(component);
+      // It selects exactly one Service: headless, with only the metrics port, aimed at the container port named metrics.
+      const selected = ofKind(r.objects, 'Service').filter((s) => selects(sel, s.metadata.labels));
+      expect(selected.map((s) => s.metadata.name)).toEqual([service]);
+      expect(at(selected[0]!, 'spec', 'clusterIP')).toBe('None');
+      expect(at(selected[0]!, 'spec', 'ports')).toEqual([{ name: 'metrics', port: 9090, targetPort: 'metrics', protocol: 'TCP' }]);
+      expect(at(selected[0]!, 'spec', 'selector')).toEqual(at(find(r.objects, 'Deployment', name), 'spec', 'selector', 'matchLabels'));
     }
+    // The api's traffic Service (the Ingress / HTTPRoute backend) carries only http.
+    expect(at<Array<{ name: string }>>(find(r.objects, 'Service', API), 'spec', 'ports').map((p) => p.name)).toEqual(['http']);
+    // The alerts select the jobs Prometheus gives those Services (job = Service name).
+    const rules = JSON.stringify(at(find(r.objects, 'PrometheusRule', FULL), 'spec'));
+    expect(rules).toContain(`job=~\\"${API}-metrics|${WORKER}\\"`);
     expect(find(r.objects, 'PrometheusRule', FULL).metadata.labels?.release).toBe('kube-prometheus-stack');
     const cm = find(r.objects, 'ConfigMap', `${FULL}-dashboard`);
     expect(cm.metadata.labels?.grafana_dashboard).toBe('1');

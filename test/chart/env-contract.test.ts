@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { loadEnv, ENV_SCHEMA } from '../../src/server/env';
+import { separateMetricsPort } from '../../src/server/metrics-server';
 import { CI_VALUES_DIR, K8sObject, Rendered, at, containerOf, find, ofKind, render } from './support/helm';
 
 /**
@@ -43,6 +44,10 @@ describe('chart environment vs src/server/env.ts', () => {
       expect(parsed.REDIS_URL).toBeTruthy();
       // The probes and the Service target the port the server listens on.
       expect(parsed.PORT).toBe(containerOf(dep).ports?.find((p) => p.name === 'http')?.containerPort);
+      // The ServiceMonitor scrapes the port that alone serves /metrics (so not the http port).
+      expect(parsed.METRICS_PORT).toBe(containerOf(dep).ports?.find((p) => p.name === 'metrics')?.containerPort);
+      expect(parsed.METRICS_ENABLED).toBe(true);
+      expect(separateMetricsPort(parsed)).toBe(parsed.METRICS_PORT);
       // The kubelet probes the pod IP: the server must listen on every interface.
       expect(parsed.HOST).toBe('0.0.0.0');
       // Same queue on both sides, or workers never see the api's jobs.

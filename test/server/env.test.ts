@@ -23,6 +23,9 @@ describe('server environment', () => {
     });
     expect(env.REDIS_URL).toBeUndefined();
     expect(env.PROXY_PASSWORD).toBeUndefined();
+    // /metrics stays on PORT unless a separate port is asked for.
+    expect(env.METRICS_PORT).toBeUndefined();
+    expect(loadEnv({ METRICS_PORT: '9090' }).METRICS_PORT).toBe(9090);
   });
 
   it.each([
@@ -38,6 +41,9 @@ describe('server environment', () => {
     [{ ROLE: 'worker' }, /REDIS_URL is required when ROLE=worker/],
     [{ ROLE: 'worker', REDIS_URL: 'redis://r:6379' }, /JOB_ENCRYPTION_KEY \(or PROXY_PASSWORD\) is required/],
     [{ METRICS_ENABLED: 'maybe' }, /METRICS_ENABLED must be true or false/],
+    [{ METRICS_PORT: 'metrics' }, /METRICS_PORT must be a whole number/],
+    [{ METRICS_PORT: '-1' }, /METRICS_PORT must be a whole number/],
+    [{ METRICS_PORT: '65536' }, /METRICS_PORT must be between 0 and 65535/],
     [{ TRUST_PROXY: 'the ingress' }, /TRUST_PROXY must be true, false, a number of proxy hops/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(problem(env)).toMatch(message);

@@ -91,11 +91,17 @@ spec:
             - name: http
               containerPort: {{ $.Values.config.port }}
               protocol: TCP
+            - name: metrics
+              containerPort: {{ $.Values.metrics.port }}
+              protocol: TCP
           env:
             - name: ROLE
               value: {{ $component | quote }}
             - name: PORT
               value: {{ $.Values.config.port | quote }}
+            {{- /* GET /metrics only on this port (not on PORT, which the ingress reaches), in both roles. */}}
+            - name: METRICS_PORT
+              value: {{ $.Values.metrics.port | quote }}
             - name: LOG_LEVEL
               value: {{ $.Values.config.logLevel | quote }}
             - name: QUEUE_NAME

@@ -254,6 +254,9 @@ src/queue/queue-names.ts (a chart test compares them); a wrong name makes KEDA r
 {{- if not (hasPrefix "/" .Values.config.proxyPath) -}}
 {{- fail "fusion-proxy: config.proxyPath must start with /" -}}
 {{- end -}}
+{{- if eq (int .Values.metrics.port) (int .Values.config.port) -}}
+{{- fail "fusion-proxy: metrics.port must differ from config.port (/metrics gets its own port, which the ingress never reaches)" -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Whether a component can have more than one pod (a PDB with one pod blocks drains forever). */}}
@@ -270,7 +273,31 @@ true
 
 {{/* PromQL label matchers selecting this release's scrape targets (default job = Service name). */}}
 {{- define "fusion-proxy.promSelector" -}}
-{{- printf "namespace=\"%s\",job=~\"%s|%s\"" .Release.Namespace (include "fusion-proxy.componentName" (dict "context" . "component" "api")) (include "fusion-proxy.componentName" (dict "context" . "component" "worker")) -}}
+{{- printf "namespace=\"%s\",job=~\"%s|%s\"" .Release.Namespace (include "fusion-proxy.metricsServiceName" (dict "context" . "component" "api")) (include "fusion-proxy.metricsServiceName" (dict "context" . "component" "worker")) -}}
+{{- end -}}
+
+{{/*
+The Service a ServiceMonitor scrapes for a component (its name is the `job` label). The api has a
+headless one of its own, so its traffic Service (the Ingress backend, maybe a LoadBalancer) never
+carries the metrics port; the workers' headless Service exists only for this.
+*/}}
+{{- define "fusion-proxy.metricsServiceName" -}}
+{{- if eq .component "api" -}}
+{{- include "fusion-proxy.componentName" (dict "context" .context "component" "api-metrics") -}}
+{{- else -}}
+{{- include "fusion-proxy.componentName" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Marks the metrics Services, so a ServiceMonitor never selects the api's traffic Service. */}}
+{{- define "fusion-proxy.metricsServiceMarker" -}}
+fusion-proxy/metrics: "true"
+{{- end -}}
+
+{{/* Selector of a component's metrics Service: (dict "context" $ "component" "api"). */}}
+{{- define "fusion-proxy.metricsServiceLabels" -}}
+{{ include "fusion-proxy.selectorLabels" . }}
+{{ include "fusion-proxy.metricsServiceMarker" .context }}
 {{- end -}}
 
 {{/*

@@ -24,13 +24,13 @@
 {{- end }}
 {{- end -}}
 
-{{/* Prometheus may scrape the HTTP port (which serves /metrics). */}}
+{{/* Prometheus may scrape the metrics port (the only port serving /metrics), and nothing else. */}}
 {{- define "fusion-proxy.networkPolicy.metricsIngress" -}}
 {{- with .Values.networkPolicy.prometheusPeers }}
 - from:
     {{- toYaml . | nindent 4 }}
   ports:
-    - port: http
+    - port: metrics
       protocol: TCP
 {{- end }}
 {{- end -}}
