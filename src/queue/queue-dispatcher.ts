@@ -45,6 +45,7 @@ export class QueueDispatcher implements CommandDispatcher {
   private readonly redis: Redis;
   private readonly queue: CommandQueue;
   private readonly pool: ReaderConnectionPool;
+  private readonly cleanups = new Set<Promise<void>>();
 
   constructor(private readonly opts: QueueDispatcherOptions) {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
@@ -98,7 +99,11 @@ export class QueueDispatcher implements CommandDispatcher {
       completed = true;
     } finally {
       this.pool.release(conn, healthy);
-      if (enqueued) void this.cleanUp(cmd.requestId, keys, completed);
+      if (enqueued) {
+        // Tracked so close() waits for it: a shutdown must not leave a started-for-nobody job in the queue.
+        const cleaning = this.cleanUp(cmd.requestId, keys, completed).finally(() => this.cleanups.delete(cleaning));
+        this.cleanups.add(cleaning);
+      }
     }
   }
 
@@ -150,6 +155,7 @@ export class QueueDispatcher implements CommandDispatcher {
 
   async close(): Promise<void> {
     setQueueStatsSource(undefined);
+    await withTimeout(Promise.all([...this.cleanups]), 5000, 'cleaning up jobs').catch(() => undefined);
     await this.pool.close();
     await withTimeout(this.queue.close(), 2000, 'closing the queue').catch(() => undefined);
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());

@@ -40,18 +40,19 @@ describe.each(MODES)('shutdown (SIGTERM path), %s mode', (mode) => {
       while (d.waitingForSlot === 0) await delay(10);
     }
     const redis = h.redis;
-    const closing = h.server.close();
-    const res = await waiting;
-    expect(res.status).toBe(503);
-    expect(JSON.parse(res.body).error).toMatch(/shutting down.*run the command again/);
-    await closing;
-    if (first) expect((await first).complete).toBe(false);
-    if (redis) {
-      // The job nobody started was taken out of the queue, so no later worker runs it.
-      expect(await redis.llen(waitListKey(h.env.QUEUE_NAME))).toBe(0);
-      await redis.quit();
+    try {
+      const closing = h.server.close();
+      const res = await waiting;
+      expect(res.status).toBe(503);
+      expect(JSON.parse(res.body).error).toMatch(/shutting down.*run the command again/);
+      await closing;
+      if (first) expect((await first).complete).toBe(false);
+      // The job nobody started was taken out of the queue before close() returned, so no later worker runs it.
+      if (redis) expect(await redis.llen(waitListKey(h.env.QUEUE_NAME))).toBe(0);
+      expect(h.runner.executions.filter((e) => e.finished)).toHaveLength(0);
+    } finally {
+      await redis?.quit();
     }
-    expect(h.runner.executions.filter((e) => e.finished)).toHaveLength(0);
   });
 });
 
