@@ -36,6 +36,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 # Numeric, so that Kubernetes can verify runAsNonRoot; matches the chart's runAsUser.
 USER 10001:10001
-EXPOSE 8080
+# 8080: proxy endpoint and probes (PORT); 9090: /metrics when METRICS_PORT=9090 (the chart sets it).
+EXPOSE 8080 9090
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/cli/main.js"]
 CMD ["serve"]
