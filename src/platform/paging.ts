@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /** One page of an offset-paged list endpoint. */
 export interface OffsetPage<T> {
   items: T[];
@@ -26,6 +28,9 @@ export type FetchOffsetPage<T> = (offset: number, limit: number, first: boolean,
  */
 export async function* offsetPages<T>(pageSize: number, fetchPage: FetchOffsetPage<T>, readAhead = 1, maxItems = Infinity): AsyncGenerator<T, void, undefined> {
   const stop = new AbortController();
+  // Each page in flight links one listener (and its retries may add more) to `stop`: allow the
+  // read-ahead depth without Node's leak warning, which is meant for listeners that pile up.
+  setMaxListeners(Math.max(10, readAhead * 4), stop.signal);
   const queue: { offset: number; page: Promise<OffsetPage<T>> }[] = [];
   try {
     const first = await fetchPage(0, pageSize, true, stop.signal);
