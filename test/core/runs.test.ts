@@ -90,6 +90,36 @@ describe('consecutive aggregations (fake platform)', () => {
   });
 });
 
+describe('limited and filtered runs', () => {
+  test('Reset accounts? waits for a full run: a limited or filtered run resets nothing and keeps the flag', async () => {
+    const h = tenant();
+    const first = await list(h);
+    h.fake.ingest(h.own.id, first);
+    for (const limited of [{ aggregationBatchSize: 1 }, { accountFilter: 'attributes.firstName eq "bob"' }]) {
+      const out = await list(h, { ...h.config, reset: true, ...limited });
+      expect(h.summaries.at(-1)).toMatchObject({ reset: false, accountsReset: 0 });
+      // Whatever the run emitted kept its key: nothing was dropped and rebuilt.
+      for (const item of out) expect(first.map((f) => f.identity)).toContain(item.identity);
+      expect(h.fake.sources.get(h.own.id)?.connectorAttributes.reset).not.toBe(false);
+    }
+    const full = await list(h, { ...h.config, reset: true });
+    expect(h.summaries.at(-1)).toMatchObject({ reset: true, accountsReset: 3 });
+    expect(full.some((i) => first.some((f) => f.identity === i.identity))).toBe(false);
+  });
+
+  test('an account no source account refreshed keeps its refresh values, even when they read $sources', async () => {
+    const h = tenant({
+      attributeDefinitions: [...definitions, { name: 'origin', expression: '$sources.Contractors.get(0).firstName', refresh: true }],
+    });
+    const first = await list(h);
+    expect(values(first, 'origin')).toEqual(['ann', 'ann', 'bob']);
+    h.fake.ingest(h.own.id, first);
+    const limited = await list(h, { ...h.config, aggregationBatchSize: 1 });
+    expect(limited.length).toBeGreaterThan(1);
+    for (const item of limited) expect(item.attributes.origin).toBe(first.find((f) => f.identity === item.identity)?.attributes.origin);
+  });
+});
+
 describe('run lock and processing flag', () => {
   test('two aggregations at once: one refuses with "another aggregation is in progress"', async () => {
     const h = tenant();

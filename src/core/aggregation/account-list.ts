@@ -163,7 +163,12 @@ class AggregationRun {
   private async *process(active: PlatformSource[]): AsyncIterable<AccountItem> {
     const { platform, config, logger } = this;
     const ownAttrs = (await platform.getSource(this.own.id, this.opts)).connectorAttributes;
-    this.reset = config.reset && ownAttrs[RESET_KEY] !== false && ownAttrs[RESET_KEY] !== 'false';
+    const resetRequested = config.reset && ownAttrs[RESET_KEY] !== false && ownAttrs[RESET_KEY] !== 'false';
+    // A reset drops every connector account the run does not rebuild, so only a full run may do it.
+    this.reset = resetRequested && config.aggregationBatchSize <= 0 && !this.filtered();
+    if (resetRequested && !this.reset) {
+      logger.warn('Reset accounts? waits for a full aggregation: this run is limited by "Aggregation batch size" or an account filter, so nothing is reset now');
+    }
     this.summary.reset = this.reset;
     if (this.reset) logger.warn('Reset accounts? is on: every connector account is dropped and rebuilt from the sources in this aggregation');
     const initialCounters = this.reset ? {} : CounterStore.readState(ownAttrs);
@@ -346,7 +351,14 @@ class AggregationRun {
     if (seen.length === 0) {
       // No source account showed up (limited or filtered run, or an account made by std:account:create):
       // keep what the account has and complete the definitions it still lacks.
-      const generated = this.generator.generate({ label, context: { ...e.account.attributes }, existing: e.account.attributes });
+      // Its stored `accounts`/`sources` are ids and names, not the attribute maps expressions read:
+      // hide them, and render only what the account lacks.
+      const generated = this.generator.generate({
+        label,
+        context: { ...e.account.attributes, accounts: [], sources: {} },
+        existing: e.account.attributes,
+        keepExisting: true,
+      });
       attributes = { ...e.account.attributes, ...generated };
     } else {
       const merged = mergeAttributes(this.config, seen.map((a) => this.view(a)));
@@ -473,10 +485,15 @@ class AggregationRun {
     return false;
   }
 
+  /** True when an account filter (global or per source) excludes accounts from this run. */
+  private filtered(): boolean {
+    return this.config.accountFilter.trim() !== '' || Object.values(this.config.sourceOptions).some((o) => o.accountFilter.trim() !== '');
+  }
+
   private async closeReviews(): Promise<void> {
     const r = this.reviews;
     for (const accountId of this.applied) await r.completeDecision?.(accountId);
-    const everything = !this.limitHit && this.summary.skippedSources.length === 0 && this.config.accountFilter.trim() === '' && Object.values(this.config.sourceOptions).every((o) => o.accountFilter.trim() === '');
+    const everything = !this.limitHit && this.summary.skippedSources.length === 0 && !this.filtered();
     if (everything && r.discardUnseen) {
       // Forms of accounts that were not read (including disabled sources) no longer have an account.
       await r.discardUnseen(this.reviewSeen);
