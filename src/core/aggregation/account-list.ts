@@ -83,7 +83,6 @@ class AggregationRun {
   private readonly applied: string[] = [];
   /** Accounts of this run that have (or now get) a review form: for discardUnseen. */
   private readonly reviewSeen = new Set<string>();
-  private limitHit = false;
   /** Keys of connector accounts created by this run (they join the matcher's baseline). */
   private readonly createdKeys = new Set<string>();
   private registry!: UniqueRegistry;
@@ -222,7 +221,6 @@ class AggregationRun {
           pending = { fresh: [], ready: [] };
         }
         if (limit > 0 && taken >= limit) {
-          this.limitHit = true;
           this.summary.accountsPerSource[source.name] = read;
           logger.info({ limit }, `Aggregation batch size reached: ${limit} accounts processed in this run`);
           break outer;
@@ -493,7 +491,9 @@ class AggregationRun {
   private async closeReviews(): Promise<void> {
     const r = this.reviews;
     for (const accountId of this.applied) await r.completeDecision?.(accountId);
-    const everything = !this.limitHit && this.summary.skippedSources.length === 0 && !this.filtered();
+    // Any limit may leave accounts unread (machine, filtered and waiting accounts do not count
+    // towards it), so only an unlimited, unfiltered run over every source may discard forms.
+    const everything = this.config.aggregationBatchSize <= 0 && this.summary.skippedSources.length === 0 && !this.filtered();
     if (everything && r.discardUnseen) {
       // Forms of accounts that were not read (including disabled sources) no longer have an account.
       await r.discardUnseen(this.reviewSeen);

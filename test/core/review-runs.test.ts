@@ -1,0 +1,48 @@
+/**
+ * Review decisions across runs: what a limited run may delete or complete, and links to
+ * connector accounts created earlier in the same run.
+ */
+import { createAccountListCommand } from '../../src/core/commands/account-commands';
+import type { AccountItem } from '../../src/core/aggregation/connector-account';
+import type { ReviewDecisionView, ReviewQueue } from '../../src/core/ports/review-queue';
+import { collect, harness, run, type Harness } from './support';
+
+const matching = { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] };
+const list = (h: Harness, config: Record<string, unknown> = h.config) => collect(run(createAccountListCommand(h.deps), h, {}, [], config)) as Promise<AccountItem[]>;
+
+/** A lifecycle queue with fixed decisions, recording what the run completes and discards. */
+function lifecycle(h: Harness, decisions: Map<string, ReviewDecisionView>) {
+  const q = { completed: [] as string[], discardCalls: [] as ReadonlySet<string>[], submitted: [] as string[] };
+  const queue: ReviewQueue = {
+    submit: async (r) => void q.submitted.push(r.accountId),
+    readDecisions: async () => new Map(decisions),
+    completeDecision: async (id) => void q.completed.push(id),
+    discardUnseen: async (seen) => {
+      q.discardCalls.push(seen);
+      return 0;
+    },
+  };
+  h.deps.reviewQueue = () => queue;
+  return q;
+}
+
+describe('limited runs and review forms', () => {
+  test('a run limited by "Aggregation batch size" never discards forms, even when skipped accounts kept it under the limit', async () => {
+    const h = harness({ matching });
+    const contractors = h.fake.addSource('Contractors');
+    h.fake.addSource('LDAP');
+    h.fake.addAccount(contractors, 'svc', { firstName: 'bot', lastName: 'Bot' }, { isMachine: true });
+    h.fake.addAccount(contractors, 'C1', { firstName: 'Ada', lastName: 'Lovelace' });
+    h.fake.addAccount(contractors, 'C2', { firstName: 'Alan', lastName: 'Turing' });
+    const unread = h.fake.addAccount(contractors, 'C3', { firstName: 'Grace', lastName: 'Hopper' });
+    const q = lifecycle(h, new Map<string, ReviewDecisionView>([[unread.id, { kind: 'pending' }]]));
+    // The page of 3 holds the machine account: 2 accounts taken, under the limit, C3 never read.
+    const out = await list(h, { ...h.config, aggregationBatchSize: 3 });
+    expect(out).toHaveLength(2);
+    expect(q.discardCalls).toHaveLength(0);
+    // A full run reads C3 and keeps its form.
+    await list(h);
+    expect(q.discardCalls).toHaveLength(1);
+    expect(q.discardCalls[0]!.has(unread.id)).toBe(true);
+  });
+});
