@@ -46,3 +46,24 @@ describe('limited runs and review forms', () => {
     expect(q.discardCalls[0]!.has(unread.id)).toBe(true);
   });
 });
+
+describe('Reset accounts? and the end of the run', () => {
+  test('a reset run whose review clean-up fails keeps "Reset accounts?" pending on the source', async () => {
+    const h = harness({ matching, reset: true });
+    const contractors = h.fake.addSource('Contractors');
+    h.fake.addSource('LDAP');
+    h.fake.addAccount(contractors, 'C1', { firstName: 'Ada', lastName: 'Lovelace' });
+    h.deps.reviewQueue = () => ({
+      submit: async () => undefined,
+      readDecisions: async () => new Map(),
+      discardUnseen: async () => {
+        throw new Error('forms endpoint down');
+      },
+    });
+    await expect(list(h)).rejects.toThrow('forms endpoint down');
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.reset).not.toBe(false);
+    h.deps.reviewQueue = undefined;
+    await list(h);
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.reset).toBe(false);
+  });
+});

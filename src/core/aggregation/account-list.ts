@@ -243,8 +243,9 @@ class AggregationRun {
     yield* this.flush({ fresh: [], ready: rest });
     this.existing.clear();
 
-    if (this.reset) await platform.patchSourceConnectorAttributes(this.own.id, { [RESET_KEY]: false }, this.opts);
     await this.closeReviews();
+    // Last step: a run that fails before here leaves "Reset accounts?" pending for the next run.
+    if (this.reset) await platform.patchSourceConnectorAttributes(this.own.id, { [RESET_KEY]: false }, this.opts);
     this.finish();
   }
 
