@@ -50,9 +50,17 @@ describe('std:test-connection', () => {
   });
 
   it('reports wrong credentials as PLATFORM_UNAUTHORIZED', async () => {
-    const err = await caught(collect(command({}, config({ clientSecret: 'nope-nope' }), ctx())));
+    const err = await caught(collect(command({}, config({ clientSecret: 'nope-nope', sources: ['HR'] }), ctx())));
     expect(err.code).toBe('PLATFORM_UNAUTHORIZED');
     expect(err.message).not.toContain('nope-nope');
+  });
+
+  it('validates the whole configuration, not only the API settings: a config every aggregation would reject never gets a green test', async () => {
+    sim.control.resetLog();
+    const err = await caught(collect(command({}, config({ sources: ['HR'], maxAttempts: -1 }), ctx())));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain('maxAttempts');
+    expect(sim.control.requestLog()).toHaveLength(0);
   });
 
   it('rejects an invalid setting before any request', async () => {

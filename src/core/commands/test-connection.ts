@@ -1,5 +1,6 @@
 import type { CommandOutput } from '../command-runner';
 import type { CoreCommand } from '../core-runner';
+import { parseFusionConfig } from '../config/fusion-config';
 import { FusionError } from '../errors';
 import type { PlatformFactory, PlatformSource } from '../ports/platform';
 
@@ -16,7 +17,7 @@ function configuredSources(config: Record<string, unknown>): string[] {
 }
 
 /**
- * std:test-connection: proves the credentials with GET {baseurl}/v3/sources (the spec's call for
+ * std:test-connection: validates the whole configuration, proves the credentials with GET {baseurl}/v3/sources (the spec's call for
  * checking credentials), then checks the configured sources against what exists. A configured
  * name that matches no source exactly (case-sensitive) fails the test with the names that do
  * exist, since aggregation would silently read nothing from it. A disabled managed source is
@@ -24,6 +25,9 @@ function configuredSources(config: Record<string, unknown>): string[] {
  */
 export function createTestConnectionCommand(platform: PlatformFactory): CoreCommand {
   return async function* testConnection(_input, config, ctx): AsyncIterable<CommandOutput> {
+    // Test connection is the operator's pre-flight check: a configuration every aggregation would
+    // reject must not get a green result, so the whole configuration is validated first.
+    parseFusionConfig(config);
     const session = platform(config, { signal: ctx.signal, logger: ctx.logger });
     try {
       const all: PlatformSource[] = [];
