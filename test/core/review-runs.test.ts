@@ -67,3 +67,31 @@ describe('Reset accounts? and the end of the run', () => {
     expect(h.fake.sources.get(h.own.id)?.connectorAttributes.reset).toBe(false);
   });
 });
+
+describe('"same person as" a connector account', () => {
+  test.each([
+    ['in an earlier batch', { batchSize: 1 }],
+    ['in the same batch', {}],
+  ])('a link to an account created earlier in the same run (%s) is applied by the next run', async (_label, extra) => {
+    const h = harness({ matching, ...extra });
+    const contractors = h.fake.addSource('Contractors');
+    const ldap = h.fake.addSource('LDAP');
+    const first = h.fake.addAccount(contractors, 'C1', { firstName: 'Ada', lastName: 'Lovelace' });
+    const twin = h.fake.addAccount(ldap, 'L1', { firstName: 'Ada', lastName: 'Lovelace' });
+    const q1 = lifecycle(h, new Map());
+    const out = await list(h);
+    expect(out).toHaveLength(1);
+    expect(q1.submitted).toEqual([twin.id]);
+    const review = h.summaries[0]!.pendingReviews[0]!;
+    // Across batches the candidate is the new connector account's key; within a batch, the source account.
+    expect(review.candidates[0]).toMatchObject({ candidateKind: 'account', candidateId: 'batchSize' in extra ? out[0]!.identity : first.id });
+    h.fake.ingest(h.own.id, out);
+
+    const q2 = lifecycle(h, new Map<string, ReviewDecisionView>([[twin.id, { kind: 'link', identityId: review.candidates[0]!.candidateId, candidateKind: 'account' }]]));
+    const next = await list(h);
+    expect(next).toHaveLength(1);
+    expect(next[0]!.identity).toBe(out[0]!.identity);
+    expect((next[0]!.attributes.accounts as string[]).sort()).toEqual([first.id, twin.id].sort());
+    expect(q2.completed).toEqual([twin.id]);
+  });
+});

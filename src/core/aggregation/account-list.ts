@@ -456,7 +456,12 @@ class AggregationRun {
     for (const [accountId, d] of this.decisions) {
       if (d.kind === 'new-identity') this.approvedNew.add(accountId);
       if (d.kind !== 'link') continue;
-      const key = d.candidateKind === 'account' ? this.owner.get(d.identityId) : (this.byIdentity.get(d.identityId) ?? (this.existing.has(d.identityId) ? d.identityId : undefined));
+      // 'account' names a source account of a connector account, or (for an account created earlier
+      // in the run that found the duplicate) that connector account's key itself.
+      const key =
+        d.candidateKind === 'account'
+          ? (this.owner.get(d.identityId) ?? (this.existing.has(d.identityId) ? d.identityId : undefined))
+          : (this.byIdentity.get(d.identityId) ?? (this.existing.has(d.identityId) ? d.identityId : undefined));
       const target = key ? this.existing.get(key) : undefined;
       if (!target && d.candidateKind === 'identity') {
         // The person is an identity without a connector account (e.g. from an authoritative HR
