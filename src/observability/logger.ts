@@ -9,10 +9,33 @@ export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'
  * an object is likely to be logged at (a config, a request body, an error's details).
  */
 export const REDACT_PATHS: string[] = (() => {
-  const keys = ['proxyPassword', 'clientSecret', 'password', 'secret', 'accessToken', 'access_token', 'authorization', 'client_secret'];
+  const keys = ['proxyPassword', 'clientSecret', 'password', 'secret', 'accessToken', 'access_token', 'authorization', 'Authorization', 'client_secret'];
   const prefixes = ['', '*.', '*.*.', 'config.', 'body.config.', 'req.headers.'];
-  return prefixes.flatMap((p) => keys.map((k) => `${p}${k}`));
+  // An HTTP client error nested in a logged object keeps its request (bearer token, form body).
+  const nestedHttpError = ['config.headers.Authorization', 'config.headers.authorization', 'config.data', 'request'].flatMap((k) => [`*.${k}`, `*.*.${k}`]);
+  return [...prefixes.flatMap((p) => keys.map((k) => `${p}${k}`)), ...nestedHttpError];
 })();
+
+/**
+ * Errors are logged as name, message, code, status and stack only. An HTTP client error (axios)
+ * carries the request's headers (the bearer token) and body (client credentials) in `config`
+ * and `request`: those never reach a log line, whatever a call site passes.
+ */
+export function safeError(e: unknown): Record<string, unknown> {
+  if (!(e instanceof Error)) return { message: String(e) };
+  const x = e as Error & { code?: unknown; status?: unknown; response?: { status?: unknown } };
+  const out: Record<string, unknown> = { type: x.name, message: x.message };
+  if (x.code !== undefined) out.code = x.code;
+  const status = x.status ?? x.response?.status;
+  if (status !== undefined) out.status = status;
+  if (x.stack) out.stack = x.stack;
+  return out;
+}
+
+/** Request lines keep the path only: a query string may carry a credential (a gateway key). */
+function safeRequest(req: { method?: string; url?: string; id?: unknown; ip?: string }): Record<string, unknown> {
+  return { method: req.method, url: typeof req.url === 'string' ? req.url.split('?')[0] : req.url, id: req.id, remoteAddress: req.ip };
+}
 
 export function createLogger(opts: { level?: LogLevel; destination?: DestinationStream; name?: string } = {}): PinoLogger {
   return pino(
@@ -20,6 +43,7 @@ export function createLogger(opts: { level?: LogLevel; destination?: Destination
       name: opts.name ?? 'fusion-proxy',
       level: opts.level ?? 'info',
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      serializers: { err: safeError, error: safeError, req: safeRequest },
       // Request/job id and command on every line, without threading a child logger everywhere.
       mixin: () => ({ ...currentLogContext() }),
       formatters: { level: (label) => ({ level: label }) },
