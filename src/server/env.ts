@@ -81,6 +81,13 @@ const secret: Parser<string> = (raw) => {
   return raw;
 };
 
+/** Checked at boot, so a bad key stops the process naming the variable instead of failing the first job. */
+const encryptionKey: Parser<string> = (raw) => {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? 32 : /^[A-Za-z0-9+/]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64').length : 0;
+  if (bytes !== 32) throw new Error('must be 32 bytes, written as 64 hex digits or as base64');
+  return raw;
+};
+
 const trustProxy: Parser<boolean | number | string> = (raw) => {
   const v = raw.trim();
   if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
@@ -104,7 +111,7 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   REQUEST_TIMEOUT_MS: { default: 5 * 60 * 1000, parse: int(10, 24 * 3600 * 1000), doc: 'longest wait for a command to start or show progress' },
   WORKER_CONCURRENCY: { default: 4, parse: int(1, 1000), doc: 'commands run at once per worker (or per embedded process)' },
   HEARTBEAT_INTERVAL_MS: { default: 15_000, parse: int(10, 30_000), doc: 'blank line sent after this much silence (at most 30 s)' },
-  JOB_ENCRYPTION_KEY: { parse: secret, doc: '32-byte key (hex or base64) sealing job payloads; derived from PROXY_PASSWORD when unset' },
+  JOB_ENCRYPTION_KEY: { parse: encryptionKey, doc: '32-byte key (hex or base64) sealing job payloads; derived from PROXY_PASSWORD when unset' },
   QUEUE_NAME: { default: 'fusion-commands', parse: (raw) => (/^[A-Za-z0-9_-]{1,64}$/.test(raw) ? raw : (() => { throw new Error('must be 1-64 letters, digits, - or _'); })()), doc: 'BullMQ queue name' },
   AUTH_MAX_FAILURES: { default: 10, parse: int(1, 1_000_000), doc: 'failed passwords per address and window before 429' },
   AUTH_FAILURE_WINDOW_MS: { default: 60_000, parse: int(100, 24 * 3600 * 1000), doc: 'window of AUTH_MAX_FAILURES' },

@@ -106,7 +106,7 @@ describe('NOTES.txt', () => {
     expect(text).toContain('kubectl -n fusion port-forward svc/fp-fusion-proxy-api 8080:8080');
     expect(text).toMatch(/WARNING: redis\.bundled\.enabled=true .* WITHOUT persistence/s);
     expect(text).toContain('bull:fusion-commands:wait');
-    expect(notes(['existing-secret-values.yaml'])).toContain('rollout restart deployment fp-fusion-proxy-api');
+    expect(notes(['existing-secret-values.yaml'])).toContain('rollout restart deployment -l app.kubernetes.io/instance=fp');
   });
 });
 

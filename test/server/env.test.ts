@@ -41,6 +41,8 @@ describe('server environment', () => {
     [{ ROLE: 'worker' }, /REDIS_URL is required when ROLE=worker/],
     [{ ROLE: 'worker', REDIS_URL: 'redis://r:6379' }, /JOB_ENCRYPTION_KEY \(or PROXY_PASSWORD\) is required/],
     [{ METRICS_ENABLED: 'maybe' }, /METRICS_ENABLED must be true or false/],
+    [{ JOB_ENCRYPTION_KEY: 'short' }, /JOB_ENCRYPTION_KEY must be 32 bytes/],
+    [{ JOB_ENCRYPTION_KEY: 'a'.repeat(63) }, /JOB_ENCRYPTION_KEY must be 32 bytes/],
     [{ METRICS_PORT: 'metrics' }, /METRICS_PORT must be a whole number/],
     [{ METRICS_PORT: '-1' }, /METRICS_PORT must be a whole number/],
     [{ METRICS_PORT: '65536' }, /METRICS_PORT must be between 0 and 65535/],
