@@ -3,7 +3,10 @@
  * cluster slot.
  */
 export interface ResultKeys {
-  /** Stream of entries: t=s (started), t=p (progress), t=d (d=NDJSON, n=items), t=end, t=err (c=code, m=message). */
+  /**
+   * Stream of entries: t=s (started), t=p (progress), t=d (q=sequence from 0, n=items, d=NDJSON),
+   * t=end (q=data entries, n=items in all), t=err (c=code, m=message).
+   */
   stream: string;
   /** Present when the api asks the worker to stop (client gone, timeout). */
   cancel: string;

@@ -25,6 +25,15 @@ function text(fields: Buffer[], name: string): string | undefined {
   return field(fields, name)?.toString('utf8');
 }
 
+function count(fields: Buffer[], name: string): number | undefined {
+  const v = text(fields, name);
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
+function lost(message: string): FusionError {
+  return new FusionError('PROXY_STREAM_ABORTED', `the result stream lost entries (${message}); run the command again`);
+}
+
 /**
  * Api side of a job's result stream. Reads with XREAD BLOCK on a connection of its own and
  * deletes what it has handed on (XDEL), which is the flow-control signal the writer watches
@@ -41,6 +50,10 @@ export class ResultStreamReader {
 
   async *read(signal: AbortSignal): AsyncGenerator<OutputChunk> {
     let lastId = '0-0';
+    // A stream that expired or was lost (Redis restart, failover) and was recreated by a later
+    // write must not look complete: data entries are numbered and the end entry carries totals.
+    let nextSeq = 0;
+    let items = 0;
     let deadline = Date.now() + this.opts.idleTimeoutMs;
     const unblock = (): void => {
       this.control.client('UNBLOCK', this.conn.clientId).catch(() => undefined);
@@ -70,8 +83,18 @@ export class ResultStreamReader {
           ids.push(lastId);
           const type = text(fields, 't');
           if (type === ENTRY.data) {
-            yield { data: field(fields, 'd') ?? Buffer.alloc(0), items: Number(text(fields, 'n') ?? 0) };
+            const seq = count(fields, 'q');
+            const n = count(fields, 'n');
+            if (seq !== nextSeq || n === undefined) throw lost(`expected output entry ${nextSeq}, got ${seq ?? 'an unnumbered one'}`);
+            nextSeq += 1;
+            items += n;
+            yield { data: field(fields, 'd') ?? Buffer.alloc(0), items: n };
           } else if (type === ENTRY.end) {
+            const entries = count(fields, 'q');
+            const total = count(fields, 'n');
+            if (entries !== nextSeq || total !== items) {
+              throw lost(`the worker wrote ${entries ?? '?'} entries with ${total ?? '?'} items, ${nextSeq} entries with ${items} items arrived`);
+            }
             return;
           } else if (type === ENTRY.error) {
             const code = (text(fields, 'c') ?? 'PROXY_SERVER_ERROR') as FusionErrorCode;

@@ -11,7 +11,7 @@ export interface ResultStreamWriterOptions {
   lingerMs: number;
   /** Unread entries above which the writer waits for the reader (resumes at half). */
   maxBacklogEntries: number;
-  /** TTL of the stream while the command runs, refreshed on every write. */
+  /** TTL of the stream while the command runs, refreshed by writes, progress and while waiting for the reader. */
   ttlMs: number;
   /** TTL after the end/error entry, long enough for the reader to pick it up. */
   endTtlMs: number;
@@ -25,6 +25,19 @@ export interface ResultStreamWriterOptions {
 const START_ANNOUNCE_DELAY_MS = 25;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+type ExecReplies = Array<[error: Error | null, result: unknown]> | null;
+
+/**
+ * ioredis resolves a pipeline or MULTI with one [err, result] per command and does not reject
+ * when one of them failed: an XADD refused (OOM under noeviction) next to a successful XLEN
+ * would otherwise lose a chunk silently. Returns the results when every command succeeded.
+ */
+export function checkReplies(replies: ExecReplies): unknown[] {
+  if (!replies) throw new FusionError('PROXY_STREAM_ABORTED', 'Redis discarded the result-stream transaction');
+  for (const [err] of replies) if (err) throw err;
+  return replies.map(([, result]) => result);
+}
 
 /**
  * Worker side of a job's result stream: batches lines into chunks (many lines per XADD),
@@ -40,6 +53,9 @@ export class ResultStreamWriter implements OutputSink {
   private lastSignal = 0;
   private lastExpire = 0;
   private startTimer: NodeJS.Timeout | undefined;
+  /** Sequence number of the next data entry; with itemsWritten, the totals the end entry carries. */
+  private nextSeq = 0;
+  private itemsWritten = 0;
   /** Largest XLEN seen after a write (tests and benchmark). */
   maxBacklogSeen = 0;
 
@@ -62,7 +78,7 @@ export class ResultStreamWriter implements OutputSink {
     this.startTimer = setTimeout(() => {
       this.startTimer = undefined;
       this.enqueue(async () => {
-        await this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.started).pexpire(this.keys.stream, this.opts.ttlMs).exec();
+        checkReplies(await this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.started).pexpire(this.keys.stream, this.opts.ttlMs).exec());
       });
     }, Math.min(START_ANNOUNCE_DELAY_MS, this.opts.progressIntervalMs));
   }
@@ -84,7 +100,10 @@ export class ResultStreamWriter implements OutputSink {
     const now = Date.now();
     if (now - this.lastSignal < this.opts.progressIntervalMs || this.queued > 0) return;
     this.lastSignal = now;
-    this.enqueue(() => this.redis.xadd(this.keys.stream, '*', 't', ENTRY.progress).then(() => undefined));
+    // Also keeps the stream alive while the command works for long without output.
+    this.enqueue(async () => {
+      checkReplies(await this.redis.pipeline().xadd(this.keys.stream, '*', 't', ENTRY.progress).pexpire(this.keys.stream, this.opts.ttlMs).exec());
+    });
   }
 
   async end(): Promise<void> {
@@ -94,8 +113,10 @@ export class ResultStreamWriter implements OutputSink {
     if (this.queued > 0) await this.tail;
     if (this.broken) throw this.broken;
     const tx = this.redis.multi();
-    if (rest) tx.xadd(this.keys.stream, '*', 't', ENTRY.data, 'n', String(rest.items), 'd', rest.data);
-    await tx.xadd(this.keys.stream, '*', 't', ENTRY.end).pexpire(this.keys.stream, this.opts.endTtlMs).exec();
+    if (rest) tx.xadd(this.keys.stream, '*', ...this.dataFields(rest.data, rest.items));
+    // The totals let the reader tell a complete stream from one that lost entries (expiry, failover).
+    tx.xadd(this.keys.stream, '*', 't', ENTRY.end, 'q', String(this.nextSeq), 'n', String(this.itemsWritten));
+    checkReplies(await tx.pexpire(this.keys.stream, this.opts.endTtlMs).exec());
   }
 
   async fail(error: FusionError): Promise<void> {
@@ -104,11 +125,13 @@ export class ResultStreamWriter implements OutputSink {
     if (this.broken || error.code === 'COMMAND_CANCELLED') this.batcher.dispose();
     else this.batcher.flush();
     await this.tail.catch(() => undefined);
-    await this.redis
-      .multi()
-      .xadd(this.keys.stream, '*', 't', ENTRY.error, 'c', error.code, 'm', error.message)
-      .pexpire(this.keys.stream, this.opts.endTtlMs)
-      .exec();
+    checkReplies(
+      await this.redis
+        .multi()
+        .xadd(this.keys.stream, '*', 't', ENTRY.error, 'c', error.code, 'm', error.message)
+        .pexpire(this.keys.stream, this.opts.endTtlMs)
+        .exec(),
+    );
   }
 
   private enqueue(task: () => Promise<void>): void {
@@ -131,19 +154,25 @@ export class ResultStreamWriter implements OutputSink {
   private async writeChunk(data: string, items: number): Promise<void> {
     this.cancelStartAnnouncement();
     // A plain pipeline (no MULTI): nothing here needs atomicity, and each chunk costs one round trip.
-    const p = this.redis.pipeline().xadd(this.keys.stream, '*', 't', ENTRY.data, 'n', String(items), 'd', data);
+    const p = this.redis.pipeline().xadd(this.keys.stream, '*', ...this.dataFields(data, items));
     const now = Date.now();
     if (now - this.lastExpire >= 1000) {
       this.lastExpire = now;
       p.pexpire(this.keys.stream, this.opts.ttlMs);
     }
-    const replies = await p.xlen(this.keys.stream).exec();
+    const results = checkReplies(await p.xlen(this.keys.stream).exec());
     this.lastSignal = now;
-    const last = replies?.[replies.length - 1];
-    if (last?.[0]) throw last[0];
-    const len = Number(last?.[1] ?? 0);
+    const len = Number(results[results.length - 1] ?? 0);
     if (len > this.maxBacklogSeen) this.maxBacklogSeen = len;
     if (len > this.opts.maxBacklogEntries) await this.waitForRoom(len);
+  }
+
+  /** Fields of a data entry; numbers it (q) and counts its items towards the end totals. */
+  private dataFields(data: string, items: number): string[] {
+    const seq = this.nextSeq;
+    this.nextSeq += 1;
+    this.itemsWritten += items;
+    return ['t', ENTRY.data, 'q', String(seq), 'n', String(items), 'd', data];
   }
 
   private async waitForRoom(initial: number): Promise<void> {
@@ -157,7 +186,11 @@ export class ResultStreamWriter implements OutputSink {
       }
       await sleep(delay);
       delay = Math.min(delay * 2, 20);
-      const next = await this.redis.xlen(this.keys.stream);
+      // A slow reader may keep the writer here longer than ttlMs: the stream must not expire meanwhile.
+      const [, next] = checkReplies(await this.redis.pipeline().pexpire(this.keys.stream, this.opts.ttlMs).xlen(this.keys.stream).exec()) as [
+        unknown,
+        number,
+      ];
       if (next < len) {
         lastChange = Date.now();
         delay = 1;
