@@ -95,3 +95,36 @@ describe('"same person as" a connector account', () => {
     expect(q2.completed).toEqual([twin.id]);
   });
 });
+
+describe('decisions are completed only when applied', () => {
+  test('a link whose source account this run did not read (limited run, disabled source) keeps its form and is not stored', async () => {
+    const h = harness({ matching });
+    const contractors = h.fake.addSource('Contractors');
+    const ldap = h.fake.addSource('LDAP');
+    const c1 = h.fake.addAccount(contractors, 'C1', { firstName: 'Ada', lastName: 'Lovelace' });
+    h.fake.addAccount(contractors, 'C2', { firstName: 'Alan', lastName: 'Turing' });
+    h.fake.ingest(h.own.id, await list(h));
+    const ada = h.fake.accountsOf(h.own.id).find((a) => a.attributes.lastName === 'Lovelace')!;
+    const twin = h.fake.addAccount(ldap, 'L1', { firstName: 'Ada', lastName: 'Lovelace' });
+    const decisions = new Map<string, ReviewDecisionView>([[twin.id, { kind: 'link', identityId: ada.identityId!, candidateKind: 'identity' }]]);
+
+    const limited = lifecycle(h, decisions);
+    const out = await list(h, { ...h.config, aggregationBatchSize: 2 });
+    expect(out.find((i) => i.identity === ada.nativeIdentity)?.attributes.accounts).toEqual([c1.id]);
+    expect(limited.completed).toEqual([]);
+
+    ldap.enabled = false;
+    h.fake.sources.set(ldap.id, ldap);
+    const skipped = lifecycle(h, decisions);
+    const out2 = await list(h);
+    expect(h.summaries.at(-1)?.skippedSources).toEqual(['LDAP']);
+    expect(out2.find((i) => i.identity === ada.nativeIdentity)?.attributes.accounts).toEqual([c1.id]);
+    expect(skipped.completed).toEqual([]);
+
+    ldap.enabled = true;
+    const full = lifecycle(h, decisions);
+    const out3 = await list(h);
+    expect((out3.find((i) => i.identity === ada.nativeIdentity)?.attributes.accounts as string[]).sort()).toEqual([c1.id, twin.id].sort());
+    expect(full.completed).toEqual([twin.id]);
+  });
+});

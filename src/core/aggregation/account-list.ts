@@ -79,7 +79,12 @@ class AggregationRun {
   private readonly approvedNew = new Set<string>();
   /** Approved links to an identity that has no connector account: source account id -> identity id. */
   private readonly linkedIdentity = new Map<string, string>();
-  /** Decisions applied by this run: completed (forms deleted) once everything is emitted. */
+  /** Source accounts an approved link joins to an existing connector account in this run. */
+  private readonly pendingLinks = new Set<string>();
+  /**
+   * Decisions applied by this run (their source account was read and its connector account
+   * emitted): completed (forms deleted) once everything is emitted.
+   */
   private readonly applied: string[] = [];
   /** Accounts of this run that have (or now get) a review form: for discardUnseen. */
   private readonly reviewSeen = new Set<string>();
@@ -345,6 +350,7 @@ class AggregationRun {
   private refresh(e: ExistingAccount): AccountItem {
     const key = e.account.nativeIdentity;
     const seen = sortBySourceOrder(this.sourceOrder, e.seen);
+    const seenIds = new Set(seen.map((a) => a.id));
     const label = `${JSON.stringify(displayNameOf(e.account.attributes, key))} (${key})`;
     let attributes: Record<string, unknown>;
     if (seen.length === 0) {
@@ -362,7 +368,9 @@ class AggregationRun {
     } else {
       const merged = mergeAttributes(this.config, seen.map((a) => this.view(a)));
       const generated = this.generator.generate({ label, context: this.velocityContext(merged, seen), existing: e.account.attributes });
-      const contributors = [...new Set([...e.contributors, ...seen.map((a) => a.id)])];
+      // A linked source account this run did not read joins on the run that reads it (its form waits).
+      const contributors = [...new Set([...e.contributors.filter((id) => !this.pendingLinks.has(id) || seenIds.has(id)), ...seenIds])];
+      for (const id of seenIds) if (this.pendingLinks.has(id)) this.applied.push(id);
       attributes = {
         ...merged,
         ...generated,
@@ -474,9 +482,10 @@ class AggregationRun {
         this.logger.warn({ accountId, identityId: d.identityId }, `The review decision for account id ${accountId} names ${d.identityId}, which has no connector account yet; the account keeps waiting`);
         continue;
       }
-      target.contributors.push(accountId);
+      // Counted as a contributor now so the connector account waits for it in the main loop.
+      if (!target.contributors.includes(accountId)) target.contributors.push(accountId);
       this.owner.set(accountId, target.account.nativeIdentity);
-      this.applied.push(accountId);
+      this.pendingLinks.add(accountId);
     }
   }
 
