@@ -136,7 +136,8 @@ export function errorBodyMessage(body: string): string {
 }
 
 export function statusError(status: number, body: string, ctx: { url: string; type: string; secrets: readonly string[] }): FusionError {
-  const message = redact(errorBodyMessage(body), ctx.secrets);
+  // The server's message usually ends a sentence already; the hint appended below starts a new one.
+  const message = redact(errorBodyMessage(body), ctx.secrets).replace(/[.\s]+$/, '');
   const details = { url: ctx.url, command: ctx.type, status, serverError: message };
   if (status === 401) {
     return new FusionError(
@@ -154,6 +155,8 @@ export function statusError(status: number, body: string, ctx: { url: string; ty
           ? 'The request (configuration and input) is larger than the server accepts; raise BODY_LIMIT_BYTES on the server.'
           : status === 400
             ? 'The server rejected the command or the configuration.'
-            : 'Check the Proxy URL and the server.';
+            : status === 429
+              ? 'Correct the Proxy password, then wait for the time the server gives (Retry-After) before the next attempt.'
+              : 'Check the Proxy URL and the server.';
   return new FusionError('PROXY_SERVER_ERROR', `The proxy server at ${ctx.url} failed to run ${ctx.type} (HTTP ${status}): ${message}. ${hint}`, details);
 }
