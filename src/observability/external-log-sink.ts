@@ -4,6 +4,7 @@
  * counted. Nothing here ever blocks or fails the command that logs.
  */
 import type { LogRecord, LogSink } from '../core/ports/log-sink';
+import { currentLogContext } from './log-context';
 
 export interface ExternalLogSinkOptions {
   /** Records kept while a send is in flight or the URL is down. Default 1000. */
@@ -53,7 +54,8 @@ export class ExternalLogSink implements LogSink {
       this.stats.dropped++;
       return;
     }
-    this.buffer.push(record);
+    // Job id and command, as on every process log line, so records can be tied to their run.
+    this.buffer.push({ ...currentLogContext(), ...record });
     if (this.buffer.length >= this.o.batchSize) this.kick();
     else if (!this.timer) {
       this.timer = setTimeout(() => {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ExternalLogSink } from '../../src/observability/external-log-sink';
 import type { LogRecord } from '../../src/core/ports/log-sink';
+import { runWithLogContext } from '../../src/observability/log-context';
 
 const rec = (i: number): LogRecord => ({ level: 'info', time: new Date(0).toISOString(), msg: `line ${i}` });
 
@@ -29,6 +30,15 @@ describe('ExternalLogSink', () => {
     expect(batches.length).toBeGreaterThanOrEqual(3);
     expect(batches.every((b) => b.length <= 10)).toBe(true);
     expect(sink.stats).toMatchObject({ sent: 25, dropped: 0 });
+  });
+
+  test('records carry the job id and command of the run that wrote them', async () => {
+    const { server, url, batches } = await receiver();
+    const sink = new ExternalLogSink(url, { batchSize: 10, flushEveryMs: 20 });
+    runWithLogContext({ jobId: 'job-42', command: 'std:account:list' }, () => sink.write(rec(1)));
+    await sink.close();
+    await new Promise<void>((r) => server.close(() => r()));
+    expect(batches.flat()).toEqual([expect.objectContaining({ msg: 'line 1', jobId: 'job-42', command: 'std:account:list' })]);
   });
 
   test('a URL that is down never throws or blocks; records are dropped and counted; the buffer is bounded', async () => {
