@@ -156,6 +156,21 @@ describe('aggregation against the simulator', () => {
     await expect(t.aggregate()).resolves.toMatchObject({ removed: 0 });
   });
 
+  test('a cancelled aggregation takes its processing flag down: the next run proceeds', async () => {
+    const t = setup({ batchSize: 5 });
+    const runner = createProductionRunner({ taskPollMs: 100 });
+    const abort = new AbortController();
+    const iter = runner('std:account:list', {}, configFor({ batchSize: 5 }), context([], abort.signal))[Symbol.asyncIterator]();
+    expect((await iter.next()).done).toBe(false);
+    expect(sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes.processing).toBeTruthy();
+    abort.abort();
+    await expect((async () => {
+      while (!(await iter.next()).done);
+    })()).rejects.toMatchObject({ code: 'COMMAND_CANCELLED' });
+    expect(sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes.processing ?? null).toBeNull();
+    await expect(t.aggregate()).resolves.toMatchObject({ removed: 0 });
+  });
+
   test('Reset accounts? deletes and rebuilds the connector accounts once', async () => {
     const t = setup();
     const first = await t.aggregate();

@@ -106,6 +106,7 @@ class AggregationRun {
     private readonly platform: PlatformSession,
     private readonly deps: CoreDeps,
     private readonly ctx: CommandContext,
+    private readonly detached: () => PlatformSession,
   ) {
     this.logger = ctx.logger;
     this.opts = { signal: ctx.signal };
@@ -144,6 +145,7 @@ class AggregationRun {
       guard = await enterRun(
         {
           platform,
+          detached: this.detached,
           lock: this.deps.runLock,
           source: resolved.own,
           tenant: tenantOf(config.baseurl),
@@ -551,6 +553,13 @@ class AggregationRun {
   }
 }
 
-export async function* aggregateAccounts(config: FusionConfig, platform: PlatformSession, deps: CoreDeps, ctx: CommandContext): AsyncIterable<AccountItem> {
-  yield* new AggregationRun(config, platform, deps, ctx).run();
+/** `detached`: a platform session not bound to ctx.signal, for the clean-up of a cancelled run. */
+export async function* aggregateAccounts(
+  config: FusionConfig,
+  platform: PlatformSession,
+  deps: CoreDeps,
+  ctx: CommandContext,
+  detached: () => PlatformSession = () => platform,
+): AsyncIterable<AccountItem> {
+  yield* new AggregationRun(config, platform, deps, ctx, detached).run();
 }

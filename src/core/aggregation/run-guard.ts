@@ -21,7 +21,15 @@ export interface RunGuard {
 }
 
 export async function enterRun(
-  args: { platform: PlatformPort; lock: RunLock; source: PlatformSource; tenant: string; runId: string; ttlMs: number; logger: Logger; now: () => Date },
+  args: {
+    platform: PlatformPort;
+    /** A session not bound to the command's signal: a cancelled run must still clear its flag. */
+    detached?: () => PlatformPort;
+    lock: RunLock; source: PlatformSource; tenant: string; runId: string;
+    ttlMs: number;
+    logger: Logger;
+    now: () => Date;
+  },
   opts: CallOptions,
 ): Promise<RunGuard> {
   const { platform, lock, source, runId, logger } = args;
@@ -58,8 +66,16 @@ export async function enterRun(
   return {
     async release() {
       try {
-        // Cleared without the command's signal: a cancelled run must still take its flag down.
-        await platform.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null });
+        // The command's session stops every call once its signal aborts (cancel, timeout): a
+        // cancelled run clears its flag through a session of its own.
+        const clear = (p: PlatformPort) => p.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null });
+        try {
+          await clear(opts.signal?.aborted && args.detached ? args.detached() : platform);
+        } catch (e) {
+          // Aborted while clearing: once more, detached.
+          if (!opts.signal?.aborted || !args.detached) throw e;
+          await clear(args.detached());
+        }
       } finally {
         await held.release();
       }

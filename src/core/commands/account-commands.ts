@@ -41,7 +41,7 @@ async function locate(platform: PlatformPort, config: FusionConfig, identity: st
 
 export function createAccountListCommand(deps: CoreDeps): CoreCommand {
   return (_input, raw, ctx) =>
-    withScope<CommandOutput>(deps, raw, ctx, ({ config, ctx: scoped, platform }) => aggregateAccounts(config, platform, deps, scoped));
+    withScope<CommandOutput>(deps, raw, ctx, ({ config, ctx: scoped, platform, detached }) => aggregateAccounts(config, platform, deps, scoped, detached));
 }
 
 export function createAccountReadCommand(deps: CoreDeps): CoreCommand {

@@ -11,7 +11,14 @@ export interface CommandScope {
   config: FusionConfig;
   ctx: CommandContext;
   platform: PlatformSession;
+  /**
+   * A session NOT bound to the command's signal (each call ends within CLEANUP_TIMEOUT_MS), for the
+   * clean-up a cancelled or timed-out command must still do, e.g. taking its processing flag down.
+   */
+  detached(): PlatformSession;
 }
+
+export const CLEANUP_TIMEOUT_MS = 30_000;
 
 /**
  * Runs `body` with the parsed configuration, the level-filtered logger (plus the external sink
@@ -26,13 +33,16 @@ export async function* withScope<T>(deps: CoreDeps, raw: Record<string, unknown>
   const logger = createRunLogger(ctx.logger, config.logLevel, sink ? { sink, level: config.externalLoggingLevel } : undefined);
   const scoped: CommandContext = { ...ctx, logger };
   const platform = deps.platform(raw, { signal: ctx.signal, logger });
+  let cleanup: PlatformSession | undefined;
+  const detached = (): PlatformSession => (cleanup ??= deps.platform(raw, { signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS), logger }));
   try {
-    yield* body({ config, ctx: scoped, platform });
+    yield* body({ config, ctx: scoped, platform, detached });
   } catch (e) {
     logger.error({ err: e instanceof Error ? { message: e.message, code: (e as { code?: string }).code } : String(e) }, 'Command failed');
     throw e;
   } finally {
     platform.close();
+    cleanup?.close();
     await sink?.close();
   }
 }
