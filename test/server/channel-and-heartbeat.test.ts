@@ -35,7 +35,7 @@ describe('InMemoryChannel', () => {
       }
       await ch.end();
     })();
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50));
     expect(blocked).toBe(true);
     expect(writes).toBeLessThan(20);
     let items = 0;
@@ -71,7 +71,7 @@ describe('withHeartbeat', () => {
   it('inserts blank lines only while the source is silent', async () => {
     async function* slow(): AsyncGenerator<OutputChunk> {
       yield { data: '{"i":0}\n', items: 1 };
-      await new Promise((r) => setTimeout(r, 120));
+      await new Promise((r) => setTimeout(r, 400));
       yield { data: '{"i":1}\n', items: 1 };
     }
     const out: OutputChunk[] = [];
