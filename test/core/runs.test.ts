@@ -1,5 +1,6 @@
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type { AccountItem } from '../../src/core/aggregation/connector-account';
+import { sourceLockKey } from '../../src/core/ports/run-lock';
 import { collect, failure, harness, run, type Harness } from './support';
 
 const definitions = [
@@ -148,6 +149,27 @@ describe('run lock and processing flag', () => {
     expect((await failure(run(createAccountListCommand(h.deps), h))).code).toBe('TEMPLATE_ERROR');
     expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
     expect((await failure(run(createAccountListCommand(h.deps), h))).code).toBe('TEMPLATE_ERROR');
+  });
+
+  test('a run whose lock was taken by another run fails with AGGREGATION_LOCK_LOST and emits nothing more', async () => {
+    const h = tenant({ batchSize: 1 });
+    const key = sourceLockKey('acme.api.example.com', h.own.id);
+    const iter = run(createAccountListCommand(h.deps), h)[Symbol.asyncIterator]();
+    expect((await iter.next()).done).toBe(false);
+    const token = (await h.deps.runLock.holder(key))!;
+    expect(token).toBeDefined();
+    // Another run takes the lock (as after an expiry): this one must stop before emitting more.
+    await h.deps.runLock.release(key, token);
+    expect(await h.deps.runLock.acquire(key, 'other-run', 60_000)).toBe(true);
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'other-run' };
+    const e = await iter.next().then(
+      (r) => new Error(`emitted ${JSON.stringify(r.value)}`),
+      (err: unknown) => err,
+    );
+    expect(e).toMatchObject({ code: 'AGGREGATION_LOCK_LOST' });
+    // The other run's lock and flag are left alone.
+    expect(await h.deps.runLock.holder(key)).toBe('other-run');
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toEqual({ runId: 'other-run' });
   });
 
   test('with the concurrency check off, the lock and the flag are bypassed', async () => {

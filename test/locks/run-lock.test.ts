@@ -52,6 +52,22 @@ describe.each(implementations)('%s run lock', (_name, make) => {
     expect(await lock.acquire('renewed', 'run-2', 10_000)).toBe(true);
   });
 
+  test('an on-demand renewal tells a held lock from a stolen one, without waiting for the timer', async () => {
+    const lock = make();
+    let lostCalls = 0;
+    const held = (await holdRunLock(lock, 'now', 'me', { ttlMs: 10_000, renewEveryMs: 60_000, onLost: () => lostCalls++ }))!;
+    expect(await held.renew()).toBe(true);
+    expect(held.lost).toBe(false);
+    await lock.release('now', 'me');
+    await lock.acquire('now', 'thief', 10_000);
+    expect(await held.renew()).toBe(false);
+    expect(await held.renew()).toBe(false);
+    expect(held.lost).toBe(true);
+    expect(lostCalls).toBe(1);
+    await held.release();
+    expect(await lock.holder('now')).toBe('thief');
+  });
+
   test('holdRunLock reports a busy lock and a lost lock', async () => {
     const lock = make();
     await lock.acquire('busy', 'other', 10_000);

@@ -98,6 +98,7 @@ class AggregationRun {
   private readonly filters = new Map<string, AccountPredicate>();
   private readonly sourceOrder: string[];
   private reset = false;
+  private guard?: RunGuard;
   private own!: PlatformSource;
   private readonly summary: AggregationSummary;
 
@@ -140,9 +141,8 @@ class AggregationRun {
     this.summary.sourceId = resolved.own.id;
     this.summary.skippedSources = resolved.skipped;
     logger.debug({ own: resolved.own.name, sources: resolved.active.map((s) => s.name) }, 'Sources resolved');
-    let guard: RunGuard | undefined;
     if (config.concurrencyCheckEnabled) {
-      guard = await enterRun(
+      this.guard = await enterRun(
         {
           platform,
           detached: this.detached,
@@ -162,7 +162,7 @@ class AggregationRun {
     try {
       yield* this.process(resolved.active);
     } finally {
-      await guard?.release();
+      await this.guard?.release();
     }
   }
 
@@ -250,6 +250,7 @@ class AggregationRun {
     yield* this.flush({ fresh: [], ready: rest });
     this.existing.clear();
 
+    this.guard?.assertHeld();
     await this.closeReviews();
     // Last step: a run that fails before here leaves "Reset accounts?" pending for the next run.
     if (this.reset) await platform.patchSourceConnectorAttributes(this.own.id, { [RESET_KEY]: false }, this.opts);
@@ -338,12 +339,16 @@ class AggregationRun {
     const items: AccountItem[] = [];
     for (const e of batch.ready) items.push(this.refresh(e));
     items.push(...(await this.createAccounts(batch.fresh)));
-    // Persist advanced counters before any account using them leaves this process.
+    // Persist advanced counters before any account using them leaves this process, and only
+    // while this run still holds the lock (another run would issue the same values).
+    await this.guard?.confirmHeld();
     await this.counters.flush();
+    this.guard?.assertHeld();
     this.ctx.progress();
     this.logger.debug({ refreshed: batch.ready.length, candidates: batch.fresh.length, emitted: items.length }, 'Batch processed');
     accountsProcessed.inc({ command: 'std:account:list' }, items.length);
     for (const item of items) {
+      this.guard?.assertHeld();
       this.summary.accountsEmitted++;
       yield item;
     }

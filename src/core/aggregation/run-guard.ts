@@ -17,6 +17,14 @@ import { lockAttempts } from './metrics';
 export const PROCESSING_KEY = 'processing';
 
 export interface RunGuard {
+  /** Throws AGGREGATION_LOCK_LOST once a renewal found the lock taken or expired. */
+  assertHeld(): void;
+  /**
+   * Renews the lock now and throws AGGREGATION_LOCK_LOST when it is no longer ours; called before
+   * counters are persisted. A renewal that errors (Redis blip) falls back to the periodic renewals.
+   */
+  confirmHeld(): Promise<void>;
+  /** Clears the processing flag (only our own once the lock was lost) and frees the lock. */
   release(): Promise<void>;
 }
 
@@ -63,8 +71,39 @@ export async function enterRun(
     await held.release();
     throw e;
   }
+  const lostError = () =>
+    new FusionError(
+      'AGGREGATION_LOCK_LOST',
+      `The aggregation of source "${source.name}" lost its run lock (renewal failed or expired) and another run may have started; it stopped so that both runs do not issue the same values. Run the aggregation again`,
+      { sourceId: source.id, runId },
+    );
   return {
+    assertHeld() {
+      if (held.lost) throw lostError();
+    },
+    async confirmHeld() {
+      let ok: boolean;
+      try {
+        ok = await held.renew();
+      } catch (e) {
+        logger.warn({ source: source.name, err: e instanceof Error ? e.message : String(e) }, 'Could not renew the run lock; relying on the periodic renewals');
+        ok = !held.lost;
+      }
+      if (!ok) throw lostError();
+    },
     async release() {
+      if (held.lost) {
+        // The flag may now be another run's: clear it only while it is still ours.
+        try {
+          const now = (await (args.detached?.() ?? platform).getSource(source.id)).connectorAttributes[PROCESSING_KEY];
+          if (now && typeof now === 'object' && (now as { runId?: unknown }).runId === runId) {
+            await (args.detached?.() ?? platform).patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null });
+          }
+        } finally {
+          await held.release();
+        }
+        return;
+      }
       try {
         // The command's session stops every call once its signal aborts (cancel, timeout): a
         // cancelled run clears its flag through a session of its own.

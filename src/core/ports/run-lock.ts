@@ -52,6 +52,8 @@ export async function acquireWithin(
 export interface HeldLock {
   /** True once a renewal found the lock taken by someone else or expired. */
   readonly lost: boolean;
+  /** Renews now; false (and `lost` set) when the lock was taken by another token or expired. */
+  renew(): Promise<boolean>;
   release(): Promise<void>;
 }
 
@@ -76,23 +78,25 @@ export async function holdRunLock(lock: RunLock, key: string, token: string, opt
   if (!taken) return undefined;
   let lost = false;
   let stopped = false;
+  const renew = async (): Promise<boolean> => {
+    if (lost) return false;
+    const ok = await lock.renew(key, token, opts.ttlMs);
+    if (!ok && !stopped && !lost) {
+      lost = true;
+      opts.onLost?.();
+    }
+    return ok;
+  };
   const timer = setInterval(() => {
-    lock.renew(key, token, opts.ttlMs).then(
-      (ok) => {
-        if (!ok && !stopped && !lost) {
-          lost = true;
-          opts.onLost?.();
-        }
-      },
-      // A failed renewal (Redis blip) is retried on the next tick; the TTL covers two misses.
-      () => undefined,
-    );
+    // A failed renewal (Redis blip) is retried on the next tick; the TTL covers two misses.
+    renew().catch(() => undefined);
   }, opts.renewEveryMs ?? Math.max(10, Math.floor(opts.ttlMs / 3)));
   timer.unref();
   return {
     get lost() {
       return lost;
     },
+    renew,
     async release() {
       stopped = true;
       clearInterval(timer);
