@@ -128,6 +128,23 @@ describe('create and counters under concurrency', () => {
     expect(h.fake.sources.get(h.own.id)?.connectorAttributes.fusionCounters).toEqual({ empNo: 7 });
     await h.deps.runLock.release(key, 'aggregation-run');
   });
+
+  test('with the concurrency check off (aggregations take no lock), a create leaves its counters to the next aggregation', async () => {
+    const h = await aggregated({ concurrencyCheckEnabled: false, batchSize: 1 });
+    const contractors = [...h.fake.sources.values()].find((s) => s.name === 'Contractors')!;
+    h.fake.addAccount(contractors, 'C-new', { firstName: 'Neo', lastName: 'Anderson' });
+    const agg = run(createAccountListCommand(h.deps), h)[Symbol.asyncIterator]();
+    expect((await agg.next()).done).toBe(false);
+    const lines: LogLine[] = [];
+    const [created] = (await collect(run(createAccountCreateCommand(h.deps), h, { attributes: { firstName: 'Mid' } }, lines))) as AccountItem[];
+    const rest: AccountItem[] = [];
+    for (let r = await agg.next(); !r.done; r = await agg.next()) rest.push(r.value as AccountItem);
+    expect(created?.attributes.empNo).toBeUndefined();
+    expect(lines.some((l) => l.level === 'warn' && /Enable concurrency check\? is off.*issued by the next aggregation/.test(l.msg))).toBe(true);
+    const neo = rest.find((i) => i.attributes.firstName === 'Neo')!;
+    expect(neo.attributes.empNo).toBe('3');
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.fusionCounters).toEqual({ empNo: 3 });
+  });
 });
 
 describe('schema and entitlements', () => {

@@ -111,7 +111,8 @@ export function createAccountCreateCommand(deps: CoreDeps): CoreCommand {
  * The generated values of a new account: uuids always; counters only while holding the source's
  * lock, since a counter is read, advanced and persisted here, and a concurrent create or
  * aggregation doing the same from the same persisted state would issue the same value. When the
- * lock stays busy (an aggregation runs), counters are left to the next aggregation like unique values.
+ * lock stays busy (an aggregation runs), or "Enable concurrency check?" is off (aggregations then run
+ * without the lock), counters are left to the next aggregation like unique values.
  */
 async function issueForCreate(
   deps: CoreDeps,
@@ -127,9 +128,13 @@ async function issueForCreate(
   const hasCounters = config.attributeDefinitions.some((d) => d.type === 'counter');
   const lockKey = sourceLockKey(tenantOf(config.baseurl), own.id);
   const token = `${CREATE_TOKEN_PREFIX}${randomUUID()}`;
+  // With "Enable concurrency check?" off aggregations take no lock, so holding it would not keep
+  // a running aggregation from issuing the same counter value: counters wait for the next aggregation.
+  const guarded = config.concurrencyCheckEnabled;
   // Creates hold the lock for two platform calls: waiting for another create is short; an aggregation is not waited for.
   const locked =
     hasCounters &&
+    guarded &&
     (await acquireWithin(deps.runLock, lockKey, token, {
       ttlMs: CREATE_LOCK_TTL_MS,
       waitMs: deps.createLockWaitMs ?? 10_000,
@@ -141,7 +146,11 @@ async function issueForCreate(
     const counters = new CounterStore(CounterStore.readState(state), async (values) => {
       await platform.patchSourceConnectorAttributes(own.id, { [COUNTERS_KEY]: values }, { signal });
     });
-    if (hasCounters && !locked) logger.warn({ identity: key }, 'An aggregation of the source is in progress: counter values of this account are issued by the next aggregation');
+    if (hasCounters && !guarded) {
+      logger.warn({ identity: key }, 'Enable concurrency check? is off, so an aggregation may be running unlocked: counter values of this account are issued by the next aggregation');
+    } else if (hasCounters && !locked) {
+      logger.warn({ identity: key }, 'An aggregation of the source is in progress: counter values of this account are issued by the next aggregation');
+    }
     const skipTypes: AttributeDefinition['type'][] = locked ? ['normal', 'unique'] : ['normal', 'unique', 'counter'];
     const generated = new AttributeGenerator(config, new UniqueRegistry([]), counters).generate({ label, context: given, existing: {}, skipTypes });
     await counters.flush();
