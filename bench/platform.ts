@@ -12,6 +12,7 @@
  * The simulator runs in a child process, as the platform is another system: its request
  * timestamps then do not wait behind the client's JSON parsing in the same event loop.
  */
+import { freePort } from './free-port';
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -29,17 +30,6 @@ const TOTAL = Number(process.env.BENCH_ACCOUNTS ?? 100_000);
 const AT_RPS10 = Math.min(TOTAL, Number(process.env.BENCH_ACCOUNTS_RPS10 ?? TOTAL));
 const SOURCES = ['S1', 'S2', 'S3'];
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function portOpen(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {

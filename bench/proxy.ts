@@ -5,10 +5,10 @@
  *   BENCH_CALLS=500 BENCH_ITEMS=200000 BENCH_ITEM_BYTES=250 npm run bench:proxy
  * Numbers on a shared machine are indicative; compare the ratios of one run.
  */
+import { freePort } from './free-port';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -41,14 +41,6 @@ function body(size: 'small' | 'large'): string {
   return JSON.stringify({ type: 'std:account:list', input: { size }, config: { proxyPassword: PASSWORD, clientSecret: 'bench-secret' } });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 async function startRedis(): Promise<{ url: string; child?: ChildProcess; dir?: string }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL };

@@ -1,3 +1,4 @@
+import { freePort } from '../support/free-port';
 import http from 'node:http';
 import net from 'node:net';
 import { createLogger } from '../../src/observability/logger';
@@ -38,15 +39,6 @@ async function refused(url: string): Promise<boolean> {
 }
 
 /** A port nothing listens on right now (the OS picks it, then it is released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 const ROLES: Array<[string, Mode, Record<string, string>]> = [
   ['ROLE=all (embedded)', 'embedded', {}],

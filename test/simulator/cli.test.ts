@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../support/free-port';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,13 +6,6 @@ import { run } from '../../src/cli/simulator';
 import { fetchToken } from './client';
 
 /** A port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('fusion-proxy simulator CLI', () => {
   it('prints one JSON line, serves the tenant, writes the truth file and stops on abort', async () => {

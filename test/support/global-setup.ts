@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port';
 import { redisPing } from './redis-ping';
 
 /**
@@ -15,17 +15,6 @@ declare global {
   var __fusionRedis: { child?: ChildProcess; stop?: () => Promise<void> } | undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForPing(url: string, deadlineMs: number): Promise<boolean> {
   const end = Date.now() + deadlineMs;
