@@ -1,16 +1,8 @@
 import type { MatchRecord } from '../../../src/core/matching';
 
-/** mulberry32: small seeded PRNG, so property tests are reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The benchmark's seeded generator (mulberry32), so property tests and bench data share one PRNG.
+import { rng } from '../../../bench/matching-data';
+export { rng };
 
 export type Rand = () => number;
 export const pick = <T>(rand: Rand, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
