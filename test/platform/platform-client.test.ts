@@ -1,7 +1,7 @@
 import axios from 'axios';
 import { registry } from '../../src/observability/metrics-registry';
 import { METRIC } from '../../src/observability/metric-names';
-import { caught, clientFor, collect, startSim, type RunningSimulator } from './support';
+import { caught, clientFor, collect, useSimulator, startSim, type RunningSimulator } from './support';
 
 /** The socket closes on the tick after the abort; give it a few event-loop turns. */
 async function socketsClosed(client: { openSockets(): number }): Promise<void> {
@@ -11,16 +11,7 @@ async function socketsClosed(client: { openSockets(): number }): Promise<void> {
 
 describe('PlatformClient against the simulator', () => {
   let sim: RunningSimulator;
-  beforeAll(async () => {
-    sim = await startSim({ rateLimit: false });
-  });
-  afterAll(async () => {
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.control.clearFaults();
-    sim.control.resetLog();
-  });
+  useSimulator({ rateLimit: false }, (s) => (sim = s));
 
   it('makes no request until the first call', async () => {
     const client = clientFor(sim);

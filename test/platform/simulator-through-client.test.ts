@@ -1,6 +1,6 @@
 import { registry } from '../../src/observability/metrics-registry';
 import { METRIC } from '../../src/observability/metric-names';
-import { caught, clientFor, collect, startSim, type RunningSimulator } from './support';
+import { caught, clientFor, collect, useSimulator, startSim, type RunningSimulator } from './support';
 
 /** Value of one sample of a metric, 0 when absent. */
 async function sample(name: string, labels: Record<string, string> = {}, suffix = ''): Promise<number> {
@@ -17,16 +17,7 @@ async function sample(name: string, labels: Record<string, string> = {}, suffix 
 /** The simulator's own limit and every fault type, met by the real platform client. */
 describe('simulator limits and faults through the PlatformClient', () => {
   let sim: RunningSimulator;
-  beforeAll(async () => {
-    sim = await startSim({ rateLimit: false });
-  });
-  afterAll(async () => {
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.control.clearFaults();
-    sim.control.resetLog();
-  });
+  useSimulator({ rateLimit: false }, (s) => (sim = s));
 
   const statuses = (template: string): number[] => sim.control.requestLog().filter((e) => e.template === template).map((e) => e.status);
 

@@ -11,6 +11,25 @@ export async function startSim(opts: SimulatorOptions = {}): Promise<RunningSimu
   return startSimulator({ seed: 7, tenant: { identities: 20, accountsPerSource: 30 }, ...opts });
 }
 
+/**
+ * One simulator for a describe block: started before its tests, closed after them, and with
+ * faults and the request log cleared before each test. `bind` receives it.
+ */
+export function useSimulator(opts: SimulatorOptions, bind: (sim: RunningSimulator) => void): void {
+  let sim: RunningSimulator | undefined;
+  beforeAll(async () => {
+    sim = await startSim(opts);
+    bind(sim);
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+  beforeEach(() => {
+    sim?.control.clearFaults();
+    sim?.control.resetLog();
+  });
+}
+
 /** Fast retries for tests; real backoff shape, small numbers. */
 export const FAST_POLICY = { baseDelayMs: 5, maxDelayMs: 50, maxAttempts: 4, attemptTimeoutMs: 10_000 };
 

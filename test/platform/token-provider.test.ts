@@ -1,7 +1,7 @@
 import http from 'node:http';
 import axios from 'axios';
 import { TokenProvider } from '../../src/platform/token-provider';
-import { caught, startSim, type RunningSimulator } from './support';
+import { caught, useSimulator, type RunningSimulator } from './support';
 
 /** Sockets of `agent` carrying a request right now. */
 function busy(agent: http.Agent): number {
@@ -18,15 +18,8 @@ async function settle(agent: http.Agent): Promise<number> {
 describe('TokenProvider: a shared token fetch never outlives its callers', () => {
   let sim: RunningSimulator;
   let agent: http.Agent;
-  beforeAll(async () => {
-    sim = await startSim({ rateLimit: false });
-  });
-  afterAll(async () => {
-    await sim.close();
-  });
+  useSimulator({ rateLimit: false }, (s) => (sim = s));
   beforeEach(() => {
-    sim.control.clearFaults();
-    sim.control.resetLog();
     agent = new http.Agent({ keepAlive: true });
   });
   afterEach(() => {
