@@ -5,8 +5,7 @@ import { Redis as IORedis, type Redis } from 'ioredis';
 import { CommandWorker } from '../../src/queue/command-worker';
 import { JobCrypto } from '../../src/queue/job-crypto';
 import { waitListKey } from '../../src/queue/queue-names';
-import { silentLogger } from '../../src/core/ports/logger';
-import { CLIENT_SECRET, PASSWORD, commandBody, delay, post, startHarness } from '../server/harness';
+import { CLIENT_SECRET, PASSWORD, commandBody, delay, post, startHarness, workerFor } from '../server/harness';
 import { redisUrl } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
 
@@ -121,14 +120,7 @@ describe('queue mode', () => {
   it('fails the command with a clear error when api and worker keys differ', async () => {
     const h = await startHarness('queue', { ROLE: 'api' });
     const runner = new ScriptedRunner();
-    const worker = new CommandWorker({
-      redisUrl: redisUrl(),
-      runner: runner.runner,
-      crypto: JobCrypto.fromKey('b'.repeat(64)),
-      logger: silentLogger,
-      concurrency: 1,
-      queueName: h.env.QUEUE_NAME,
-    });
+    const worker = workerFor(h, runner, { key: 'b'.repeat(64) });
     try {
       const res = await post(`${h.base}/proxy`, commandBody());
       expect(res.status).toBe(500);
@@ -152,15 +144,7 @@ describe('queue mode', () => {
       // A worker takes the job and dies: it never renews its lock nor finishes.
       const taken = await dead.getNextJob('dead-worker-token');
       expect(taken?.attemptsStarted).toBe(1);
-      worker = new CommandWorker({
-        redisUrl: redisUrl(),
-        runner: runner.runner,
-        crypto: JobCrypto.fromKey('a'.repeat(64)),
-        logger: silentLogger,
-        concurrency: 1,
-        queueName: h.env.QUEUE_NAME,
-        stalledIntervalMs: 200,
-      });
+      worker = workerFor(h, runner, { stalledIntervalMs: 200 });
       const res = await pending;
       expect(res.status).toBe(500);
       expect(JSON.parse(res.body).error).toMatch(/the worker running this command stopped; run the command again/);

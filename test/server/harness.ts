@@ -4,10 +4,15 @@ import type { Redis } from 'ioredis';
 import { createLogger } from '../../src/observability/logger';
 import { loadEnv, type ServerEnv } from '../../src/server/env';
 import { startServer, type RunningServer } from '../../src/server/server';
+import { CommandWorker, type CommandWorkerOptions } from '../../src/queue/command-worker';
+import { JobCrypto } from '../../src/queue/job-crypto';
+import { silentLogger } from '../../src/core/ports/logger';
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
 
 export type Mode = 'embedded' | 'queue';
+/** The job-encryption key of a queue-mode harness. */
+export const HARNESS_JOB_KEY = 'a'.repeat(64);
 export const PASSWORD = 'correct-horse-battery-staple';
 export const CLIENT_SECRET = 'cs-very-secret-value-7f3a9b';
 
@@ -35,7 +40,7 @@ export async function startHarness(mode: Mode, overrides: Record<string, string>
     REQUEST_TIMEOUT_MS: '10000',
     SHUTDOWN_GRACE_MS: '2000',
     QUEUE_NAME: uniquePrefix('q'),
-    ...(mode === 'queue' ? { REDIS_URL: redisUrl(), JOB_ENCRYPTION_KEY: 'a'.repeat(64) } : {}),
+    ...(mode === 'queue' ? { REDIS_URL: redisUrl(), JOB_ENCRYPTION_KEY: HARNESS_JOB_KEY } : {}),
     ...overrides,
   });
   const server = await startServer(env, { runner: runner.runner, logger });
@@ -124,3 +129,17 @@ export function ndjsonItems(body: string): unknown[] {
 }
 
 export const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A separate worker on the harness's queue (for an api-only harness); the caller closes it. */
+export function workerFor(h: Harness, runner: ScriptedRunner, opts: Partial<CommandWorkerOptions> & { key?: string } = {}): CommandWorker {
+  const { key = HARNESS_JOB_KEY, ...rest } = opts;
+  return new CommandWorker({
+    redisUrl: redisUrl(),
+    runner: runner.runner,
+    crypto: JobCrypto.fromKey(key),
+    logger: silentLogger,
+    concurrency: 1,
+    queueName: h.env.QUEUE_NAME,
+    ...rest,
+  });
+}

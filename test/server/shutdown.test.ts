@@ -1,11 +1,7 @@
 import type { EmbeddedDispatcher } from '../../src/server/embedded-dispatcher';
-import { CommandWorker } from '../../src/queue/command-worker';
-import { JobCrypto } from '../../src/queue/job-crypto';
 import { waitListKey } from '../../src/queue/queue-names';
-import { silentLogger } from '../../src/core/ports/logger';
-import { redisUrl } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
-import { commandBody, delay, ndjsonItems, post, startHarness, type Mode } from './harness';
+import { commandBody, delay, ndjsonItems, post, startHarness, workerFor, type Mode } from './harness';
 
 const MODES: Mode[] = ['embedded', 'queue'];
 
@@ -60,14 +56,7 @@ describe('shutdown of a worker in the middle of a job (queue mode)', () => {
   it('fails the job with a clear error the api answers with, instead of leaving the api waiting', async () => {
     const h = await startHarness('queue', { ROLE: 'api' });
     const runner = new ScriptedRunner();
-    const worker = new CommandWorker({
-      redisUrl: redisUrl(),
-      runner: runner.runner,
-      crypto: JobCrypto.fromKey('a'.repeat(64)),
-      logger: silentLogger,
-      concurrency: 1,
-      queueName: h.env.QUEUE_NAME,
-    });
+    const worker = workerFor(h, runner);
     try {
       // Silent but alive (progress), so only the shutdown can end it.
       const pending = post(`${h.base}/proxy`, commandBody({ items: 1, delayBeforeFirstMs: 60_000, progressEveryMs: 50 }));
