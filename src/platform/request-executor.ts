@@ -116,9 +116,10 @@ export class RequestExecutor {
         } catch (e) {
           if (call.signal.aborted) throw stopped();
           if (isFusionError(e)) {
-            // Token endpoint or Redis trouble: retry what is transient, surface the rest.
-            if (!e.details.retryable || attempts >= policy.maxAttempts) throw e;
+            // Token endpoint or Redis trouble: retry what is transient, surface the rest. The failed
+            // fetch counts as an attempt before the check, so a call makes at most maxAttempts of them.
             attempts++;
+            if (!e.details.retryable || attempts >= policy.maxAttempts) throw e;
             const delay = typeof e.details.retryAfterMs === 'number' ? e.details.retryAfterMs : backoffDelay(policy, attempts, this.deps.random);
             if (performance.now() + delay >= deadline) throw e;
             await this.pause(delay, call.signal, stopped);

@@ -1,7 +1,7 @@
 import axios from 'axios';
 import { registry } from '../../src/observability/metrics-registry';
 import { METRIC } from '../../src/observability/metric-names';
-import { caught, clientFor, collect, useSimulator, startSim, type RunningSimulator } from './support';
+import { FAST_POLICY, caught, clientFor, collect, useSimulator, startSim, type RunningSimulator } from './support';
 
 /** The socket closes on the tick after the abort; give it a few event-loop turns. */
 async function socketsClosed(client: { openSockets(): number }): Promise<void> {
@@ -272,6 +272,15 @@ describe('PlatformClient against the simulator', () => {
     const err = await caught(collect(client.listSources()));
     expect(err.code).toBe('COMMAND_CANCELLED');
     await socketsClosed(client);
+    client.close();
+  });
+
+  it('a failing token endpoint costs one call at most maxAttempts token requests', async () => {
+    sim.control.injectFault({ pathTemplate: '/oauth/token', status: 503, times: Infinity });
+    const client = clientFor(sim);
+    const err = await caught(client.getSource('x'));
+    expect(err.code).toBe('PLATFORM_REQUEST_FAILED');
+    expect(sim.control.requestLog().filter((e) => e.template === '/oauth/token')).toHaveLength(FAST_POLICY.maxAttempts);
     client.close();
   });
 
