@@ -1,12 +1,21 @@
 import { createConnector, readConfig, type Connector } from '@sailpoint/connector-sdk';
 import type { CommandRunner } from '../core/command-runner';
-import { COMMAND_TYPES } from '../core/command-types';
-import type { LogFn, Logger } from '../core/ports/logger';
+import type { Logger } from '../core/ports/logger';
+import { boundLogger } from '../observability/bound-logger';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../observability/logger';
 import type { ProxyTimeouts } from '../proxy-client/proxy-client';
 import type { RoleEnv } from '../proxy-client/role';
 import { createProductionRunner } from '../runtime/production-runner';
-import { createCommandHandler } from './command-handler';
+import { createCommandRun } from './command-run';
+import { stdAccountCreate } from './commands/std-account-create';
+import { stdAccountDisable } from './commands/std-account-disable';
+import { stdAccountDiscoverSchema } from './commands/std-account-discover-schema';
+import { stdAccountEnable } from './commands/std-account-enable';
+import { stdAccountList } from './commands/std-account-list';
+import { stdAccountRead } from './commands/std-account-read';
+import { stdAccountUpdate } from './commands/std-account-update';
+import { stdEntitlementList } from './commands/std-entitlement-list';
+import { stdTestConnection } from './commands/std-test-connection';
 
 /**
  * The platform-side face of fusion-proxy: a SaaS connector built with @sailpoint/connector-sdk.
@@ -21,43 +30,46 @@ export interface FusionConnectorOptions {
   env?: RoleEnv;
   logger?: Logger;
   proxyTimeouts?: ProxyTimeouts;
-  /** Minimum interval between two keepAlive responses to the platform (default 30 s). */
+  /** Interval of the keepAlive sent to the platform while a command runs (default 30 s; the platform's limit is 2.5 min). */
   keepAliveIntervalMs?: number;
   /** Default: the SDK's readConfig(). */
   readConfig?: () => Promise<Record<string, unknown>>;
 }
 
+export const DEFAULT_KEEP_ALIVE_INTERVAL_MS = 30_000;
+
 /** Created on the first log line, so LOG_LEVEL is read when the platform runs a command, not at import. */
 function defaultLogger(): Logger {
   let real: Logger | undefined;
-  const get = (): Logger => {
-    const level = process.env.LOG_LEVEL;
+  return boundLogger(() => {
+    const level = process.env.LOG_LEVEL?.toLowerCase();
     real ??= createLogger({ name: 'fusion-connector', level: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'info' });
     return real;
-  };
-  const fwd =
-    (level: keyof Logger): LogFn =>
-    (a: Record<string, unknown> | string, msg?: string) => {
-      const log = get()[level];
-      if (typeof a === 'string') log(a);
-      else log(a, msg);
-    };
-  return { error: fwd('error'), warn: fwd('warn'), info: fwd('info'), debug: fwd('debug') };
+  });
 }
 
 export function createFusionConnector(opts: FusionConnectorOptions = {}): Connector {
   let runner: CommandRunner | undefined;
-  const deps = {
+  const logger = opts.logger ?? defaultLogger();
+  const run = createCommandRun({
     readConfig: opts.readConfig ?? (async () => (await readConfig()) as Record<string, unknown>),
     runner: opts.runner ?? (() => (runner ??= createProductionRunner())),
     env: opts.env ?? process.env,
-    logger: opts.logger ?? defaultLogger(),
+    // Whatever logger is given, calls go through the bound facade: no detached method, no throwing log call.
+    logger: boundLogger(() => logger),
     proxyTimeouts: opts.proxyTimeouts,
-    keepAliveIntervalMs: opts.keepAliveIntervalMs ?? 30_000,
-  };
-  const connector = createConnector();
-  for (const type of COMMAND_TYPES) connector.command(type, createCommandHandler(type, deps));
-  return connector;
+    keepAliveIntervalMs: opts.keepAliveIntervalMs ?? DEFAULT_KEEP_ALIVE_INTERVAL_MS,
+  });
+  return createConnector()
+    .stdTestConnection(stdTestConnection(run))
+    .stdAccountList(stdAccountList(run))
+    .stdAccountRead(stdAccountRead(run))
+    .stdAccountEnable(stdAccountEnable(run))
+    .stdAccountDisable(stdAccountDisable(run))
+    .stdAccountCreate(stdAccountCreate(run))
+    .stdAccountUpdate(stdAccountUpdate(run))
+    .stdAccountDiscoverSchema(stdAccountDiscoverSchema(run))
+    .stdEntitlementList(stdEntitlementList(run));
 }
 
 export const connector: Connector = createFusionConnector();

@@ -1,12 +1,36 @@
 import type { Writable } from 'node:stream';
 import { ResponseStream, type Response } from '@sailpoint/connector-sdk';
+import { FusionError } from '../core/errors';
+
+/** The platform refuses one send above 256 KiB (the item in its `{data, type}` envelope). */
+export const MAX_SEND_BYTES = 256 * 1024;
+
+function itemName(item: Record<string, unknown>): string {
+  const key = item.key as { simple?: { id?: unknown } } | undefined;
+  const attrs = (item.attributes ?? {}) as Record<string, unknown>;
+  const id = item.identity ?? key?.simple?.id ?? attrs.id;
+  const name = attrs.name ?? item.uuid;
+  return [id, name].filter((v) => v !== undefined && v !== null).map(String).join(' / ') || 'an item without identity';
+}
+
+/** Fails before the platform would, naming the account, instead of a rejection nobody can place. */
+function checkSize(item: Record<string, unknown>): void {
+  const bytes = Buffer.byteLength(JSON.stringify({ data: item, type: 'output' }));
+  if (bytes <= MAX_SEND_BYTES) return;
+  const name = itemName(item);
+  throw new FusionError(
+    'ITEM_TOO_LARGE',
+    `The output for account ${name} is ${bytes} bytes, above the platform's limit of ${MAX_SEND_BYTES} bytes per item. Reduce its attributes (long multi-valued lists, large values) or leave them out of the attribute mapping.`,
+    { item: name, bytes },
+  );
+}
 
 /**
  * The SDK's `res.send()` ignores the writable's backpressure. When the response is the SDK's
  * ResponseStream, wait for 'drain' after a write that filled the buffer, so a fast proxy or
  * core cannot pile items up in memory faster than the platform takes them.
  */
-function writableOf(res: Response<unknown>): Writable | undefined {
+function writableOf<O>(res: Response<O>): Writable | undefined {
   if (!(res instanceof ResponseStream)) return undefined;
   // `_writable` is protected in the SDK's typings; reading it is the only way to see backpressure.
   return (res as unknown as { _writable?: Writable })._writable;
@@ -43,12 +67,13 @@ export interface ResponseSink {
   keepAlive(): void;
 }
 
-export function createResponseSink(res: Response<unknown>, keepAliveIntervalMs: number, now: () => number = Date.now): ResponseSink {
+export function createResponseSink<O>(res: Response<O>, keepAliveIntervalMs: number, now: () => number = Date.now): ResponseSink {
   const writable = writableOf(res);
   let lastKeepAlive = Number.NEGATIVE_INFINITY;
   return {
     async send(item) {
-      res.send(item);
+      checkSize(item);
+      res.send(item as O);
       if (writable?.writableNeedDrain) await drained(writable);
     },
     keepAlive() {

@@ -1,4 +1,5 @@
-import { FusionError } from '../core/errors';
+import { FusionError, type FusionErrorCode } from '../core/errors';
+import { ERROR_CODES, isErrorCode, type ErrorCode } from '../errors/error-codes';
 
 /**
  * The proxy URL as shown to an operator: scheme, host, port and path. User info and the query
@@ -135,6 +136,17 @@ export function errorBodyMessage(body: string): string {
   return line.length > 300 ? `${line.slice(0, 300)}...` : line;
 }
 
+/** The server's `code` (from the one error-code table), when the body carries one we know. */
+export function errorBodyCode(body: string): ErrorCode | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body.trim());
+    const code = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).code : undefined;
+    return isErrorCode(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function statusError(status: number, body: string, ctx: { url: string; type: string; secrets: readonly string[] }): FusionError {
   // The server's message usually ends a sentence already; the hint appended below starts a new one.
   const message = redact(errorBodyMessage(body), ctx.secrets).replace(/[.\s]+$/, '');
@@ -158,5 +170,10 @@ export function statusError(status: number, body: string, ctx: { url: string; ty
             : status === 429
               ? 'Correct the Proxy password, then wait for the time the server gives (Retry-After) before the next attempt.'
               : 'Check the Proxy URL and the server.';
-  return new FusionError('PROXY_SERVER_ERROR', `The proxy server at ${ctx.url} failed to run ${ctx.type} (HTTP ${status}): ${message}. ${hint}`, details);
+  // A code the server raised keeps its meaning here (a missing account stays ACCOUNT_NOT_FOUND, so
+  // the platform gets notFound in proxy-client mode as in direct mode); client-side codes and
+  // codes without a meaning of their own stay PROXY_SERVER_ERROR.
+  const serverCode = errorBodyCode(body);
+  const code: FusionErrorCode = serverCode && serverCode !== 'UNEXPECTED' && ERROR_CODES[serverCode].origin !== 'proxy-client' ? serverCode : 'PROXY_SERVER_ERROR';
+  return new FusionError(code, `The proxy server at ${ctx.url} failed to run ${ctx.type} (HTTP ${status}): ${message}. ${hint}`, { ...details, ...(serverCode ? { serverCode } : {}) });
 }

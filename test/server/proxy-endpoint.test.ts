@@ -99,13 +99,13 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
   it('answers 500 with the message when the command fails before its first item', async () => {
     const res = await post(url, commandBody({ failBeforeFirst: 'platform said no' }));
     expect(res.status).toBe(500);
-    expect(JSON.parse(res.body)).toEqual({ error: 'platform said no' });
+    expect(JSON.parse(res.body)).toEqual({ error: 'platform said no', code: 'PROXY_SERVER_ERROR' });
   });
 
   it('never lets a secret quoted in a command error reach the client or the logs', async () => {
     const res = await post(url, commandBody({ failBeforeFirst: `token request failed: client_secret=${CLIENT_SECRET}` }));
     expect(res.status).toBe(500);
-    expect(JSON.parse(res.body)).toEqual({ error: 'token request failed: client_secret=[redacted]' });
+    expect(JSON.parse(res.body)).toEqual({ error: 'token request failed: client_secret=[redacted]', code: 'PROXY_SERVER_ERROR' });
     expect(h.logs.join('')).not.toContain(CLIENT_SECRET);
   });
 

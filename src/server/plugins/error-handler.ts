@@ -1,21 +1,18 @@
 import type { FastifyError } from 'fastify';
-import { errorMessage, isFusionError, type FusionErrorCode } from '../../core/errors';
+import { errorMessage, isFusionError } from '../../core/errors';
+import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { errorsTotal } from '../../queue/metrics';
 import { globalPlugin } from './global-plugin';
 
-const STATUS_BY_CODE: Partial<Record<FusionErrorCode, number>> = {
-  PROXY_UNAUTHORIZED: 401,
-  PROXY_AUTH_THROTTLED: 429,
-  INPUT_INVALID: 400,
-  CONFIG_INVALID: 400,
-  COMMAND_UNKNOWN: 400,
-  QUEUE_UNAVAILABLE: 503,
-  SERVER_SHUTTING_DOWN: 503,
-  COMMAND_TIMEOUT: 504,
-};
-
 function isFastifyError(e: unknown): e is FastifyError {
   return e instanceof Error && typeof (e as Partial<FastifyError>).statusCode === 'number';
+}
+
+/** Fastify's own 4xx errors under the table's codes, so a client can tell them apart. */
+function fastifyCode(e: FastifyError): ErrorCode {
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'BODY_TOO_LARGE';
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'UNSUPPORTED_MEDIA_TYPE';
+  return 'INPUT_INVALID';
 }
 
 /** Fastify's own messages, reworded where an operator needs to know what to change. */
@@ -27,23 +24,25 @@ function fastifyMessage(e: FastifyError, bodyLimit: number): string {
 
 /**
  * The one error handler: every failure before the first byte of a response becomes
- * `{"error": message}` with a status from the error's code. Errors after the first byte never
+ * `{"error": message, "code": code}` with the status the error-code table gives its code
+ * (`error` is what the spec requires; `code` keeps the meaning across the proxy). Errors after the first byte never
  * get here (the stream is aborted instead).
  */
 export const errorHandlerPlugin = globalPlugin<{ bodyLimit: number }>(async (app, opts) => {
   app.setErrorHandler((error: unknown, request, reply) => {
     let status = 500;
     let message = errorMessage(error);
-    let code = 'UNEXPECTED';
+    let code: ErrorCode = 'UNEXPECTED';
     if (isFusionError(error)) {
-      status = error.details.phase === 'command' ? 500 : (STATUS_BY_CODE[error.code] ?? 500);
+      const info = ERROR_CODES[error.code];
+      status = error.details.phase === 'command' && !info.transport ? 500 : info.status;
       code = error.code;
       const retryAfterMs = error.details.retryAfterMs;
       if (typeof retryAfterMs === 'number') reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
     } else if (isFastifyError(error) && error.statusCode !== undefined && error.statusCode < 500) {
       status = error.statusCode;
       message = fastifyMessage(error, opts.bodyLimit);
-      code = error.code;
+      code = fastifyCode(error);
     }
     if (status >= 500) {
       errorsTotal.inc({ component: 'api', code });
@@ -52,10 +51,10 @@ export const errorHandlerPlugin = globalPlugin<{ bodyLimit: number }>(async (app
       request.log.info({ code, status, err: message }, 'request rejected');
     }
     if (reply.sent || reply.raw.headersSent) return;
-    void reply.code(status).type('application/json; charset=utf-8').send({ error: message || 'internal error' });
+    void reply.code(status).type('application/json; charset=utf-8').send({ error: message || 'internal error', code });
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: `no route for ${request.method} ${request.url.split('?')[0]}` });
+    void reply.code(404).send({ error: `no route for ${request.method} ${request.url.split('?')[0]}`, code: 'ROUTE_NOT_FOUND' satisfies ErrorCode });
   });
 }, 'fusion-error-handler');

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { FusionError, isFusionError } from '../../core/errors';
+import { ERROR_CODES } from '../../errors/error-codes';
 import { runWithLogContext } from '../../observability/log-context';
 import type { CommandDispatcher, OutputChunk } from '../../queue/command-dispatcher';
 import { withHeartbeat } from '../heartbeat';
@@ -14,7 +15,7 @@ import { readProxyBody, toProxyCommand } from '../proxy-request';
  * Queue outages and timeouts keep their own status.
  */
 function commandFailure(e: unknown): unknown {
-  if (!isFusionError(e) || e.code === 'QUEUE_UNAVAILABLE' || e.code === 'COMMAND_TIMEOUT' || e.code === 'SERVER_SHUTTING_DOWN') return e;
+  if (!isFusionError(e) || ERROR_CODES[e.code].transport) return e;
   return new FusionError(e.code, e.message, { ...e.details, phase: 'command' }, { cause: e });
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConnectorError, ConnectorErrorType, type CommandHandler, type Context } from '@sailpoint/connector-sdk';
+import type { Context, Response } from '@sailpoint/connector-sdk';
 import type { CommandRunner } from '../core/command-runner';
 import type { CommandType } from '../core/command-types';
 import { FusionError, isFusionError } from '../core/errors';
@@ -7,6 +7,7 @@ import type { Logger } from '../core/ports/logger';
 import { runWithLogContext } from '../observability/log-context';
 import { invokeProxy, type ProxyTimeouts } from '../proxy-client/proxy-client';
 import { detectRole, proxyEnabledWithoutUrl, type ConnectorRole, type RoleEnv } from '../proxy-client/role';
+import { toConnectorError } from './connector-errors';
 import { passwordMatches } from './password-match';
 import { fromPlatformForm } from './platform-form';
 import { createResponseSink, type ResponseSink } from './response-sink';
@@ -20,8 +21,17 @@ export interface HandlerDeps {
   env: RoleEnv;
   logger: Logger;
   proxyTimeouts?: ProxyTimeouts;
+  /** Interval of the keepAlive the platform receives while a command runs (well under its 2.5-minute limit). */
   keepAliveIntervalMs: number;
 }
+
+/**
+ * Runs one command for the SDK: detect the role, then forward to the proxy or run the core here,
+ * sending every item as `O` (the command's SDK output type). The item shape is the core's
+ * (or the proxy server's) and matches the SDK's output of the command; this is the one place
+ * where the untyped core output becomes the platform's typed output.
+ */
+export type CommandRun = <O>(type: CommandType, context: Context, input: object | undefined, res: Response<O>) => Promise<void>;
 
 function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -31,18 +41,6 @@ function asRecord(value: unknown): Record<string, unknown> {
 function configForCore(config: Record<string, unknown>): Record<string, unknown> {
   const { proxyPassword: _dropped, ...rest } = config;
   return { ...rest, proxyEnabled: false };
-}
-
-/** The platform understands ConnectorError; "not found" must keep its type so reads behave. */
-function toConnectorError(e: unknown): unknown {
-  if (e instanceof ConnectorError) return e;
-  if (isFusionError(e)) {
-    const type = e.code === 'ACCOUNT_NOT_FOUND' ? ConnectorErrorType.NotFound : ConnectorErrorType.Generic;
-    const err = new ConnectorError(e.message, type);
-    (err as Error & { cause?: unknown }).cause = e;
-    return err;
-  }
-  return e;
 }
 
 async function runDirect(
@@ -63,13 +61,7 @@ async function runDirect(
   return items;
 }
 
-async function runAsProxyClient(
-  type: CommandType,
-  input: Record<string, unknown>,
-  config: Record<string, unknown>,
-  sink: ResponseSink,
-  deps: HandlerDeps,
-): Promise<number> {
+async function runAsProxyClient(type: CommandType, input: Record<string, unknown>, config: Record<string, unknown>, sink: ResponseSink, deps: HandlerDeps): Promise<number> {
   const password = typeof config.proxyPassword === 'string' ? config.proxyPassword : '';
   const result = await invokeProxy(
     {
@@ -87,43 +79,47 @@ async function runAsProxyClient(
   return result.items;
 }
 
-/** One SDK handler for one of the nine commands: detect the role, then forward or run. */
-export function createCommandHandler(type: CommandType, deps: HandlerDeps): CommandHandler {
-  return async (context, rawInput, res) => {
+async function runInRole(role: ConnectorRole, type: CommandType, input: Record<string, unknown>, config: Record<string, unknown>, context: Context, sink: ResponseSink, deps: HandlerDeps): Promise<number> {
+  switch (role) {
+    case 'proxy-client':
+      return runAsProxyClient(type, input, config, sink, deps);
+    case 'proxy-server':
+      // This process is the proxy server: the caller must know the shared secret (spec:
+      // "When they differ, the server answers 401 and does not run the command").
+      if (!passwordMatches(config.proxyPassword, String(deps.env.PROXY_PASSWORD))) {
+        throw new FusionError('PROXY_UNAUTHORIZED', 'The proxy password in the configuration does not match PROXY_PASSWORD of this proxy server; the command was not run. Make the two equal (exact, case-sensitive).');
+      }
+      return runDirect(type, input, config, context, sink, deps);
+    case 'direct':
+      if (proxyEnabledWithoutUrl(config, deps.env)) {
+        deps.logger.warn({}, 'proxy mode is enabled but no Proxy URL is set: processing directly in this connector');
+      }
+      return runDirect(type, input, config, context, sink, deps);
+  }
+}
+
+export function createCommandRun(deps: HandlerDeps): CommandRun {
+  return async (type, context, rawInput, res) => {
     const requestId = context.invocationId ?? context.requestId;
     await runWithLogContext({ command: type, ...(requestId ? { requestId } : {}) }, async () => {
-      // The form's shape becomes the core's here, so a proxy server receives the same shape as direct processing.
-      const config = fromPlatformForm(asRecord(await deps.readConfig()));
-      const input = asRecord(rawInput);
-      const role: ConnectorRole = detectRole(config, deps.env);
       const sink = createResponseSink(res, deps.keepAliveIntervalMs);
-      deps.logger.debug({ role }, `running ${type}`);
+      // The platform drops a command that stays silent too long; the heartbeats of the proxy and
+      // the core's progress reports are not enough when either is silent (a long platform call,
+      // a proxy behind a buffering hop), so the connector keeps the command alive itself.
+      const keepAliveTimer = setInterval(() => sink.keepAlive(), deps.keepAliveIntervalMs);
+      let role: ConnectorRole | undefined;
       try {
-        let items: number;
-        switch (role) {
-          case 'proxy-client':
-            items = await runAsProxyClient(type, input, config, sink, deps);
-            break;
-          case 'proxy-server': {
-            // This process is the proxy server: the caller must know the shared secret (spec:
-            // "When they differ, the server answers 401 and does not run the command").
-            if (!passwordMatches(config.proxyPassword, String(deps.env.PROXY_PASSWORD))) {
-              throw new FusionError('PROXY_UNAUTHORIZED', 'The proxy password in the configuration does not match PROXY_PASSWORD of this proxy server; the command was not run. Make the two equal (exact, case-sensitive).');
-            }
-            items = await runDirect(type, input, config, context, sink, deps);
-            break;
-          }
-          case 'direct':
-            if (proxyEnabledWithoutUrl(config, deps.env)) {
-              deps.logger.warn({}, 'proxy mode is enabled but no Proxy URL is set: processing directly in this connector');
-            }
-            items = await runDirect(type, input, config, context, sink, deps);
-            break;
-        }
+        // The form's shape becomes the core's here, so a proxy server receives the same shape as direct processing.
+        const config = fromPlatformForm(asRecord(await deps.readConfig()));
+        role = detectRole(config, deps.env);
+        deps.logger.debug({ role }, `running ${type}`);
+        const items = await runInRole(role, type, asRecord(rawInput), config, context, sink, deps);
         deps.logger.info({ role, items }, `${type} finished`);
       } catch (e) {
         deps.logger.error({ role, code: isFusionError(e) ? e.code : 'UNEXPECTED', err: e instanceof Error ? e.message : String(e) }, `${type} failed`);
         throw toConnectorError(e);
+      } finally {
+        clearInterval(keepAliveTimer);
       }
     });
   };
