@@ -36,7 +36,7 @@ const row = (
 ): ErrorCodeInfo => ({ status, origin, retryable, meaning, remedy, sdkType: extra.sdkType ?? 'generic', ...(extra.transport ? { transport: true } : {}) });
 
 export const ERROR_CODES = {
-  CONFIG_INVALID: row(400, 'core', false, 'The connector configuration has invalid or missing settings; the message lists each field, its value and what is allowed.', 'Correct the listed settings on the source (docs/configuration.md).'),
+  CONFIG_INVALID: row(400, 'core', false, 'The connector configuration has invalid or missing settings; the message lists each field, its value and what is allowed.', 'Correct the listed settings on the source (README, "Configuration").'),
   INPUT_INVALID: row(400, 'server', false, 'The command input or the request body is malformed.', 'Send `{type, input, config}` as JSON with the input the command expects.'),
   BODY_TOO_LARGE: row(413, 'server', false, 'The request body is larger than BODY_LIMIT_BYTES.', 'Raise BODY_LIMIT_BYTES on the server, or send a smaller configuration.'),
   UNSUPPORTED_MEDIA_TYPE: row(415, 'server', false, 'The request body is not `application/json` (another type, or an encoded body).', 'Send the body as plain `application/json`.'),
@@ -60,7 +60,7 @@ export const ERROR_CODES = {
   AGGREGATION_FAILED: row(500, 'core', false, 'A forced source aggregation failed or timed out.', 'Read the source\'s aggregation task on the platform; raise Provisioning timeout if it was slow.'),
   TEMPLATE_ERROR: row(500, 'core', false, 'A Velocity expression of an Attribute Definition failed for an account (the message names attribute, expression, account and kind).', 'Fix the expression, or guard missing attributes with #if.'),
   UNIQUE_EXHAUSTED: row(500, 'core', false, 'No free unique value was found within Maximum attempts.', 'Raise Maximum attempts or make the expression more varied.'),
-  MATCHING_INVALID: row(400, 'core', false, 'The Matching Settings are invalid.', 'Correct the matching settings named in the message (docs/matching.md).'),
+  MATCHING_INVALID: row(400, 'core', false, 'The Matching Settings are invalid.', 'Correct the matching settings named in the message (README, "Matching").'),
   ACCOUNT_NOT_FOUND: row(500, 'core', false, 'The account the command names does not exist on the connector\'s source.', 'Aggregate the source again; the platform removes the stale account.', { sdkType: 'notFound' }),
   UNSUPPORTED_CHANGE: row(500, 'core', false, 'The update asks for a change the connector refuses (for example a generated unique value).', 'Change a normal attribute, or let the next aggregation regenerate the value.'),
   ITEM_TOO_LARGE: row(500, 'connector', false, 'One output item is larger than the platform accepts in one send (256 KiB).', 'Reduce the attributes of the named account (long lists, large values) or leave them out of the mapping.'),
