@@ -157,7 +157,8 @@ describe('connector: proxy-client role', () => {
     });
     servers.push(s);
     const saved = { LOG_LEVEL: process.env.LOG_LEVEL, PROXY_PASSWORD: process.env.PROXY_PASSWORD };
-    process.env.LOG_LEVEL = 'error';
+    // The platform's default: LOG_LEVEL unset (info).
+    delete process.env.LOG_LEVEL;
     delete process.env.PROXY_PASSWORD;
     try {
       const mod = await import('../../src/connector');
