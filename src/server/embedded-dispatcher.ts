@@ -20,8 +20,15 @@ export class EmbeddedDispatcher implements CommandDispatcher {
   readonly mode = 'embedded' as const;
   private readonly slots: SlotPool;
   private readonly running = new Set<Promise<unknown>>();
-  /** Largest unread backlog of any channel, in bytes (tests and benchmark). */
-  maxBacklogSeen = 0;
+  private readonly open = new Set<InMemoryChannel>();
+  private finishedMaxBacklog = 0;
+
+  /** Largest unread backlog of any channel so far, open ones included, in bytes (tests and benchmark). */
+  get maxBacklogSeen(): number {
+    let max = this.finishedMaxBacklog;
+    for (const c of this.open) max = Math.max(max, c.maxBacklogSeen);
+    return max;
+  }
 
   constructor(private readonly opts: EmbeddedDispatcherOptions) {
     this.slots = new SlotPool(opts.concurrency);
@@ -32,6 +39,7 @@ export class EmbeddedDispatcher implements CommandDispatcher {
       chunkBytes: this.opts.chunkBytes ?? 64 * 1024,
       maxBacklogBytes: this.opts.maxBacklogBytes ?? 1024 * 1024,
     });
+    this.open.add(channel);
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -52,7 +60,8 @@ export class EmbeddedDispatcher implements CommandDispatcher {
       finished = true;
     } finally {
       signal.removeEventListener('abort', onAbort);
-      this.maxBacklogSeen = Math.max(this.maxBacklogSeen, channel.maxBacklogSeen);
+      this.finishedMaxBacklog = Math.max(this.finishedMaxBacklog, channel.maxBacklogSeen);
+      this.open.delete(channel);
       // Client gone, timeout or error: the runner's signal fires so the command stops.
       if (!finished) controller.abort();
     }

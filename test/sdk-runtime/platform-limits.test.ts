@@ -114,7 +114,7 @@ describe('the 256 KiB per-send cap', () => {
     const p = exec(c, 'std:account:list', { baseurl: 'https://x.example.com', clientId: 'a', clientSecret: 'b' }, {}, writable);
     await expect(p).rejects.toBeInstanceOf(ConnectorError);
     await expect(p).rejects.toMatchObject({ type: ConnectorErrorType.Generic, message: expect.stringMatching(/account u-big \/ Ada Big is \d+ bytes, above the platform's limit of 262144 bytes/) });
-    expect(out.filter((r) => r.type === 'output').map((r) => (r.data as { identity: string }).identity)).toEqual(['u-small']);
+    expect(out.filter((r) => r.type === 'output').map((r) => (r.data as unknown as { identity: string }).identity)).toEqual(['u-small']);
   });
 
   it('lets an item just under the cap through', async () => {
