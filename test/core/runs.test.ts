@@ -108,6 +108,24 @@ describe('limited and filtered runs', () => {
     expect(full.some((i) => first.some((f) => f.identity === i.identity))).toBe(false);
   });
 
+  test('Reset accounts? while a configured source is disabled deletes none of its connector accounts, and waits', async () => {
+    const h = tenant();
+    const ldap = [...h.fake.sources.values()].find((s) => s.name === 'LDAP')!;
+    h.fake.addAccount(ldap, 'L1', { firstName: 'lee' });
+    const first = await list(h);
+    expect(values(first, 'uid')).toEqual(['ann', 'ann1', 'bob', 'lee']);
+    h.fake.ingest(h.own.id, first);
+    ldap.enabled = false;
+    const out = await list(h, { ...h.config, reset: true });
+    expect(h.summaries.at(-1)).toMatchObject({ reset: false, accountsReset: 0 });
+    // Every connector account is still emitted with its key, the disabled source's included.
+    expect(out.map((i) => i.identity).sort()).toEqual(first.map((i) => i.identity).sort());
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.reset).not.toBe(false);
+    ldap.enabled = true;
+    await list(h, { ...h.config, reset: true });
+    expect(h.summaries.at(-1)).toMatchObject({ reset: true, accountsReset: 4 });
+  });
+
   test('an account no source account refreshed keeps its refresh values, even when they read $sources', async () => {
     const h = tenant({
       attributeDefinitions: [...definitions, { name: 'origin', expression: '$sources.Contractors.get(0).firstName', refresh: true }],

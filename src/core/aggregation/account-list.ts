@@ -170,10 +170,12 @@ class AggregationRun {
     const { platform, config, logger } = this;
     const ownAttrs = (await platform.getSource(this.own.id, this.opts)).connectorAttributes;
     const resetRequested = config.reset && ownAttrs[RESET_KEY] !== false && ownAttrs[RESET_KEY] !== 'false';
-    // A reset drops every connector account the run does not rebuild, so only a full run may do it.
-    this.reset = resetRequested && config.aggregationBatchSize <= 0 && !this.filtered();
+    // A reset drops every connector account the run does not rebuild, so only a run that reads
+    // every configured source in full may do it (a disabled source's accounts could not be rebuilt).
+    this.reset = resetRequested && this.readsEverything();
     if (resetRequested && !this.reset) {
-      logger.warn('Reset accounts? waits for a full aggregation: this run is limited by "Aggregation batch size" or an account filter, so nothing is reset now');
+      const why = this.summary.skippedSources.length ? `source(s) ${this.summary.skippedSources.join(', ')} are disabled` : 'this run is limited by "Aggregation batch size" or an account filter';
+      logger.warn(`Reset accounts? waits for a full aggregation: ${why}, so nothing is reset now`);
     }
     this.summary.reset = this.reset;
     if (this.reset) logger.warn('Reset accounts? is on: every connector account is dropped and rebuilt from the sources in this aggregation');
@@ -505,6 +507,11 @@ class AggregationRun {
     return false;
   }
 
+  /** The one rule for "a full run": every configured source read, no limit, no filter (may reset, may discard forms). */
+  private readsEverything(): boolean {
+    return this.config.aggregationBatchSize <= 0 && this.summary.skippedSources.length === 0 && !this.filtered();
+  }
+
   /** True when an account filter (global or per source) excludes accounts from this run. */
   private filtered(): boolean {
     return this.config.accountFilter.trim() !== '' || Object.values(this.config.sourceOptions).some((o) => o.accountFilter.trim() !== '');
@@ -515,8 +522,7 @@ class AggregationRun {
     for (const accountId of this.applied) await r.completeDecision?.(accountId);
     // Any limit may leave accounts unread (machine, filtered and waiting accounts do not count
     // towards it), so only an unlimited, unfiltered run over every source may discard forms.
-    const everything = this.config.aggregationBatchSize <= 0 && this.summary.skippedSources.length === 0 && !this.filtered();
-    if (everything && r.discardUnseen) {
+    if (this.readsEverything() && r.discardUnseen) {
       // Forms of accounts that were not read (including disabled sources) no longer have an account.
       await r.discardUnseen(this.reviewSeen);
     }
