@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { FusionError, isFusionError } from '../../core/errors';
-import { ERROR_CODES } from '../../errors/error-codes';
+import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { runWithLogContext } from '../../observability/log-context';
 import type { CommandDispatcher, OutputChunk } from '../../queue/command-dispatcher';
 import { withHeartbeat } from '../heartbeat';
@@ -52,7 +52,26 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
   });
   app.addHook('onClose', async () => clearTimeout(graceTimer));
 
-  app.post(opts.path, async (request, reply) => {
+  // Other methods on the endpoint: a 405 that says what is allowed, not a 404 that suggests a wrong path.
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    url: opts.path,
+    handler: async (request, reply) =>
+      reply
+        .code(405)
+        .header('allow', 'POST')
+        .send({ error: `${request.method} is not allowed on the proxy endpoint: send the command as a POST`, code: 'METHOD_NOT_ALLOWED' satisfies ErrorCode }),
+  });
+
+  // A compressed body would reach the JSON parser as bytes and read as "not valid JSON": say what is wrong.
+  const refuseEncodedBody = async (request: FastifyRequest): Promise<void> => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding && encoding.toLowerCase() !== 'identity') {
+      throw new FusionError('UNSUPPORTED_MEDIA_TYPE', `request bodies with Content-Encoding "${encoding}" are not accepted: send plain, uncompressed application/json`);
+    }
+  };
+
+  app.post(opts.path, { onRequest: refuseEncodedBody }, async (request, reply) => {
     const shape = readProxyBody(request.body);
     opts.auth.verify(request.ip, shape.password);
     const cmd = toProxyCommand(shape, request.id);
