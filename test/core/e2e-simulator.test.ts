@@ -171,11 +171,16 @@ describe('aggregation against the simulator', () => {
     await expect(t.aggregate()).resolves.toMatchObject({ removed: 0 });
   });
 
-  test('Reset accounts? deletes and rebuilds the connector accounts once', async () => {
+  test('Reset accounts? deletes and rebuilds the connector accounts once, in a run that reads every configured source', async () => {
     const t = setup();
     const first = await t.aggregate();
     const before = new Set(connectorAccounts().map((a) => a.nativeIdentity));
-    const r = setup({ reset: true });
+    // Legacy is configured but disabled: its accounts could not be rebuilt, so the reset waits.
+    const waiting = await setup({ reset: true }).aggregate();
+    expect(waiting).toMatchObject({ created: 0, removed: 0 });
+    expect(sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes.reset).not.toBe(false);
+    // The operator takes the disabled source out of the list: now the run reads every configured source.
+    const r = setup({ reset: true, sources: ['Contractors', 'LDAP'] });
     const rebuilt = await r.aggregate();
     expect(rebuilt.removed).toBe(first.created);
     expect(rebuilt.created).toBe(first.created);
