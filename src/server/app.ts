@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import type { Logger as PinoLogger } from 'pino';
 import type { CommandDispatcher } from '../queue/command-dispatcher';
 import type { ServerEnv } from './env';
+import { expectContinuePlugin } from './plugins/expect-continue';
 import { errorHandlerPlugin } from './plugins/error-handler';
 import { globalPlugin } from './plugins/global-plugin';
 import { gracefulClosePlugin } from './plugins/graceful-close';
@@ -33,6 +34,7 @@ export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions
   if (!probe) throw new Error('fusionApp needs a dispatcher or a readiness probe');
   await app.register(errorHandlerPlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
   await app.register(gracefulClosePlugin);
+  await app.register(expectContinuePlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
   // The wire contract is application/json only; anything else is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
   await app.register(httpMetricsPlugin);

@@ -2,6 +2,7 @@ import type { FastifyError } from 'fastify';
 import { errorMessage, isFusionError } from '../../core/errors';
 import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { errorsTotal } from '../../queue/metrics';
+import { drainRequest } from '../drain-request';
 import { globalPlugin } from './global-plugin';
 
 function isFastifyError(e: unknown): e is FastifyError {
@@ -29,7 +30,7 @@ function fastifyMessage(e: FastifyError, bodyLimit: number): string {
  * get here (the stream is aborted instead).
  */
 export const errorHandlerPlugin = globalPlugin<{ bodyLimit: number }>(async (app, opts) => {
-  app.setErrorHandler((error: unknown, request, reply) => {
+  app.setErrorHandler(async (error: unknown, request, reply) => {
     let status = 500;
     let message = errorMessage(error);
     let code: ErrorCode = 'UNEXPECTED';
@@ -51,7 +52,15 @@ export const errorHandlerPlugin = globalPlugin<{ bodyLimit: number }>(async (app
       request.log.info({ code, status, err: message }, 'request rejected');
     }
     if (reply.sent || reply.raw.headersSent) return;
-    void reply.code(status).type('application/json; charset=utf-8').send({ error: message || 'internal error', code });
+    if (code === 'BODY_TOO_LARGE') {
+      // The client may still be uploading: read the rest (bounded) so it can read the 413, then close.
+      reply.header('connection', 'close');
+      if (!(await drainRequest(request.raw))) {
+        request.raw.socket?.destroy();
+        return;
+      }
+    }
+    return reply.code(status).type('application/json; charset=utf-8').send({ error: message || 'internal error', code });
   });
 
   app.setNotFoundHandler((request, reply) => {
