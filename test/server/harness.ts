@@ -80,7 +80,9 @@ export interface HttpResult {
 export function post(url: string, body: unknown, opts: { onChunk?: (s: string, req: http.ClientRequest, res: http.IncomingMessage) => void } = {}): Promise<HttpResult> {
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
+    let responded = false;
     const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      responded = true;
       let text = '';
       let settled = false;
       const finish = (complete: boolean): void => {
@@ -97,27 +99,35 @@ export function post(url: string, body: unknown, opts: { onChunk?: (s: string, r
       res.on('error', () => finish(false));
       res.on('close', () => finish(res.complete));
     });
-    req.on('error', (e) => reject(e));
+    // A reset after the response started is how the server breaks off a failed stream: an
+    // incomplete response, not a failed request.
+    req.on('error', (e) => (responded ? undefined : reject(e)));
     req.end(payload);
   });
 }
 
-/** Sends a raw HTTP/1.1 request and returns every byte until the server closes the socket. */
-export function rawPost(url: string, body: unknown): Promise<string> {
+/**
+ * One request over a raw socket in the given HTTP version. `reset` says whether the connection
+ * ended with a TCP reset (ECONNRESET) rather than a clean close: the only way an HTTP/1.0 client
+ * (or a hop that speaks 1.0) can tell a broken-off answer from a complete one.
+ */
+export function rawRequest(url: string, body: unknown, httpVersion: '1.0' | '1.1'): Promise<{ raw: string; reset: boolean }> {
   const u = new URL(url);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(u.port), u.hostname);
     let raw = '';
+    let reset = false;
     socket.setEncoding('latin1');
     socket.on('connect', () => {
-      socket.write(
-        `POST ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
-      );
+      socket.write(`POST ${u.pathname} HTTP/${httpVersion}\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`);
     });
     socket.on('data', (d: string) => (raw += d));
-    socket.on('close', () => resolve(raw));
-    socket.on('error', reject);
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ECONNRESET') reset = true;
+      else reject(e);
+    });
+    socket.on('close', () => resolve({ raw, reset }));
   });
 }
 

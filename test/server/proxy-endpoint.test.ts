@@ -1,4 +1,4 @@
-import { CLIENT_SECRET, PASSWORD, commandBody, delay, ndjsonItems, post, rawPost, startHarness, type Harness, type Mode } from './harness';
+import { CLIENT_SECRET, PASSWORD, commandBody, delay, ndjsonItems, post, rawRequest, startHarness, type Harness, type Mode } from './harness';
 
 const MODES: Mode[] = ['embedded', 'queue'];
 
@@ -109,13 +109,23 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
     expect(h.logs.join('')).not.toContain(CLIENT_SECRET);
   });
 
-  it('aborts the response without the terminating chunk when the command fails after its first item', async () => {
-    const raw = await rawPost(url, commandBody({ items: 5, failAfterItems: 2, delayBetweenMs: 20 }));
-    expect(raw).toMatch(/^HTTP\/1\.1 200/);
-    expect(raw).toContain('"i":1');
-    expect(raw.endsWith('0\r\n\r\n')).toBe(false);
-    const ok = await rawPost(url, commandBody({ items: 2 }));
-    expect(ok.endsWith('0\r\n\r\n')).toBe(true);
+  it('aborts the response with a TCP reset, without the terminating chunk, when the command fails after its first item (HTTP/1.1)', async () => {
+    const failed = await rawRequest(url, commandBody({ items: 5, failAfterItems: 2, delayBetweenMs: 20 }), '1.1');
+    expect(failed.reset).toBe(true);
+    expect(failed.raw.endsWith('0\r\n\r\n')).toBe(false);
+    const ok = await rawRequest(url, commandBody({ items: 2 }), '1.1');
+    expect(ok).toMatchObject({ reset: false });
+    expect(ok.raw.endsWith('0\r\n\r\n')).toBe(true);
+  });
+
+  it('over HTTP/1.0 (no chunked encoding) a failure after the first item is a reset, a success a clean close', async () => {
+    const failed = await rawRequest(url, commandBody({ items: 5, failAfterItems: 2, delayBetweenMs: 20 }), '1.0');
+    expect(failed.reset).toBe(true);
+    const ok = await rawRequest(url, commandBody({ items: 2 }), '1.0');
+    expect(ok.reset).toBe(false);
+    expect(ok.raw).toMatch(/^HTTP\/1\.1 200/);
+    expect(ok.raw).not.toMatch(/transfer-encoding: chunked/i);
+    expect(ndjsonItems(ok.raw.slice(ok.raw.indexOf('\r\n\r\n') + 4))).toEqual([{ i: 0 }, { i: 1 }].map((x) => expect.objectContaining(x)));
   });
 
   it('cancels the command when the client disconnects mid-stream', async () => {

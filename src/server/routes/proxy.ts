@@ -1,6 +1,7 @@
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { FusionError, isFusionError } from '../../core/errors';
+import { errorMessage, FusionError, isFusionError } from '../../core/errors';
 import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { runWithLogContext } from '../../observability/log-context';
 import type { CommandDispatcher, OutputChunk } from '../../queue/command-dispatcher';
@@ -27,6 +28,26 @@ export interface ProxyRouteOptions {
   heartbeatIntervalMs: number;
   /** Once the server is closing, how long open streams may go on before they are aborted. */
   shutdownGraceMs: number;
+}
+
+/**
+ * Ends a started response that failed with a TCP reset, never a clean close: over HTTP/1.0 (or
+ * through a hop that speaks it) a clean close after the last byte reads as a complete answer; a
+ * reset cannot. What was already written is flushed to the kernel first (a reset drops unsent
+ * bytes), so the client still learns that the command started before it learns that it failed.
+ */
+async function resetConnection(socket: Socket | null): Promise<void> {
+  if (!socket || socket.destroyed) return;
+  if (socket.writableLength > 0) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      socket.once('drain', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+  if (!socket.destroyed) socket.resetAndDestroy();
 }
 
 function shuttingDown(): FusionError {
@@ -101,11 +122,17 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
       reply.raw.on('close', settle);
       async function* body(): AsyncGenerator<string | Buffer> {
         let next: IteratorResult<OutputChunk> = first;
-        while (!next.done) {
-          streamBytes.inc({ mode }, next.value.data.length);
-          if (next.value.items > 0) streamItems.inc({ mode }, next.value.items);
-          yield next.value.data;
-          next = await source.next();
+        try {
+          while (!next.done) {
+            streamBytes.inc({ mode }, next.value.data.length);
+            if (next.value.items > 0) streamItems.inc({ mode }, next.value.items);
+            yield next.value.data;
+            next = await source.next();
+          }
+        } catch (e) {
+          request.log.error({ code: isFusionError(e) ? e.code : 'UNEXPECTED', err: errorMessage(e) }, 'command failed after the response started: connection reset');
+          await resetConnection(reply.raw.socket);
+          throw e;
         }
       }
       return reply
