@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { errorMessage, FusionError, isFusionError } from '../../core/errors';
+import { FusionError, isFusionError } from '../../core/errors';
 import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { runWithLogContext } from '../../observability/log-context';
 import type { CommandDispatcher, OutputChunk } from '../../queue/command-dispatcher';
@@ -33,8 +33,9 @@ export interface ProxyRouteOptions {
 /**
  * Ends a started response that failed with a TCP reset, never a clean close: over HTTP/1.0 (or
  * through a hop that speaks it) a clean close after the last byte reads as a complete answer; a
- * reset cannot. What was already written is flushed to the kernel first (a reset drops unsent
- * bytes), so the client still learns that the command started before it learns that it failed.
+ * reset cannot. Bytes still buffered get up to a second to reach the kernel first (a reset drops
+ * unsent bytes), so the client usually learns that the command started before it learns that it
+ * failed; either way it fails.
  */
 async function resetConnection(socket: Socket | null): Promise<void> {
   if (!socket || socket.destroyed) return;
@@ -130,7 +131,7 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
             next = await source.next();
           }
         } catch (e) {
-          request.log.error({ code: isFusionError(e) ? e.code : 'UNEXPECTED', err: errorMessage(e) }, 'command failed after the response started: connection reset');
+          // Fastify logs the error (with its code) once the stream fails; here only the reset.
           await resetConnection(reply.raw.socket);
           throw e;
         }
