@@ -134,6 +134,11 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
           // Fastify logs the error (with its code) once the stream fails; here only the reset.
           await resetConnection(reply.raw.socket);
           throw e;
+        } finally {
+          // The client left while this generator waited on it (the response stream was destroyed and
+          // closed us early): close the source too, so the dispatcher's clean-up runs now (cancel the
+          // command, free the worker slot, the run lock and the result stream) instead of at the timeout.
+          if (!next.done) await source.return(undefined).catch(() => undefined);
         }
       }
       return reply
