@@ -153,7 +153,7 @@ export class RedisTokenBucket implements RateLimiter {
         return Number(await this.redis.eval(lua, keys.length, ...keys, ...args));
       }
     } catch (e) {
-      throw new FusionError('QUEUE_UNAVAILABLE', `Redis is unavailable for the shared platform rate limiter: ${e instanceof Error ? e.message : String(e)}`, {
+      throw new FusionError('RATE_LIMITER_UNAVAILABLE', `Redis is unavailable for the shared platform rate limiter: ${e instanceof Error ? e.message : String(e)}`, {
         component: 'rate-limiter',
       });
     }

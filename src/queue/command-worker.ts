@@ -77,8 +77,14 @@ export class CommandWorker {
     const jobId = job.id ?? '';
     const keys = resultKeys(this.queueName, jobId);
     const controller = new AbortController();
+    // The api withdraws a job whose queuing it reported as failed (503: not run) or whose client
+    // left; if a worker took it first, it must not start it.
+    if ((await this.streamConnection.exists(keys.cancel).catch(() => 0)) === 1) {
+      await this.streamConnection.del(keys.stream, keys.cancel).catch(() => undefined);
+      this.opts.logger.info({ jobId }, 'job withdrawn by the api before it started; not run');
+      return;
+    }
     const writer = new ResultStreamWriter(this.streamConnection, keys, { ...this.streamOptions, signal: controller.signal });
-    // No cancel check here: a job cancelled while waiting was removed by the api, and the poller catches the rest.
     const entry: RunningJob = { controller, cancelKey: keys.cancel, cancelledByApi: false };
     this.running.set(jobId, entry);
     try {

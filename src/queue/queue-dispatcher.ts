@@ -21,6 +21,8 @@ export interface QueueDispatcherOptions {
   readerBlockMs?: number;
   /** How long the cancel key lives; a worker polls it much more often than that. */
   cancelTtlMs?: number;
+  /** How long a job whose queuing failed keeps being withdrawn while Redis does not answer. */
+  withdrawWindowMs?: number;
 }
 
 function unavailable(e: unknown): FusionError {
@@ -46,6 +48,7 @@ export class QueueDispatcher implements CommandDispatcher {
   private readonly queue: CommandQueue;
   private readonly pool: ReaderConnectionPool;
   private readonly cleanups = new Set<Promise<void>>();
+  private closing = false;
 
   constructor(private readonly opts: QueueDispatcherOptions) {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
@@ -63,6 +66,11 @@ export class QueueDispatcher implements CommandDispatcher {
     setQueueStatsSource(this.queue);
   }
 
+  /**
+   * A 503 (QUEUE_UNAVAILABLE) promises the command did not run: the reader connection is checked
+   * before the job is queued, and a job whose queuing failed is withdrawn (cancel key, removal)
+   * once Redis answers again. Once the job is queued, a lost reader is QUEUE_RESULT_LOST instead.
+   */
   async *dispatch(cmd: ProxyCommand, signal: AbortSignal): AsyncGenerator<OutputChunk> {
     await this.connected();
     const keys = resultKeys(this.queueName, cmd.requestId);
@@ -74,12 +82,15 @@ export class QueueDispatcher implements CommandDispatcher {
     }
     let completed = false;
     let healthy = true;
-    let enqueued = false;
+    const job: { queued: 'no' | 'yes' | 'maybe' } = { queued: 'no' };
     try {
       try {
         await withTimeout(this.queue.add(cmd), 5000, 'adding the job');
-        enqueued = true;
+        job.queued = 'yes';
       } catch (e) {
+        // The add may have reached Redis even though its answer did not reach us.
+        job.queued = 'maybe';
+        healthy = false;
         throw unavailable(e);
       }
       const reader = new ResultStreamReader(conn, this.redis, keys, {
@@ -92,19 +103,26 @@ export class QueueDispatcher implements CommandDispatcher {
       } catch (e) {
         if (!isFusionError(e)) {
           healthy = false;
-          throw unavailable(e);
+          throw new FusionError(
+            'QUEUE_RESULT_LOST',
+            `the command was queued, then its result could not be read from Redis (${errorMessage(e)}); it may have run: check before running it again`,
+            {},
+            { cause: e },
+          );
         }
         throw e;
       }
       completed = true;
     } finally {
       this.pool.release(conn, healthy);
-      if (enqueued) {
-        // Tracked so close() waits for it: a shutdown must not leave a started-for-nobody job in the queue.
-        const cleaning = this.cleanUp(cmd.requestId, keys, completed).finally(() => this.cleanups.delete(cleaning));
-        this.cleanups.add(cleaning);
-      }
+      if (job.queued !== 'no') this.track(this.cleanUp(cmd.requestId, keys, completed, job.queued === 'maybe'));
     }
+  }
+
+  /** close() waits for clean-ups: a shutdown must not leave a started-for-nobody job in the queue. */
+  private track(p: Promise<void>): void {
+    const cleaning = p.finally(() => this.cleanups.delete(cleaning));
+    this.cleanups.add(cleaning);
   }
 
   /** Fails fast while Redis is known to be down; waits briefly only for a first connection in progress. */
@@ -130,16 +148,26 @@ export class QueueDispatcher implements CommandDispatcher {
     throw unavailable(new Error(`connection is ${this.redis.status}`));
   }
 
-  private async cleanUp(jobId: string, keys: { stream: string; cancel: string }, completed: boolean): Promise<void> {
-    try {
-      if (!completed) {
-        // The worker polls this key and aborts the runner; a job still waiting is simply removed.
-        await this.redis.set(keys.cancel, '1', 'PX', this.opts.cancelTtlMs ?? 5 * 60 * 1000);
-        await this.queue.removeIfWaiting(jobId);
+  private async cleanUp(jobId: string, keys: { stream: string; cancel: string }, completed: boolean, retryUntilReachable: boolean): Promise<void> {
+    // A job whose queuing failed must be withdrawn even if Redis is down right now: try again
+    // until it answers (bounded), so the 503 already sent stays true.
+    const deadline = Date.now() + (retryUntilReachable ? (this.opts.withdrawWindowMs ?? 60_000) : 0);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (!completed) {
+          // The worker checks this key before it starts a job and polls it while it runs; a job still waiting is simply removed.
+          await this.redis.set(keys.cancel, '1', 'PX', this.opts.cancelTtlMs ?? 5 * 60 * 1000);
+          await this.queue.removeIfWaiting(jobId);
+        }
+        await this.redis.del(keys.stream);
+        return;
+      } catch (e) {
+        if (Date.now() >= deadline || this.closing) {
+          this.opts.logger.warn({ err: errorMessage(e), jobId }, 'could not clean up the job result');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(1000, 100 * 2 ** attempt)));
       }
-      await this.redis.del(keys.stream);
-    } catch (e) {
-      this.opts.logger.warn({ err: errorMessage(e) }, 'could not clean up the job result');
     }
   }
 
@@ -154,6 +182,7 @@ export class QueueDispatcher implements CommandDispatcher {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     setQueueStatsSource(undefined);
     await withTimeout(Promise.all([...this.cleanups]), 5000, 'cleaning up jobs').catch(() => undefined);
     await this.pool.close();

@@ -6,9 +6,28 @@ export interface ReaderConnection {
   clientId: number;
 }
 
+/** How long an idle connection may take to answer PING before it is replaced. */
+const HEALTH_CHECK_MS = 500;
+
+function pingWithin(redis: Redis, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    redis.ping().then(
+      (r) => r === 'PONG',
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Blocking reads (XREAD BLOCK) occupy a connection, so each waiting request gets one of its
- * own; idle ones are kept for the next request instead of reconnecting every time.
+ * own; idle ones are kept for the next request instead of reconnecting every time. An idle
+ * connection is checked (PING) before it is handed out: after a Redis restart the pooled ones
+ * are dead, and a request that found out only after its job was queued would answer 503 for a
+ * command that then runs.
  */
 export class ReaderConnectionPool {
   private readonly idle: ReaderConnection[] = [];
@@ -20,9 +39,17 @@ export class ReaderConnectionPool {
     private readonly maxIdle = 32,
   ) {}
 
+  /** Connections open now, idle or lent (metrics and tests). */
+  get size(): number {
+    return this.all.size;
+  }
+
+  /** A connection that answered PING just now. */
   async acquire(): Promise<ReaderConnection> {
-    const reused = this.idle.pop();
-    if (reused) return reused;
+    for (let reused = this.idle.pop(); reused; reused = this.idle.pop()) {
+      if (reused.redis.status === 'ready' && (await pingWithin(reused.redis, HEALTH_CHECK_MS))) return reused;
+      this.discard(reused.redis);
+    }
     const redis = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null, disconnectTimeout: 200 });
     redis.on('error', () => undefined);
     this.all.add(redis);

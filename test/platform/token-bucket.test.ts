@@ -143,11 +143,11 @@ describe('RedisTokenBucket (shared by every pod)', () => {
     expect(await b.tryAcquire()).toBeGreaterThan(2000);
   });
 
-  it('reports an unreachable Redis as QUEUE_UNAVAILABLE', async () => {
+  it('reports an unreachable Redis as RATE_LIMITER_UNAVAILABLE (a 500, not the 503 that says a command did not run)', async () => {
     const { Redis: RedisCtor } = await import('ioredis');
     const dead = new RedisCtor('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
     const b = new RedisTokenBucket({ redis: dead, tenant: 'acme', clientId: 'cid', requestsPerSecond: 1 });
-    await expect(b.tryAcquire()).rejects.toMatchObject({ code: 'QUEUE_UNAVAILABLE' });
+    await expect(b.tryAcquire()).rejects.toMatchObject({ code: 'RATE_LIMITER_UNAVAILABLE' });
     dead.disconnect();
   });
 });

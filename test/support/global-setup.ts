@@ -1,9 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { freePort } from './free-port';
-import { redisPing } from './redis-ping';
+import type { ChildProcess } from 'node:child_process';
+import { redisServerBinary, startOwnRedis, waitForPing } from './own-redis';
 
 /**
  * Provides a real Redis for the whole test run, in this order: REDIS_URL, a redis-server
@@ -16,43 +12,11 @@ declare global {
 }
 
 
-async function waitForPing(url: string, deadlineMs: number): Promise<boolean> {
-  const end = Date.now() + deadlineMs;
-  while (Date.now() < end) {
-    if (await redisPing(url, 300)) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return false;
-}
-
 async function spawnRedisServer(): Promise<string | undefined> {
-  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
-  const bin = found.stdout.trim();
-  if (found.status !== 0 || !bin) return undefined;
-  const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fusion-redis-'));
-  const child = spawn(
-    bin,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: 'ignore' },
-  );
-  const kill = (): void => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  };
-  process.on('exit', kill);
-  const url = `redis://127.0.0.1:${port}`;
-  if (!(await waitForPing(url, 5000))) {
-    kill();
-    throw new Error(`redis-server from ${bin} did not answer PING on port ${port} within 5 s`);
-  }
-  globalThis.__fusionRedis = {
-    child,
-    stop: async () => {
-      kill();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  return url;
+  if (!redisServerBinary()) return undefined;
+  const own = await startOwnRedis();
+  globalThis.__fusionRedis = { stop: () => own.stop() };
+  return own.url;
 }
 
 async function startContainer(): Promise<{ url?: string; why: string }> {
