@@ -6,6 +6,7 @@ import { sharedMemoryBucket } from './memory-token-bucket';
 import { rateLimitConfiguredRps } from './metrics';
 import { PlatformClient } from './platform-client';
 import { readPlatformSettings, type PlatformSettings } from './platform-settings';
+import { FallbackLimiter } from './fallback-limiter';
 import { HoldOnlyLimiter, type RateLimiter } from './rate-limiter';
 import { RedisTokenBucket } from './redis-token-bucket';
 import type { RetryPolicy } from './retry-policy';
@@ -22,6 +23,8 @@ export interface PlatformClientFactoryDeps {
   windowMs?: number;
   policy?: Partial<RetryPolicy>;
   onDispatch?: (endpoint: string) => void;
+  /** `cleanup`: a shared bucket that cannot be reached gives way to this process's own (see PlatformFactory). */
+  purpose?: 'command' | 'cleanup';
 }
 
 /** The tenant part of the bucket key: the API host, e.g. acme.api.identitynow.com. */
@@ -41,9 +44,14 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
   if (settings.enableQueue) {
     rateLimitConfiguredRps.set(settings.requestsPerSecond);
     const limits = { requestsPerSecond: settings.requestsPerSecond, windowMs: deps.windowMs };
-    limiter = deps.redis
-      ? new RedisTokenBucket({ redis: deps.redis, tenant, clientId: settings.clientId, keyPrefix: deps.keyPrefix, ...limits })
-      : sharedMemoryBucket(`${deps.keyPrefix ?? ''}${tenant}\u0000${settings.clientId}`, limits);
+    const local = (): RateLimiter => sharedMemoryBucket(`${deps.keyPrefix ?? ''}${tenant}\u0000${settings.clientId}`, limits);
+    if (deps.redis) {
+      const shared = new RedisTokenBucket({ redis: deps.redis, tenant, clientId: settings.clientId, keyPrefix: deps.keyPrefix, ...limits });
+      const redis = deps.redis;
+      limiter = deps.purpose === 'cleanup' ? new FallbackLimiter(shared, local(), deps.logger, () => redis.status === 'ready') : shared;
+    } else {
+      limiter = local();
+    }
     gate = new ConcurrencyGate(settings.maxConcurrentRequests);
   } else {
     limiter = new HoldOnlyLimiter();
@@ -53,5 +61,5 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
 
 /** The PlatformFactory the core commands receive: one client per command, sharing `redis`. */
 export function createPlatformFactory(deps: Pick<PlatformClientFactoryDeps, 'redis' | 'keyPrefix' | 'windowMs' | 'policy'> = {}): PlatformFactory {
-  return (config, ctx) => createPlatformClient(readPlatformSettings(config), { ...deps, logger: ctx.logger, signal: ctx.signal });
+  return (config, ctx) => createPlatformClient(readPlatformSettings(config), { ...deps, logger: ctx.logger, signal: ctx.signal, purpose: ctx.purpose });
 }

@@ -6,12 +6,14 @@ import type { ServerEnv } from './env';
 import { expectContinuePlugin } from './plugins/expect-continue';
 import { errorHandlerPlugin } from './plugins/error-handler';
 import { globalPlugin } from './plugins/global-plugin';
+import { drainingPlugin } from './plugins/draining';
 import { gracefulClosePlugin } from './plugins/graceful-close';
 import { httpMetricsPlugin } from './plugins/http-metrics';
 import { ProxyAuth } from './proxy-auth';
 import { healthRoutes, type ReadinessProbe } from './routes/health';
 import { metricsRoute } from './routes/metrics';
 import { proxyRoute } from './routes/proxy';
+import { ShutdownState } from './shutdown-state';
 
 export type AppEnv = Pick<
   ServerEnv,
@@ -25,6 +27,8 @@ export interface AppOptions {
   dispatcher?: CommandDispatcher;
   /** Defaults to the dispatcher. */
   probe?: ReadinessProbe;
+  /** The server's shutdown (startServer drains through it); a fresh one when absent. */
+  shutdown?: ShutdownState;
 }
 
 /** The api as a plugin of its dependencies (env, dispatcher); the logger belongs to the Fastify instance. */
@@ -32,8 +36,10 @@ export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions
   const { env, dispatcher } = opts;
   const probe = opts.probe ?? dispatcher;
   if (!probe) throw new Error('fusionApp needs a dispatcher or a readiness probe');
+  const shutdown = opts.shutdown ?? new ShutdownState();
   await app.register(errorHandlerPlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
-  await app.register(gracefulClosePlugin);
+  await app.register(gracefulClosePlugin, { state: shutdown });
+  await app.register(drainingPlugin, { state: shutdown });
   await app.register(expectContinuePlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
   // The wire contract is application/json only; anything else is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
@@ -48,6 +54,7 @@ export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions
     auth: new ProxyAuth(env.PROXY_PASSWORD, { maxFailures: env.AUTH_MAX_FAILURES, windowMs: env.AUTH_FAILURE_WINDOW_MS }),
     heartbeatIntervalMs: env.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 30_000,
+    shutdown,
   });
 }, 'fusion-app');
 

@@ -21,6 +21,10 @@ export interface ServerEnv {
   AUTH_MAX_FAILURES: number;
   AUTH_FAILURE_WINDOW_MS: number;
   SHUTDOWN_GRACE_MS: number;
+  /** BullMQ job lock of a worker (renewed every half of it): a dead worker's job is free once it lapses. */
+  WORKER_LOCK_MS: number;
+  /** How often workers look for jobs whose lock lapsed (a dead worker's). */
+  WORKER_STALLED_INTERVAL_MS: number;
   METRICS_ENABLED: boolean;
   /** Separate port for GET /metrics (then not served on PORT); unset = /metrics on PORT. */
   METRICS_PORT: number | undefined;
@@ -116,6 +120,8 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   AUTH_MAX_FAILURES: { default: 10, parse: int(1, 1_000_000), doc: 'failed passwords per address and window before 429' },
   AUTH_FAILURE_WINDOW_MS: { default: 60_000, parse: int(100, 24 * 3600 * 1000), doc: 'window of AUTH_MAX_FAILURES' },
   SHUTDOWN_GRACE_MS: { default: 30_000, parse: int(0, 3600 * 1000), doc: 'on SIGTERM, how long running commands may finish' },
+  WORKER_LOCK_MS: { default: 30_000, parse: int(5_000, 3600 * 1000), doc: 'job lock of a worker, renewed every half of it; a killed worker\'s job is noticed within WORKER_LOCK_MS + WORKER_STALLED_INTERVAL_MS' },
+  WORKER_STALLED_INTERVAL_MS: { default: 10_000, parse: int(1_000, 3600 * 1000), doc: 'how often workers check for jobs whose lock lapsed (a dead worker\'s); each check is one Redis script' },
   METRICS_ENABLED: { default: true, parse: bool, doc: 'serve GET /metrics' },
   METRICS_PORT: { parse: int(0, 65535), doc: 'TCP port of a second listener serving only GET /metrics (then PORT does not); unset or equal to PORT = /metrics on PORT' },
   TRUST_PROXY: { default: false, parse: trustProxy, doc: 'trust X-Forwarded-For from these proxies (client address for the auth throttle and logs)' },

@@ -8,6 +8,7 @@ import { QueueDispatcher } from '../queue/queue-dispatcher';
 import { buildApp } from './app';
 import { EmbeddedDispatcher } from './embedded-dispatcher';
 import type { ServerEnv } from './env';
+import { ShutdownState } from './shutdown-state';
 import { separateMetricsPort, startMetricsListener, type MetricsListener } from './metrics-server';
 
 export interface RunningServer {
@@ -44,6 +45,8 @@ export async function startServer(env: ServerEnv, deps: { runner: CommandRunner;
         logger,
         concurrency: env.WORKER_CONCURRENCY,
         queueName: env.QUEUE_NAME,
+        lockDurationMs: env.WORKER_LOCK_MS,
+        stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
         stream: {
           progressIntervalMs: Math.max(5, Math.min(1000, Math.floor(env.REQUEST_TIMEOUT_MS / 4))),
           readerIdleTimeoutMs: env.REQUEST_TIMEOUT_MS,
@@ -63,7 +66,9 @@ export async function startServer(env: ServerEnv, deps: { runner: CommandRunner;
     dispatcher = new EmbeddedDispatcher({ runner, logger, concurrency: env.WORKER_CONCURRENCY, requestTimeoutMs: env.REQUEST_TIMEOUT_MS });
   }
   const metricsPort = separateMetricsPort(env);
+  const shutdown = new ShutdownState();
   const app = await buildApp({
+    shutdown,
     env: { ...env, PROXY_PASSWORD: serveApi ? env.PROXY_PASSWORD : undefined, METRICS_ENABLED: env.METRICS_ENABLED && metricsPort === undefined },
     dispatcher,
     probe: dispatcher ?? worker,
@@ -75,7 +80,12 @@ export async function startServer(env: ServerEnv, deps: { runner: CommandRunner;
     closing ??= (async () => {
       try {
         // Api and worker close together: open streams may be waiting on jobs this worker runs.
-        await Promise.all([app.close(), worker?.close(env.SHUTDOWN_GRACE_MS)]);
+        // The api drains first (new requests answered 503, open streams go on), then stops listening.
+        const api = async (): Promise<void> => {
+          await shutdown.drain(env.SHUTDOWN_GRACE_MS);
+          await app.close();
+        };
+        await Promise.all([api(), worker?.close(env.SHUTDOWN_GRACE_MS)]);
         await dispatcher?.close();
       } finally {
         // Last, so a draining pod can still be scraped.

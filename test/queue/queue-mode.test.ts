@@ -183,6 +183,15 @@ describe('queue mode', () => {
     });
   });
 
+  it('gives BullMQ the lock and stall settings of the environment (WORKER_LOCK_MS, WORKER_STALLED_INTERVAL_MS)', async () => {
+    const h = await startHarness('queue', { ROLE: 'worker', PROXY_PASSWORD: '', WORKER_LOCK_MS: '8000', WORKER_STALLED_INTERVAL_MS: '2000' });
+    try {
+      expect(h.server.worker!.worker.opts).toMatchObject({ lockDuration: 8000, stalledInterval: 2000 });
+    } finally {
+      await h.close();
+    }
+  });
+
   it('serves only probes and metrics on a worker-only process', async () => {
     const h = await startHarness('queue', { ROLE: 'worker', PROXY_PASSWORD: '' });
     try {
@@ -191,6 +200,8 @@ describe('queue mode', () => {
       expect((await h.server.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
       const res = await post(`${h.base}/proxy`, commandBody());
       expect(res.status).toBe(404);
+      // How soon a dead worker's job is noticed is the operator's: BullMQ gets the environment's values.
+      expect(h.server.worker!.worker.opts).toMatchObject({ lockDuration: 30_000, stalledInterval: 10_000 });
     } finally {
       await h.close();
     }

@@ -47,6 +47,8 @@ describe('server environment', () => {
     [{ METRICS_PORT: '-1' }, /METRICS_PORT must be a whole number/],
     [{ METRICS_PORT: '65536' }, /METRICS_PORT must be between 0 and 65535/],
     [{ TRUST_PROXY: 'the ingress' }, /TRUST_PROXY must be true, false, a number of proxy hops/],
+    [{ WORKER_LOCK_MS: '1000' }, /WORKER_LOCK_MS must be between 5000 and 3600000/],
+    [{ WORKER_STALLED_INTERVAL_MS: 'often' }, /WORKER_STALLED_INTERVAL_MS must be a whole number/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(problem(env)).toMatch(message);
   });
@@ -60,6 +62,11 @@ describe('server environment', () => {
     expect(loadEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
     expect(loadEnv({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
     expect(loadEnv({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).TRUST_PROXY).toBe('10.0.0.0/8, 127.0.0.1');
+  });
+
+  it('settles how soon a dead worker is noticed: WORKER_LOCK_MS 30 s and WORKER_STALLED_INTERVAL_MS 10 s by default', () => {
+    expect(loadEnv({})).toMatchObject({ WORKER_LOCK_MS: 30_000, WORKER_STALLED_INTERVAL_MS: 10_000 });
+    expect(loadEnv({ WORKER_LOCK_MS: '8000', WORKER_STALLED_INTERVAL_MS: '2000' })).toMatchObject({ WORKER_LOCK_MS: 8000, WORKER_STALLED_INTERVAL_MS: 2000 });
   });
 
   it('accepts a worker with a job key and no password', () => {

@@ -21,6 +21,33 @@ describe.each(MODES)('shutdown (SIGTERM path), %s mode', (mode) => {
     expect(h.runner.executions[0]!.finished).toBe(false);
   });
 
+  it('answers new requests 503 SERVER_SHUTTING_DOWN (not a refused connection) while open streams finish, /readyz 503, /healthz 200', async () => {
+    const h = await startHarness(mode, { SHUTDOWN_GRACE_MS: '60000' });
+    // A stream that is under way and ends only when the test says so (it is cancelled by nothing else).
+    const open = post(`${h.base}/proxy`, commandBody({ items: 3, gateAfterItems: 1, gate: 'finish' }));
+    await h.runner.waitFor((e) => e[0]?.emitted === 1);
+    const closing = h.server.close();
+    try {
+      const late = await post(`${h.base}/proxy`, commandBody({ items: 1 }));
+      expect(late.status).toBe(503);
+      expect(JSON.parse(late.body)).toEqual({ error: expect.stringMatching(/shutting down.*run the command again/), code: 'SERVER_SHUTTING_DOWN' });
+      expect(late.headers.connection).toBe('close');
+      const ready = await fetch(`${h.base}/readyz`);
+      expect(ready.status).toBe(503);
+      const live = await fetch(`${h.base}/healthz`);
+      expect(live.status).toBe(200);
+      // The late command never ran; the open one finishes whole.
+      h.runner.release('finish');
+      const res = await open;
+      expect(res.complete).toBe(true);
+      expect(ndjsonItems(res.body)).toHaveLength(3);
+      expect(h.runner.executions).toHaveLength(1);
+    } finally {
+      await closing;
+      await h.redis?.quit();
+    }
+  });
+
   it('answers 503 "shutting down" to a command still waiting for a slot when the grace ends', async () => {
     // One slot, taken by a command that never ends: the second request waits (embedded: for a
     // slot; queue with ROLE=api: in the queue, no worker at all).

@@ -24,6 +24,9 @@ export interface Script {
   failMessage?: string;
   /** After this many items, wait until cancelled. */
   hangAfterItems?: number;
+  /** After this many items, wait until the test calls `release(gate)` (or the command is cancelled). */
+  gateAfterItems?: number;
+  gate?: string;
 }
 
 export interface Execution {
@@ -61,6 +64,13 @@ function sleep(ms: number, ctx: CommandContext, progressEveryMs?: number): Promi
 export class ScriptedRunner {
   readonly executions: Execution[] = [];
   private waiters: Array<() => void> = [];
+  private readonly opened = new Set<string>();
+
+  /** Lets every command waiting on `gate` go on. */
+  release(gate: string): void {
+    this.opened.add(gate);
+    this.changed();
+  }
 
   readonly runner: CommandRunner = (type, input, config, ctx) => this.run(type, input, config, ctx);
 
@@ -112,6 +122,10 @@ export class ScriptedRunner {
       for (let i = 0; i < n; i++) {
         if (s.failAfterItems !== undefined && i === s.failAfterItems) throw new Error(s.failMessage ?? 'scripted failure');
         if (s.hangAfterItems !== undefined && i === s.hangAfterItems) await sleep(3_600_000, ctx);
+        if (s.gateAfterItems !== undefined && i === s.gateAfterItems) {
+          await this.waitFor(() => this.opened.has(s.gate ?? '') || ctx.signal.aborted, 3_600_000);
+          if (ctx.signal.aborted) throw new FusionError('COMMAND_CANCELLED', 'cancelled');
+        }
         if (i > 0 && s.delayBetweenMs) await sleep(s.delayBetweenMs, ctx, s.progressEveryMs);
         exec.emitted += 1;
         yield type === 'std:test-connection' ? { status: 'ok', i } : { i, pad };

@@ -45,6 +45,8 @@ export async function enterRun(
   const held: HeldLock | undefined = await holdRunLock(lock, key, runId, {
     ttlMs: args.ttlMs,
     onLost: () => logger.error({ source: source.name }, 'The aggregation lost its run lock (renewal failed); another run may start'),
+    onReleaseFailed: (e) =>
+      logger.warn({ source: source.name, err: e instanceof Error ? e.message : String(e), ttlMs: args.ttlMs }, 'Could not release the run lock; it frees itself within its TTL'),
   });
   if (!held) {
     lockAttempts.inc({ result: 'busy' });
@@ -107,12 +109,15 @@ export async function enterRun(
       try {
         // The command's session stops every call once its signal aborts (cancel, timeout): a
         // cancelled run clears its flag through a session of its own.
+        // A failed run's session may be the reason it failed (the shared rate limiter lost Redis,
+        // the platform briefly refused): whatever stopped the first try, once more, detached,
+        // whose limiter falls back to this process's budget.
         const clear = (p: PlatformPort) => p.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null });
         try {
           await clear(opts.signal?.aborted && args.detached ? args.detached() : platform);
         } catch (e) {
-          // Aborted while clearing: once more, detached.
-          if (!opts.signal?.aborted || !args.detached) throw e;
+          if (!args.detached) throw e;
+          logger.warn({ source: source.name, err: e instanceof Error ? e.message : String(e) }, 'Could not clear the processing flag; trying again on a clean-up session');
           await clear(args.detached());
         }
       } finally {

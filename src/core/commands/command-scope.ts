@@ -34,7 +34,7 @@ export async function* withScope<T>(deps: CoreDeps, raw: Record<string, unknown>
   const scoped: CommandContext = { ...ctx, logger };
   const platform = deps.platform(raw, { signal: ctx.signal, logger });
   let cleanup: PlatformSession | undefined;
-  const detached = (): PlatformSession => (cleanup ??= deps.platform(raw, { signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS), logger }));
+  const detached = (): PlatformSession => (cleanup ??= deps.platform(raw, { signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS), logger, purpose: 'cleanup' }));
   try {
     yield* body({ config, ctx: scoped, platform, detached });
   } catch (e) {

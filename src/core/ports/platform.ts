@@ -120,4 +120,15 @@ export interface PlatformSession extends PlatformPort {
  * clientSecret and the API-use settings). `src/platform` provides it; the core only calls it.
  * Throws FusionError CONFIG_INVALID for bad settings.
  */
-export type PlatformFactory = (config: Record<string, unknown>, ctx: { signal: AbortSignal; logger: Logger }) => PlatformSession;
+export type PlatformFactory = (
+  config: Record<string, unknown>,
+  ctx: {
+    signal: AbortSignal;
+    logger: Logger;
+    /**
+     * `cleanup`: the few calls that take a run's processing flag down. They must get through even
+     * while the shared rate limiter (Redis) is down, so they fall back to this process's budget.
+     */
+    purpose?: 'command' | 'cleanup';
+  },
+) => PlatformSession;

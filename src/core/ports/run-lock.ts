@@ -62,6 +62,8 @@ export interface HoldOptions {
   /** Renewal period; defaults to a third of the TTL. */
   renewEveryMs?: number;
   onLost?: () => void;
+  /** The lock could not be released; it expires within ttlMs. */
+  onReleaseFailed?: (e: unknown) => void;
 }
 
 /**
@@ -100,7 +102,9 @@ export async function holdRunLock(lock: RunLock, key: string, token: string, opt
     async release() {
       stopped = true;
       clearInterval(timer);
-      await lock.release(key, token);
+      // A release that fails (Redis unreachable) must not replace the run's own outcome: the lock
+      // is no longer renewed, so it frees itself within its TTL.
+      await lock.release(key, token).catch((e: unknown) => opts.onReleaseFailed?.(e));
     },
   };
 }

@@ -9,6 +9,7 @@ import { withHeartbeat } from '../heartbeat';
 import { activeStreams, streamBytes, streamItems } from '../metrics';
 import type { ProxyAuth } from '../proxy-auth';
 import { readProxyBody, toProxyCommand } from '../proxy-request';
+import type { ShutdownState } from '../shutdown-state';
 
 /**
  * Marks an error raised while the command ran, so the error handler answers 500 whatever its
@@ -28,6 +29,8 @@ export interface ProxyRouteOptions {
   heartbeatIntervalMs: number;
   /** Once the server is closing, how long open streams may go on before they are aborted. */
   shutdownGraceMs: number;
+  /** Open commands are tracked here, so the server's drain can wait for them and stop the rest. */
+  shutdown: ShutdownState;
 }
 
 /**
@@ -51,10 +54,6 @@ async function resetConnection(socket: Socket | null): Promise<void> {
   if (!socket.destroyed) socket.resetAndDestroy();
 }
 
-function shuttingDown(): FusionError {
-  return new FusionError('SERVER_SHUTTING_DOWN', 'the proxy server is shutting down and stopped this command before it finished; run the command again');
-}
-
 /**
  * POST <PROXY_PATH>: authenticate, validate, dispatch, stream NDJSON. The first chunk (or a
  * heartbeat) is awaited before the status line is written, so a command that fails at once
@@ -62,14 +61,12 @@ function shuttingDown(): FusionError {
  * chunk) and the client cannot mistake a partial result for a complete one.
  */
 export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opts) => {
-  // Open requests, so a shutdown can end them: a job nobody will start (its worker is stopping too)
-  // or a long aggregation must not hold the process past its grace period.
-  const open = new Set<AbortController>();
+  // Open requests are tracked so a shutdown can end them: a job nobody will start (its worker is
+  // stopping too) or a long aggregation must not hold the process past its grace period. A close
+  // without a drain first (tests, embedding) still gets the grace period.
   let graceTimer: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
-    graceTimer = setTimeout(() => {
-      for (const c of open) c.abort(shuttingDown());
-    }, opts.shutdownGraceMs);
+    graceTimer = setTimeout(() => opts.shutdown.stopAll(), opts.shutdownGraceMs);
     graceTimer.unref();
   });
   app.addHook('onClose', async () => clearTimeout(graceTimer));
@@ -99,9 +96,9 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
     const cmd = toProxyCommand(shape, request.id);
     return runWithLogContext({ requestId: request.id, command: cmd.type }, async () => {
       const controller = new AbortController();
-      open.add(controller);
+      const untrack = opts.shutdown.track(controller);
       reply.raw.on('close', () => {
-        open.delete(controller);
+        untrack();
         if (!reply.raw.writableFinished) controller.abort();
       });
       // The client may have gone while the body was read and checked: 'close' has fired already.
