@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { CommandType } from '../core/command-types';
 import { FusionError, isFusionError } from '../core/errors';
 import { silentLogger, type Logger } from '../core/ports/logger';
-import { displayUrl, networkError, redact, statusError } from './proxy-errors';
+import { displayUrl, networkError, redact, statusError, streamFailedError } from './proxy-errors';
 import { ResponseFormatError, ResponseParser } from './response-parser';
 
 /** One item of a command's output, exactly as the proxy server sent it. */
@@ -219,6 +219,8 @@ export async function* proxyItems(opts: ProxyRequestOptions): AsyncGenerator<Pro
         for (const ev of parser.push(chunk)) {
           if (ev.kind === 'heartbeat') {
             opts.onHeartbeat?.();
+          } else if (ev.kind === 'server-error') {
+            throw streamFailedError(ev.error, { url: shownUrl, type, secrets, items });
           } else {
             items += 1;
             yield ev.item;
@@ -262,6 +264,16 @@ export async function* proxyItems(opts: ProxyRequestOptions): AsyncGenerator<Pro
       throw networkError(e, { ...errCtx, phase: 'response' });
     }
 
+    if (items === 0 && type === 'std:account:list' && closeDelimited(res)) {
+      // No length and no chunks: the body ended where the connection closed. A hop that turned the
+      // server's reset into a clean close would look exactly like this, and an empty account list
+      // taken as complete makes the platform delete every account of the source.
+      throw new FusionError(
+        'PROXY_STREAM_ABORTED',
+        `The proxy server at ${shownUrl} (or a hop in front of it) answered ${type} with no accounts in a response without length or chunks (HTTP/1.0 framing), which cannot be told from one that was broken off; it was not accepted. Speak HTTP/1.1 end to end (nginx: proxy_http_version 1.1).`,
+        { url: shownUrl, command: type, httpVersion: res.httpVersion },
+      );
+    }
     if (items === 0) {
       logger.warn(
         { url: shownUrl, command: type, bytes },
@@ -300,6 +312,11 @@ export async function invokeProxy(opts: ProxyRequestOptions, onItem: (item: Prox
 
 function cancelled(url: string, type: string): FusionError {
   return new FusionError('COMMAND_CANCELLED', `The call of ${type} on the proxy server at ${url} was cancelled`, { url, command: type });
+}
+
+/** A body that ends where the connection closes (HTTP/1.0 framing): nothing in it says whether it is complete. */
+function closeDelimited(res: IncomingMessage): boolean {
+  return res.headers['content-length'] === undefined && !/\bchunked\b/i.test(headerValue(res.headers['transfer-encoding']) ?? '');
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

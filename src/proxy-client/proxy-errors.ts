@@ -177,3 +177,21 @@ export function statusError(status: number, body: string, ctx: { url: string; ty
   const code: FusionErrorCode = serverCode && serverCode !== 'UNEXPECTED' && ERROR_CODES[serverCode].origin !== 'proxy-client' ? serverCode : 'PROXY_SERVER_ERROR';
   return new FusionError(code, `The proxy server at ${ctx.url} failed to run ${ctx.type} (HTTP ${status}): ${message}. ${hint}`, { ...details, ...(serverCode ? { serverCode } : {}) });
 }
+
+/**
+ * A started response the server broke off, with the reason it gave in its last line
+ * (stream-error-line.ts): the server's own code when it is one of ours, so retry decisions and the
+ * platform's error type stay those of the real cause.
+ */
+export function streamFailedError(
+  line: { code: string; error: string },
+  ctx: { url: string; type: string; secrets: readonly string[]; items: number },
+): FusionError {
+  const message = redact(line.error, ctx.secrets).replace(/[.\s]+$/, '');
+  const known = isErrorCode(line.code) && line.code !== 'UNEXPECTED' && ERROR_CODES[line.code].origin !== 'proxy-client' ? line.code : undefined;
+  return new FusionError(
+    known ?? 'PROXY_STREAM_ABORTED',
+    `The proxy server at ${ctx.url} failed ${ctx.type} after ${ctx.items} item(s) had been sent: ${message}. The result is incomplete and was not accepted.`,
+    { url: ctx.url, command: ctx.type, itemsBeforeFailure: ctx.items, serverCode: line.code, phase: 'stream' },
+  );
+}

@@ -7,9 +7,11 @@
  * never occur inside a multi-byte UTF-8 sequence, and an item is only decoded once complete,
  * so a character split across two chunks is never decoded in halves.
  */
+import { parseStreamErrorLine, type StreamErrorLine } from '../errors/stream-error-line';
+
 export type ParsedItem = Record<string, unknown>;
 
-export type ParseEvent = { kind: 'item'; item: ParsedItem } | { kind: 'heartbeat' };
+export type ParseEvent = { kind: 'item'; item: ParsedItem } | { kind: 'heartbeat' } | { kind: 'server-error'; error: StreamErrorLine };
 
 /** `invalid`: not a JSON array or NDJSON of objects. `truncated`: the body stopped too early. */
 export class ResponseFormatError extends Error {
@@ -33,6 +35,7 @@ export const DEFAULT_MAX_ITEM_BYTES = 16 * 1024 * 1024;
 const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/jsonlines']);
 
 const LF = 0x0a;
+const HASH = 0x23;
 const CR = 0x0d;
 const SPACE = 0x20;
 const TAB = 0x09;
@@ -201,6 +204,11 @@ export class ResponseParser {
         this.mode = this.ndjsonDeclared ? 'ndjson' : 'single-or-ndjson';
         return i;
       }
+      // A stream that failed before its first item but after a heartbeat: its closing error line.
+      if (b === HASH && this.ndjsonDeclared) {
+        this.mode = 'ndjson';
+        return i;
+      }
       throw new ResponseFormatError('invalid', `the body starts with ${describeByte(b)}; expected "[" (a JSON array) or "{" (NDJSON)`);
     }
     this.started = this.started || i > from;
@@ -244,6 +252,11 @@ export class ResponseParser {
       try {
         value = JSON.parse(line.toString('utf8'));
       } catch {
+        const serverError = line[0] === HASH ? parseStreamErrorLine(line.toString('utf8')) : undefined;
+        if (serverError) {
+          out.push({ kind: 'server-error', error: serverError });
+          continue;
+        }
         throw new ResponseFormatError('invalid', `line ${this.lineNumber} is not valid JSON${excerpt(line)}`);
       }
       this.acceptLine(checkItem(value, `line ${this.lineNumber}`), out);

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { FusionError, type FusionErrorCode } from '../../src/core/errors';
 import { invokeProxy, type ProxyItem, type ProxyRequestOptions } from '../../src/proxy-client';
 import {
@@ -353,5 +354,46 @@ describe('proxy client: options and cancellation', () => {
       }),
     ).rejects.toThrow('platform refused the item');
     await serverSawClose;
+  });
+});
+
+/**
+ * HTTP/1.0 framing (#10 item 1): no Content-Length, no chunks, the body ends where the connection
+ * closes. The client cannot tell a clean close from a hop that swallowed the server's reset.
+ */
+describe('proxy client: close-delimited (HTTP/1.0) responses', () => {
+  async function http10Server(body: string): Promise<string> {
+    const srv = net.createServer((socket) => {
+      socket.once('data', () => {
+        socket.end(`HTTP/1.0 200 OK\r\nContent-Type: application/x-ndjson\r\n\r\n${body}`);
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    servers.push({ url: '', close: () => new Promise<void>((r) => srv.close(() => r())) } as unknown as TestServer);
+    return `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}/`;
+  }
+
+  it('refuses an account list of heartbeats only: an empty list taken as complete deletes every account', async () => {
+    const url = await http10Server('\n\n\n');
+    await expectFailure(options(url), 'PROXY_STREAM_ABORTED', /no accounts in a response without length or chunks.*cannot be told from one that was broken off.*proxy_http_version 1\.1/);
+  });
+
+  it('accepts items it cannot check (documented), and an empty answer to a command other than the account list', async () => {
+    const withItems = await run(options(await http10Server('\n{"identity":"a"}\n{"identity":"b"}\n')));
+    expect(withItems.error).toBeUndefined();
+    expect(withItems.items).toHaveLength(2);
+    const schema = await run(options(await http10Server('\n'), { type: 'std:entitlement:list' }));
+    expect(schema.error).toBeUndefined();
+  });
+
+  it('reads the closing error line of a broken-off stream and raises the server\'s code with its message', async () => {
+    const url = await http10Server('{"identity":"a"}\n#fusion-error {"code":"PLATFORM_RATE_LIMITED","error":"the platform kept answering 429"}\n');
+    const { items } = await expectFailure(options(url), 'PLATFORM_RATE_LIMITED', /failed std:account:list after 1 item\(s\) had been sent: the platform kept answering 429\. The result is incomplete/);
+    expect(items).toHaveLength(1);
+  });
+
+  it('a closing error line with a code it does not know is PROXY_STREAM_ABORTED, and a malformed one is invalid JSON', async () => {
+    await expectFailure(options(await http10Server('#fusion-error {"code":"SOMETHING_NEW","error":"x"}\n')), 'PROXY_STREAM_ABORTED', /after 0 item\(s\) had been sent: x/);
+    await expectFailure(options(await http10Server('#fusion-error not json\n')), 'PROXY_BAD_RESPONSE', /line 1 is not valid JSON/);
   });
 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Redis } from 'ioredis';
+import { parseStreamErrorLine, type StreamErrorLine } from '../../src/errors/stream-error-line';
 import { createLogger } from '../../src/observability/logger';
 import { loadEnv, type ServerEnv } from '../../src/server/env';
 import { startServer, type RunningServer } from '../../src/server/server';
@@ -131,11 +132,21 @@ export function rawRequest(url: string, body: unknown, httpVersion: '1.0' | '1.1
   });
 }
 
+/** The items of an NDJSON body; the server's closing error line (if any) is not an item, see streamError(). */
 export function ndjsonItems(body: string): unknown[] {
   return body
     .split('\n')
-    .filter((l) => l.trim() !== '')
+    .filter((l) => l.trim() !== '' && parseStreamErrorLine(l) === undefined)
     .map((l) => JSON.parse(l) as unknown);
+}
+
+/** The error line a broken-off response ended with, if it arrived. */
+export function streamError(body: string): StreamErrorLine | undefined {
+  for (const l of body.split('\n')) {
+    const e = parseStreamErrorLine(l);
+    if (e) return e;
+  }
+  return undefined;
 }
 
 export const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,4 +1,4 @@
-import { CLIENT_SECRET, PASSWORD, commandBody, delay, ndjsonItems, post, rawRequest, startHarness, type Harness, type Mode } from './harness';
+import { CLIENT_SECRET, PASSWORD, commandBody, delay, ndjsonItems, post, rawRequest, startHarness, streamError, type Harness, type Mode } from './harness';
 
 const MODES: Mode[] = ['embedded', 'queue'];
 
@@ -102,6 +102,13 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
     expect(JSON.parse(res.body)).toEqual({ error: 'platform said no', code: 'PROXY_SERVER_ERROR' });
   });
 
+  it('never lets a secret quoted in an error after the first item reach the client (the closing error line)', async () => {
+    const res = await post(url, commandBody({ items: 3, failAfterItems: 1, failMessage: `token refresh failed: client_secret=${CLIENT_SECRET}` }));
+    expect(res.complete).toBe(false);
+    expect(streamError(res.body)).toEqual({ code: 'PROXY_SERVER_ERROR', error: 'token refresh failed: client_secret=[redacted]' });
+    expect(res.body).not.toContain(CLIENT_SECRET);
+  });
+
   it('never lets a secret quoted in a command error reach the client or the logs', async () => {
     const res = await post(url, commandBody({ failBeforeFirst: `token request failed: client_secret=${CLIENT_SECRET}` }));
     expect(res.status).toBe(500);
@@ -119,8 +126,13 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
   });
 
   it('over HTTP/1.0 (no chunked encoding) a failure after the first item is a reset, a success a clean close', async () => {
-    const failed = await rawRequest(url, commandBody({ items: 5, failAfterItems: 2, delayBetweenMs: 20 }), '1.0');
+    const failed = await rawRequest(url, commandBody({ items: 5, failAfterItems: 2, delayBetweenMs: 20, failMessage: 'source HR went away' }), '1.0');
     expect(failed.reset).toBe(true);
+    // Before the reset, the reason, in a line a JSON parser refuses (so no client takes it for an item).
+    const body = failed.raw.slice(failed.raw.indexOf('\r\n\r\n') + 4);
+    expect(streamError(body)).toEqual({ code: 'PROXY_SERVER_ERROR', error: 'source HR went away' });
+    expect(body.trimEnd().split('\n').at(-1)).toMatch(/^#fusion-error /);
+    expect(() => JSON.parse(body.trimEnd().split('\n').at(-1)!)).toThrow(SyntaxError);
     const ok = await rawRequest(url, commandBody({ items: 2 }), '1.0');
     expect(ok.reset).toBe(false);
     expect(ok.raw).toMatch(/^HTTP\/1\.1 200/);

@@ -5,7 +5,9 @@
  * hand its client a well-terminated, short response.
  */
 import { startNginx, type RunningNginx } from '../support/nginx';
-import { commandBody, startHarness, type Harness, type Mode } from './harness';
+import { isFusionError } from '../../src/core/errors';
+import { invokeProxy } from '../../src/proxy-client';
+import { PASSWORD, commandBody, startHarness, type Harness, type Mode } from './harness';
 
 describe.each<Mode>(['embedded', 'queue'])('behind nginx (default proxy_http_version 1.0), %s mode', (mode) => {
   let h: Harness;
@@ -27,6 +29,22 @@ describe.each<Mode>(['embedded', 'queue'])('behind nginx (default proxy_http_ver
     expect(res.status).toBe(200);
     const lines = (await res.text()).split('\n').filter((l) => l.trim());
     expect(lines).toHaveLength(50);
+  });
+
+  it('our proxy client behind nginx fails the command (the reason line may not survive nginx\'s buffering)', async () => {
+    const seen: unknown[] = [];
+    const err = await invokeProxy(
+      { url: `${nginx.url}/proxy`, password: PASSWORD, type: 'std:account:list', input: { script: { items: 50, itemBytes: 200, failAfterItems: 5, delayBetweenMs: 5, failMessage: 'source HR went away' } }, config: commandBody().config as Record<string, unknown> },
+      (item) => void seen.push(item),
+    ).catch((e: unknown) => e);
+    // nginx drops what it still buffers when the upstream resets, often the closing error line with it:
+    // then the client knows that it failed but not why. Never a success.
+    expect(isFusionError(err)).toBe(true);
+    const { code, message } = err as { code: string; message: string };
+    expect(['PROXY_SERVER_ERROR', 'PROXY_STREAM_ABORTED']).toContain(code);
+    if (code === 'PROXY_SERVER_ERROR') expect(message).toContain('source HR went away');
+    expect(message).toMatch(/incomplete and was not accepted/);
+    expect(seen.length).toBeLessThanOrEqual(5);
   });
 
   it('a command that fails after its first item is a failed read for the client behind nginx (Node fetch)', async () => {

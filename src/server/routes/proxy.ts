@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { FusionError, isFusionError } from '../../core/errors';
+import { FusionError, errorMessage, isFusionError } from '../../core/errors';
+import { formatStreamErrorLine } from '../../errors/stream-error-line';
 import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { runWithLogContext } from '../../observability/log-context';
 import type { CommandDispatcher, OutputChunk } from '../../queue/command-dispatcher';
@@ -128,7 +129,11 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
             next = await source.next();
           }
         } catch (e) {
-          // Fastify logs the error (with its code) once the stream fails; here only the reset.
+          // Why it failed, as a last line only our client reads (see stream-error-line.ts); it is
+          // handed on only if the client still reads. Fastify logs the error (with its code) once
+          // the stream fails; here only the line and the reset.
+          const code = isFusionError(e) ? e.code : 'UNEXPECTED';
+          yield formatStreamErrorLine({ code, error: errorMessage(e) || 'the command failed' });
           await resetConnection(reply.raw.socket);
           throw e;
         } finally {
