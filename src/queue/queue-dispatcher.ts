@@ -171,6 +171,11 @@ export class QueueDispatcher implements CommandDispatcher {
     }
   }
 
+  /** Reader connections in use by open requests (tests, fault suite): each returns to the pool when its request ends. */
+  get readersInUse(): number {
+    return this.pool.lent;
+  }
+
   async ready(): Promise<Readiness> {
     if (this.redis.status !== 'ready') return { ok: false, reason: `redis connection is ${this.redis.status}` };
     try {

@@ -33,6 +33,7 @@ export class ReaderConnectionPool {
   private readonly idle: ReaderConnection[] = [];
   private readonly all = new Set<Redis>();
   private closed = false;
+  private lentOut = 0;
 
   constructor(
     private readonly url: string,
@@ -44,8 +45,19 @@ export class ReaderConnectionPool {
     return this.all.size;
   }
 
+  /** Connections handed out and not yet released (tests, fault suite). */
+  get lent(): number {
+    return this.lentOut;
+  }
+
   /** A connection that answered PING just now. */
   async acquire(): Promise<ReaderConnection> {
+    const conn = await this.connect();
+    this.lentOut += 1;
+    return conn;
+  }
+
+  private async connect(): Promise<ReaderConnection> {
     for (let reused = this.idle.pop(); reused; reused = this.idle.pop()) {
       if (reused.redis.status === 'ready' && (await pingWithin(reused.redis, HEALTH_CHECK_MS))) return reused;
       this.discard(reused.redis);
@@ -64,6 +76,7 @@ export class ReaderConnectionPool {
   }
 
   release(conn: ReaderConnection, healthy: boolean): void {
+    this.lentOut -= 1;
     if (!healthy || this.closed || this.idle.length >= this.maxIdle || conn.redis.status !== 'ready') {
       this.discard(conn.redis);
       return;

@@ -7,6 +7,11 @@ export class SlotPool {
 
   constructor(private readonly size: number) {}
 
+  /** Slots held now. */
+  get inUse(): number {
+    return this.used;
+  }
+
   /** Acquirers waiting for a slot. */
   get waiting(): number {
     return this.waiters.length;

@@ -19,7 +19,7 @@ export interface EmbeddedDispatcherOptions {
 export class EmbeddedDispatcher implements CommandDispatcher {
   readonly mode = 'embedded' as const;
   private readonly slots: SlotPool;
-  private readonly running = new Set<Promise<unknown>>();
+  private readonly runs = new Set<Promise<unknown>>();
   private readonly open = new Set<InMemoryChannel>();
   private finishedMaxBacklog = 0;
 
@@ -53,8 +53,8 @@ export class EmbeddedDispatcher implements CommandDispatcher {
         this.slots.release();
       }
     })().catch(() => undefined);
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run));
+    this.runs.add(run);
+    void run.finally(() => this.runs.delete(run));
     try {
       yield* channel.read(controller.signal, this.opts.requestTimeoutMs);
       finished = true;
@@ -65,6 +65,11 @@ export class EmbeddedDispatcher implements CommandDispatcher {
       // Client gone, timeout or error: the runner's signal fires so the command stops.
       if (!finished) controller.abort();
     }
+  }
+
+  /** Commands running now, each holding a slot (tests, fault suite). */
+  get running(): number {
+    return this.slots.inUse;
   }
 
   /** Commands waiting for a slot (tests). */
@@ -78,6 +83,6 @@ export class EmbeddedDispatcher implements CommandDispatcher {
 
   /** Waits for commands still running (their responses are closed by the api first). */
   async close(): Promise<void> {
-    await Promise.all([...this.running]);
+    await Promise.all([...this.runs]);
   }
 }
