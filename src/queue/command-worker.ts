@@ -30,6 +30,8 @@ export interface CommandWorkerOptions {
 interface RunningJob {
   controller: AbortController;
   cancelKey: string;
+  /** The api's reader lease (jobs queued with one): when it lapses, the api is gone. */
+  readerKey: string | undefined;
   cancelledByApi: boolean;
 }
 
@@ -79,13 +81,18 @@ export class CommandWorker {
     const controller = new AbortController();
     // The api withdraws a job whose queuing it reported as failed (503: not run) or whose client
     // left; if a worker took it first, it must not start it.
-    if ((await this.streamConnection.exists(keys.cancel).catch(() => 0)) === 1) {
+    const readerKey = job.data.lease ? keys.reader : undefined;
+    const [cancelled, readerGone] = await Promise.all([
+      this.streamConnection.exists(keys.cancel).then((n) => n === 1, () => false),
+      readerKey ? this.streamConnection.exists(readerKey).then((n) => n === 0, () => false) : false,
+    ]);
+    if (cancelled || readerGone) {
       await this.streamConnection.del(keys.stream, keys.cancel).catch(() => undefined);
-      this.opts.logger.info({ jobId }, 'job withdrawn by the api before it started; not run');
+      this.opts.logger.info({ jobId }, cancelled ? 'job withdrawn by the api before it started; not run' : 'the api that queued this job is gone (reader lease lapsed); not run');
       return;
     }
     const writer = new ResultStreamWriter(this.streamConnection, keys, { ...this.streamOptions, signal: controller.signal });
-    const entry: RunningJob = { controller, cancelKey: keys.cancel, cancelledByApi: false };
+    const entry: RunningJob = { controller, cancelKey: keys.cancel, readerKey, cancelledByApi: false };
     this.running.set(jobId, entry);
     try {
       writer.start();
@@ -105,24 +112,32 @@ export class CommandWorker {
     } finally {
       this.running.delete(jobId);
       // Nobody reads a stream the api gave up on: drop it now instead of waiting for its TTL.
-      if (entry.cancelledByApi) await this.streamConnection.del(keys.stream, keys.cancel).catch(() => undefined);
+      if (entry.cancelledByApi) await this.streamConnection.del(keys.stream, keys.cancel, keys.reader).catch(() => undefined);
     }
   }
 
   private async pollCancellations(): Promise<void> {
     if (this.running.size === 0) return;
-    const jobs = [...this.running.values()];
+    const jobs = [...this.running.entries()];
     try {
       const pipeline = this.streamConnection.pipeline();
-      for (const j of jobs) pipeline.exists(j.cancelKey);
+      // One reply per key: cancel, then (for jobs with a lease) the reader lease.
+      for (const [, j] of jobs) {
+        pipeline.exists(j.cancelKey);
+        if (j.readerKey) pipeline.exists(j.readerKey);
+      }
       const replies = (await pipeline.exec()) ?? [];
-      replies.forEach(([, exists], i) => {
-        const job = jobs[i];
-        if (exists === 1 && job) {
+      let r = 0;
+      for (const [jobId, job] of jobs) {
+        const [cancelErr, cancel] = replies[r++] ?? [null, 0];
+        const [leaseErr, lease] = job.readerKey ? (replies[r++] ?? [null, 1]) : [null, 1];
+        const stop = (!cancelErr && cancel === 1) || (!leaseErr && lease === 0);
+        if (stop && !job.controller.signal.aborted) {
+          if (cancel !== 1) this.opts.logger.info({ jobId }, 'the api reading a running job is gone (reader lease lapsed); stopping it');
           job.cancelledByApi = true;
           job.controller.abort();
         }
-      });
+      }
     } catch (e) {
       this.opts.logger.debug({ err: errorMessage(e) }, 'cancel poll failed');
     }

@@ -8,11 +8,13 @@ export interface CommandJobData {
   v: 1;
   type: string;
   sealed: string;
+  /** The api holds a reader lease on this job (absent on jobs queued by an api that predates leases). */
+  lease?: true;
 }
 
 export function sealCommand(cmd: ProxyCommand, crypto: JobCrypto): CommandJobData {
   // Input and config are sealed whole: besides clientSecret, create/update inputs may carry passwords.
-  return { v: 1, type: cmd.type, sealed: crypto.encrypt(JSON.stringify({ input: cmd.input, config: cmd.config })) };
+  return { v: 1, type: cmd.type, sealed: crypto.encrypt(JSON.stringify({ input: cmd.input, config: cmd.config })), lease: true };
 }
 
 export function openCommand(data: CommandJobData, jobId: string, crypto: JobCrypto): ProxyCommand {

@@ -7,7 +7,7 @@ import type { JobCrypto } from './job-crypto';
 import { setQueueStatsSource } from './metrics';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
 import { ReaderConnectionPool, type ReaderConnection } from './reader-connection-pool';
-import { resultKeys } from './result-keys';
+import { READER_LEASE_MS, resultKeys, type ResultKeys } from './result-keys';
 import { ResultStreamReader } from './result-stream-reader';
 
 export interface QueueDispatcherOptions {
@@ -83,7 +83,16 @@ export class QueueDispatcher implements CommandDispatcher {
     let completed = false;
     let healthy = true;
     const job: { queued: 'no' | 'yes' | 'maybe' } = { queued: 'no' };
+    let lease: NodeJS.Timeout | undefined;
     try {
+      try {
+        // The lease first: a worker never starts a job whose reader is not there.
+        await withTimeout(this.redis.set(keys.reader, '1', 'PX', READER_LEASE_MS), 5000, 'taking the reader lease');
+        lease = setInterval(() => void this.redis.pexpire(keys.reader, READER_LEASE_MS).catch(() => undefined), READER_LEASE_MS / 3);
+      } catch (e) {
+        healthy = false;
+        throw unavailable(e);
+      }
       try {
         await withTimeout(this.queue.add(cmd), 5000, 'adding the job');
         job.queued = 'yes';
@@ -114,8 +123,10 @@ export class QueueDispatcher implements CommandDispatcher {
       }
       completed = true;
     } finally {
+      clearInterval(lease);
       this.pool.release(conn, healthy);
       if (job.queued !== 'no') this.track(this.cleanUp(cmd.requestId, keys, completed, job.queued === 'maybe'));
+      else if (lease) this.redis.del(keys.reader).catch(() => undefined);
     }
   }
 
@@ -148,7 +159,7 @@ export class QueueDispatcher implements CommandDispatcher {
     throw unavailable(new Error(`connection is ${this.redis.status}`));
   }
 
-  private async cleanUp(jobId: string, keys: { stream: string; cancel: string }, completed: boolean, retryUntilReachable: boolean): Promise<void> {
+  private async cleanUp(jobId: string, keys: ResultKeys, completed: boolean, retryUntilReachable: boolean): Promise<void> {
     // A job whose queuing failed must be withdrawn even if Redis is down right now: try again
     // until it answers (bounded), so the 503 already sent stays true.
     const deadline = Date.now() + (retryUntilReachable ? (this.opts.withdrawWindowMs ?? 60_000) : 0);
@@ -159,7 +170,7 @@ export class QueueDispatcher implements CommandDispatcher {
           await this.redis.set(keys.cancel, '1', 'PX', this.opts.cancelTtlMs ?? 5 * 60 * 1000);
           await this.queue.removeIfWaiting(jobId);
         }
-        await this.redis.del(keys.stream);
+        await this.redis.del(keys.stream, keys.reader);
         return;
       } catch (e) {
         if (Date.now() >= deadline || this.closing) {

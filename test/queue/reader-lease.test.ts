@@ -1,0 +1,105 @@
+/**
+ * The api's reader lease: an api that dies without a word (SIGKILL, a lost node) cannot set a
+ * cancel key, so a worker would run its job for nobody, blocked on a full result stream until
+ * REQUEST_TIMEOUT_MS (5 minutes), holding the run lock of an aggregation all that time. The api
+ * keeps a lease on every job it reads; a worker stops a job whose lease lapsed and never starts
+ * one whose lease is gone. Here a lapse is simulated by deleting the lease while the api lives.
+ */
+import { CommandQueue } from '../../src/queue/command-queue';
+import { JobCrypto } from '../../src/queue/job-crypto';
+import { sealCommand } from '../../src/queue/job-data';
+import { READER_LEASE_MS, resultKeys } from '../../src/queue/result-keys';
+import { ScriptedRunner } from '../support/scripted-runner';
+import { HARNESS_JOB_KEY, commandBody, delay, ndjsonItems, post, startHarness, workerFor, type Harness } from '../server/harness';
+
+jest.setTimeout(60_000);
+
+describe('reader lease (queue mode)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // A gated command shows no progress while the test outlives one lease: the default-length wait.
+    h = await startHarness('queue', { REQUEST_TIMEOUT_MS: '300000' });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const leaseKeys = async (): Promise<string[]> => h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:reader`);
+
+  it('is held while the command runs, renewed past its lifetime, and deleted when the request ends', async () => {
+    const before = h.runner.count;
+    let ttl = -1;
+    let heldPastLifetime = false;
+    const res = await post(`${h.base}/proxy`, commandBody({ items: 2, gateAfterItems: 1, gate: 'lease-renewed' }), {
+      onChunk: (s) => {
+        if (!s.includes('"i":0')) return;
+        void (async () => {
+          const [key] = await leaseKeys();
+          ttl = await h.redis!.pttl(key!);
+          // Longer than one lease: only the api's renewals keep it.
+          await delay(READER_LEASE_MS + 2000);
+          heldPastLifetime = (await h.redis!.exists(key!)) === 1;
+          h.runner.release('lease-renewed');
+        })();
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.complete).toBe(true);
+    expect(ndjsonItems(res.body)).toHaveLength(2);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(READER_LEASE_MS);
+    expect(heldPastLifetime).toBe(true);
+    expect(h.runner.executions[before]!.cancelled).toBe(false);
+    const end = Date.now() + 10_000;
+    while ((await leaseKeys()).length > 0 && Date.now() < end) await delay(25);
+    expect(await leaseKeys()).toEqual([]);
+  });
+
+  it('a worker stops a running job whose lease lapsed (its api is gone) and drops its result stream', async () => {
+    const before = h.runner.count;
+    const res = await post(`${h.base}/proxy`, commandBody({ items: 3, gateAfterItems: 1, gate: 'never' }), {
+      onChunk: (s, req) => {
+        if (!s.includes('"i":0')) return;
+        void (async () => {
+          await h.redis!.del(...(await leaseKeys()));
+          await h.runner.waitFor((e) => e[before]?.cancelled === true, 30_000);
+          req.destroy();
+        })();
+      },
+    });
+    expect(res.complete).toBe(false);
+    expect(h.runner.executions[before]).toMatchObject({ cancelled: true, finished: false });
+    const end = Date.now() + 10_000;
+    while ((h.server.worker!.activeJobs > 0 || (await h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:out`)).length > 0) && Date.now() < end) await delay(25);
+    expect(h.server.worker!.activeJobs).toBe(0);
+    expect(await h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:out`)).toEqual([]);
+  });
+
+  it('a worker never starts a job whose lease is already gone; a job queued without a lease (older api) still runs', async () => {
+    const runner = new ScriptedRunner();
+    const queueName = `${h.env.QUEUE_NAME}-direct`;
+    const queue = new CommandQueue(h.redis!, queueName, JobCrypto.fromKey(HARNESS_JOB_KEY));
+    const worker = workerFor({ ...h, env: { ...h.env, QUEUE_NAME: queueName } }, runner);
+    try {
+      const body = commandBody({ items: 1 });
+      const cmd = { type: 'std:account:list' as const, input: body.input as Record<string, unknown>, config: body.config as Record<string, unknown> };
+      // Queued with a lease that nobody holds: the api died between queuing and the start.
+      await queue.add({ ...cmd, requestId: 'orphan' });
+      // Queued the old way (no lease in the job): still runs.
+      const { lease: _lease, ...legacy } = sealCommand({ ...cmd, requestId: 'legacy' }, JobCrypto.fromKey(HARNESS_JOB_KEY));
+      await queue.queue.add('std:account:list', legacy, { jobId: 'legacy', removeOnComplete: true });
+      await runner.waitFor((e) => e.length === 1, 30_000);
+      const end = Date.now() + 30_000;
+      while ((await queue.queue.getJob('orphan')) && Date.now() < end) await delay(25);
+      expect(await queue.queue.getJob('orphan')).toBeUndefined();
+      expect(runner.executions.map((e) => e.jobId)).toEqual(['legacy']);
+      expect(await h.redis!.exists(resultKeys(queueName, 'orphan').stream)).toBe(0);
+    } finally {
+      await worker.close(1000);
+      await queue.queue.obliterate({ force: true }).catch(() => undefined);
+      const left = await h.redis!.keys(`fusion:${queueName}:*`);
+      if (left.length) await h.redis!.del(...left);
+      await queue.close();
+    }
+  });
+});
