@@ -4,6 +4,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { CommandDispatcher } from '../queue/command-dispatcher';
 import type { ServerEnv } from './env';
 import { expectContinuePlugin } from './plugins/expect-continue';
+import { requireHostPlugin } from './plugins/require-host';
 import { errorHandlerPlugin } from './plugins/error-handler';
 import { globalPlugin } from './plugins/global-plugin';
 import { drainingPlugin } from './plugins/draining';
@@ -41,6 +42,7 @@ export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions
   await app.register(gracefulClosePlugin, { state: shutdown });
   await app.register(drainingPlugin, { state: shutdown });
   await app.register(expectContinuePlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
+  await app.register(requireHostPlugin);
   // The wire contract is application/json only; anything else is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
   await app.register(httpMetricsPlugin);
@@ -70,6 +72,8 @@ export async function buildApp(opts: AppOptions & { logger: PinoLogger }): Promi
     bodyLimit: opts.env.BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    // requireHostPlugin answers a missing Host with a JSON 400; Node's own answer has no body.
+    http: { requireHostHeader: false },
     // Behind an ingress every request comes from the ingress: without this the auth throttle
     // would count all clients as one address.
     trustProxy: trustProxyOption(opts.env.TRUST_PROXY ?? false),

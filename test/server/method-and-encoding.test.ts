@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { commandBody, startHarness, type Harness } from './harness';
 
@@ -37,5 +38,35 @@ describe.each(['embedded', 'queue'] as const)('proxy endpoint, %s mode: methods 
     });
     expect(res.status).toBe(200);
     expect((await res.text()).trim().split('\n').filter(Boolean)).toHaveLength(2);
+  });
+
+  /** One request written byte for byte; resolves with the raw answer once the server closes. */
+  function raw(request: string): Promise<string> {
+    const u = new URL(h.base);
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(u.port), u.hostname, () => socket.write(request));
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (answer += d));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(answer));
+    });
+  }
+
+  it('an HTTP/1.1 request without a Host header gets a JSON 400 (Node alone sends an empty one), and nothing runs', async () => {
+    const before = h.runner.executions.length;
+    const body = JSON.stringify(commandBody({ items: 1 }));
+    const answer = await raw(`POST /proxy HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'an HTTP/1.1 request needs a Host header', code: 'INPUT_INVALID' });
+    expect(h.runner.executions.length).toBe(before);
+  });
+
+  it('an HTTP/1.0 request needs no Host header', async () => {
+    const before = h.runner.executions.length;
+    const body = JSON.stringify(commandBody({ items: 1 }));
+    const answer = await raw(`POST /proxy HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(h.runner.executions.length).toBe(before + 1);
   });
 });
