@@ -1,8 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { RunLock } from '../core/ports/run-lock';
 
 /** The run lock of embedded mode: one process, so a map with expiry times is enough. */
 export class MemoryRunLock implements RunLock {
   private readonly held = new Map<string, { token: string; expiresAt: number }>();
+  /** One process: a restarted process is another scope, its predecessor's runs unknown to it. */
+  private readonly id = `memory:${randomUUID()}`;
+
+  async scope(): Promise<string> {
+    return this.id;
+  }
 
   constructor(private readonly now: () => number = Date.now) {}
 

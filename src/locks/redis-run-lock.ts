@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RunLock } from '../core/ports/run-lock';
 
 // Compare-and-act scripts: a run can only renew or free the lock while its own token is stored,
 // so a run whose lock expired never deletes the lock of the run that took over.
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+// The scope is created once per Redis and read on every call, never cached: after a wipe every
+// worker must agree on the new one (a cached old scope would make this worker's flags look foreign).
+const SCOPE = `redis.call('SET', KEYS[1], ARGV[1], 'NX') return redis.call('GET', KEYS[1])`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
 /** The run lock of queue mode, shared by every worker through Redis (SET NX PX + token-checked Lua). */
@@ -12,6 +16,13 @@ export class RedisRunLock implements RunLock {
     private readonly redis: Redis,
     private readonly prefix = 'fusion:run-lock:',
   ) {}
+
+  /** Created once per Redis (SET NX) and shared by every worker on it; a wiped Redis is a new scope. */
+  async scope(): Promise<string> {
+    const id = await this.redis.eval(SCOPE, 1, `${this.prefix.replace(/:$/, '')}-scope`, `redis:${randomUUID()}`);
+    if (typeof id !== 'string') throw new Error('the run-lock scope could not be read from Redis');
+    return id;
+  }
 
   async acquire(key: string, token: string, ttlMs: number): Promise<boolean> {
     const ok = await this.redis.set(this.prefix + key, token, 'PX', ttlMs, 'NX');

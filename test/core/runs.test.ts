@@ -162,6 +162,31 @@ describe('run lock and processing flag', () => {
     expect(await list(h)).toHaveLength(3);
   });
 
+  test('a flag left by a run of this deployment (its lock scope) that died is replaced: the next run proceeds at once', async () => {
+    const h = tenant();
+    const scope = await h.deps.runLock!.scope();
+    // What a worker killed mid-run leaves: its flag, and a lock that has since expired.
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'killed-run', startedAt: '2026-01-01T00:00:00Z', scope };
+    expect(await list(h)).toHaveLength(3);
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
+  });
+
+  test('a flag of another lock scope (another deployment, or from before a Redis wipe) still asks for confirmation', async () => {
+    const h = tenant();
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'elsewhere', startedAt: '2026-01-01T00:00:00Z', scope: 'redis:another-deployment' };
+    expect((await failure(run(createAccountListCommand(h.deps), h))).code).toBe('AGGREGATION_STALE_FLAG');
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
+    expect(await list(h)).toHaveLength(3);
+  });
+
+  test('a running aggregation\'s flag names its lock scope', async () => {
+    const h = tenant();
+    const iter = run(createAccountListCommand(h.deps), h)[Symbol.asyncIterator]();
+    await iter.next();
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toMatchObject({ scope: await h.deps.runLock!.scope() });
+    while (!(await iter.next()).done);
+  });
+
   test('a failing run clears its own flag and releases the lock', async () => {
     const h = tenant({ attributeDefinitions: [{ name: 'x', expression: '$missing' }] });
     expect((await failure(run(createAccountListCommand(h.deps), h))).code).toBe('TEMPLATE_ERROR');

@@ -20,6 +20,13 @@ const implementations: [string, () => RunLock][] = [
 ];
 
 describe.each(implementations)('%s run lock', (_name, make) => {
+  test('scope: the same id every time from one lock', async () => {
+    const lock = make();
+    const scope = await lock.scope();
+    expect(scope).toMatch(/^(memory|redis):[0-9a-f-]{36}$/);
+    expect(await lock.scope()).toBe(scope);
+  });
+
   test('one holder at a time; only the holder releases', async () => {
     const lock = make();
     expect(await lock.acquire('src-1', 'run-a', 10_000)).toBe(true);
@@ -102,5 +109,25 @@ describe.each(implementations)('%s run lock', (_name, make) => {
     // A create that keeps the lock beyond the wait still makes the run refuse.
     await lock.acquire('h', create, 10_000);
     expect(await holdRunLock(lock, 'h', 'run-c', { ttlMs: 1000, createWaitMs: 50 })).toBeUndefined();
+  });
+});
+
+describe('run-lock scope', () => {
+  test('every worker on one Redis shares a scope; another process\'s memory lock is another scope', async () => {
+    const prefix = `${uniquePrefix('scope')}:`;
+    const a = await new RedisRunLock(redis, prefix).scope();
+    expect(await new RedisRunLock(redis, prefix).scope()).toBe(a);
+    expect(await new RedisRunLock(redis, `${uniquePrefix('scope')}:`).scope()).not.toBe(a);
+    expect(await new MemoryRunLock().scope()).not.toBe(await new MemoryRunLock().scope());
+  });
+
+  test('after a Redis wipe every worker agrees on the new scope', async () => {
+    const prefix = `${uniquePrefix('scope')}:`;
+    const [a, b] = [new RedisRunLock(redis, prefix), new RedisRunLock(redis, prefix)];
+    const before = await a.scope();
+    await redis.del(`${prefix.replace(/:$/, '')}-scope`);
+    const after = await b.scope();
+    expect(after).not.toBe(before);
+    expect(await a.scope()).toBe(after);
   });
 });

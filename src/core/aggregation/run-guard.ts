@@ -5,8 +5,11 @@
  * exclusion: token-checked and renewed, it frees itself when a holder dies. The processing flag on
  * the platform source (connectorAttributes.processing = {runId, startedAt}) is the spec's
  * operator-visible marker: a flag found while we hold the lock was left by a run that did not
- * finish, so it is cleared and this run fails asking the operator to confirm that no other
- * aggregation runs (for example from another deployment sharing the source); the next run proceeds.
+ * finish. When that run took its lock from our lock's scope (same Redis), holding the lock proves
+ * it ended (a worker killed mid-run): the flag is replaced and this run proceeds. Otherwise
+ * (another deployment sharing the source, a flag from before a Redis wipe or without a scope) it
+ * is cleared and this run fails asking the operator to confirm that no other aggregation runs;
+ * the next run proceeds, as the spec says.
  */
 import { FusionError } from '../errors';
 import type { Logger } from '../ports/logger';
@@ -55,9 +58,14 @@ export async function enterRun(
     });
   }
   try {
+    const scope = await lock.scope();
     const fresh = await platform.getSource(source.id, opts);
     const flag = fresh.connectorAttributes[PROCESSING_KEY];
-    if (flag !== undefined && flag !== null && flag !== false && flag !== '' && flag !== 'false') {
+    const deadRunOfOurScope = typeof flag === 'object' && flag !== null && (flag as { scope?: unknown }).scope === scope;
+    if (deadRunOfOurScope) {
+      logger.warn({ source: source.name, flag }, 'Replacing the processing flag of an aggregation that ended without clearing it (its process died); this deployment\'s run lock proves it is not running');
+      lockAttempts.inc({ result: 'stale' });
+    } else if (flag !== undefined && flag !== null && flag !== false && flag !== '' && flag !== 'false') {
       await platform.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null }, opts);
       logger.warn({ source: source.name, flag }, 'Cleared a processing flag left by an aggregation that did not finish');
       lockAttempts.inc({ result: 'stale' });
@@ -67,7 +75,7 @@ export async function enterRun(
         { sourceId: source.id, flag },
       );
     }
-    await platform.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: { runId, startedAt: args.now().toISOString() } }, opts);
+    await platform.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: { runId, startedAt: args.now().toISOString(), scope } }, opts);
     lockAttempts.inc({ result: 'acquired' });
   } catch (e) {
     await held.release();

@@ -13,6 +13,12 @@ export interface RunLock {
   release(key: string, token: string): Promise<boolean>;
   /** The token holding the lock now, if any (tells a short std:account:create from an aggregation). */
   holder(key: string): Promise<string | undefined>;
+  /**
+   * An id shared by every run that takes its locks from the same store (one Redis, one process).
+   * A run of the same scope that still lived would hold the lock: so a run that holds it knows
+   * every other run of its scope has ended or stopped (a run that loses its lock stops).
+   */
+  scope(): Promise<string>;
 }
 
 /**
