@@ -58,7 +58,7 @@ export const ERROR_CODES = {
   PLATFORM_TIMEOUT: row(500, 'platform', true, 'A platform call, with its retries, did not finish within Provisioning timeout.', 'Raise Provisioning timeout or lower the load; run again.'),
   SOURCE_NOT_FOUND: row(500, 'core', false, 'A source named in Authoritative account sources (or the connector\'s own source) does not exist.', 'Use the exact, case-sensitive source names the message lists; check spConnectorInstanceId.'),
   AGGREGATION_IN_PROGRESS: row(500, 'core', true, 'Another aggregation of the same source holds the run lock.', 'Wait for it to finish, then run again.'),
-  AGGREGATION_STALE_FLAG: row(500, 'core', true, 'A processing flag left by a run that did not finish was found and cleared.', 'Confirm no other aggregation runs, then run again: the next run proceeds.'),
+  AGGREGATION_STALE_FLAG: row(500, 'core', true, 'A processing flag left by a run that did not finish, and not by this deployment (another one sharing the source, or from before a Redis wipe), was found and cleared.', 'Confirm no other aggregation runs, then run again: the next run proceeds.'),
   AGGREGATION_LOCK_LOST: row(500, 'core', true, 'The aggregation lost its run lock (Redis restarted or the lock expired) and stopped before persisting more.', 'Check Redis health; run again.'),
   AGGREGATION_FAILED: row(500, 'core', false, 'A forced source aggregation failed or timed out.', 'Read the source\'s aggregation task on the platform; raise Provisioning timeout if it was slow.'),
   TEMPLATE_ERROR: row(500, 'core', false, 'A Velocity expression of an Attribute Definition failed for an account (the message names attribute, expression, account and kind).', 'Fix the expression, or guard missing attributes with #if.'),
