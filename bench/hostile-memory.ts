@@ -8,6 +8,7 @@
  * (the third round's RSS at most 10% above the first's: no growth per round).
  */
 import { hostileRequests, sendHostile } from '../test/chaos/hostile';
+import { failedStream } from '../src/core/failed-stream';
 import { createLogger } from '../src/observability/logger';
 import { loadEnv } from '../src/server/env';
 import { startServer } from '../src/server/server';
@@ -27,9 +28,7 @@ async function main(): Promise<number> {
     return process.memoryUsage().heapUsed / 1048576;
   };
   const env = loadEnv({ PORT: '0', HOST: '127.0.0.1', PROXY_PASSWORD: PASSWORD, LOG_LEVEL: 'debug' });
-  const runner = async function* (): AsyncIterable<Record<string, unknown>> {
-    throw new Error('no command may run in this benchmark');
-  };
+  const runner = (): AsyncIterable<Record<string, unknown>> => failedStream(new Error('no command may run in this benchmark'));
   const server = await startServer(env, { runner, logger: createLogger({ level: 'debug', destination: { write: () => undefined } }) });
   const port = Number(new URL(server.url).port);
   const requests = hostileRequests(PASSWORD);

@@ -1,6 +1,7 @@
 import type { CommandContext, CommandOutput, CommandRunner } from './command-runner';
 import type { CommandType } from './command-types';
 import { FusionError } from './errors';
+import { failedStream } from './failed-stream';
 
 /** A core command: a function of (input, config, context) that yields output items. */
 export type CoreCommand = (
@@ -16,9 +17,9 @@ export function createCoreRunner(commands: CoreCommandTable): CommandRunner {
   return (type, input, config, ctx) => {
     const command = commands[type];
     if (!command) {
-      return (async function* refuse(): AsyncIterable<CommandOutput> {
-        throw new FusionError('COMMAND_NOT_IMPLEMENTED', `${type} is not available in this build of fusion-proxy`, { type });
-      })();
+      return failedStream<CommandOutput>(
+        new FusionError('COMMAND_NOT_IMPLEMENTED', `${type} is not available in this build of fusion-proxy`, { type }),
+      );
     }
     return command(input, config, ctx);
   };

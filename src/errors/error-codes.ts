@@ -84,6 +84,3 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
 }
 
-export function errorCodeInfo(code: ErrorCode): ErrorCodeInfo {
-  return ERROR_CODES[code];
-}

@@ -5,7 +5,7 @@
  * fails to parse it (and sees the reset), so it can never take it for an item; our proxy client
  * reads it and raises the server's code with its message.
  */
-export const STREAM_ERROR_PREFIX = '#fusion-error ';
+const STREAM_ERROR_PREFIX = '#fusion-error ';
 
 export interface StreamErrorLine {
   code: string;

@@ -8,7 +8,7 @@ export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'
  * Secret paths pino removes from every record. Keys are matched at any of the first levels
  * an object is likely to be logged at (a config, a request body, an error's details).
  */
-export const REDACT_PATHS: string[] = (() => {
+const REDACT_PATHS: string[] = (() => {
   const keys = ['proxyPassword', 'clientSecret', 'password', 'secret', 'accessToken', 'access_token', 'authorization', 'Authorization', 'client_secret'];
   const prefixes = ['', '*.', '*.*.', 'config.', 'body.config.', 'req.headers.'];
   // An HTTP client error nested in a logged object keeps its request (bearer token, form body).
@@ -21,7 +21,7 @@ export const REDACT_PATHS: string[] = (() => {
  * carries the request's headers (the bearer token) and body (client credentials) in `config`
  * and `request`: those never reach a log line, whatever a call site passes.
  */
-export function safeError(e: unknown): Record<string, unknown> {
+function safeError(e: unknown): Record<string, unknown> {
   if (!(e instanceof Error)) return { message: String(e) };
   const x = e as Error & { code?: unknown; status?: unknown; response?: { status?: unknown } };
   const out: Record<string, unknown> = { type: x.name, message: x.message };

@@ -52,4 +52,3 @@ export const METRIC = {
   reviewFormsCreated: 'fusion_review_forms_created_total',
 } as const;
 
-export type MetricName = (typeof METRIC)[keyof typeof METRIC];

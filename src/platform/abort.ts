@@ -1,7 +1,7 @@
 /** Why a linked signal fired: the caller gave up, or a deadline passed. */
 export type AbortCause = 'cancelled' | 'deadline';
 
-export class DeadlineExceeded extends Error {
+class DeadlineExceeded extends Error {
   constructor(readonly timeoutMs: number) {
     super(`deadline of ${timeoutMs} ms passed`);
     this.name = 'DeadlineExceeded';

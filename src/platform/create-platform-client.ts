@@ -28,7 +28,7 @@ export interface PlatformClientFactoryDeps {
 }
 
 /** The tenant part of the bucket key: the API host, e.g. acme.api.identitynow.com. */
-export function tenantOf(baseurl: string): string {
+function tenantOf(baseurl: string): string {
   return new URL(baseurl).host.toLowerCase();
 }
 

@@ -22,8 +22,6 @@ export const ENDPOINT = {
   workflowTest: '/v3/workflows/{id}/test',
 } as const;
 
-export type EndpointTemplate = (typeof ENDPOINT)[keyof typeof ENDPOINT];
-
 /** Largest page each listing endpoint serves. */
 export const PAGE_MAX = {
   sources: 250,

@@ -1,4 +1,4 @@
-import type { AxiosInstance, AxiosResponse, RawAxiosRequestConfig } from 'axios';
+import type { AxiosResponse } from 'axios';
 import { AccountsApi, SearchApi, SourcesApi, SourcesBetaApi, TaskManagementBetaApi, type Search } from 'sailpoint-api-client';
 import { FusionError, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
@@ -7,6 +7,7 @@ import type { ReviewPlatformPort } from '../core/ports/review-platform';
 import type { ConcurrencyGate } from './concurrency-gate';
 import { ENDPOINT, PAGE_MAX } from './endpoint-templates';
 import { filterValue } from './filter-value';
+import type { PlatformCaller, Send } from './platform-caller';
 import { LibraryHandle } from './library';
 import { ReviewPlatform } from './review-platform';
 import { toAccount, toIdentity, toSchema, toSource, toTask } from './mappers';
@@ -31,7 +32,6 @@ export interface PlatformClientDeps {
 }
 
 /** Sends one request: gets the library objects' axios instance and the per-attempt options. */
-export type Send<T> = (axios: AxiosInstance, options: RawAxiosRequestConfig) => Promise<AxiosResponse<T>>;
 
 function jsonPointerSegment(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -54,7 +54,7 @@ function asArray(data: unknown, req: PlatformRequest): unknown[] {
  * gets a token, a concurrency slot and a rate grant, then is retried by one policy (see
  * RequestExecutor). Listings are streamed page by page and fail as a whole.
  */
-export class PlatformClient implements PlatformSession {
+export class PlatformClient implements PlatformSession, PlatformCaller {
   readonly tokens: TokenProvider;
   private readonly lib: LibraryHandle;
   private readonly executor: RequestExecutor;
@@ -126,18 +126,15 @@ export class PlatformClient implements PlatformSession {
     this.lib.close();
   }
 
-  listSources(opts?: CallOptions): AsyncIterable<PlatformSource> {
+  async *listSources(opts?: CallOptions): AsyncIterable<PlatformSource> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.sources, idempotent: true };
-    const self = this;
-    return (async function* () {
       const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal) => {
-        const res = await self.call(req, (ax, o) => new SourcesApi(self.configuration, undefined, ax).listSources({ limit, offset, count: first, sorters: 'id' }, o), opts, signal);
+        const res = await this.call(req, (ax, o) => new SourcesApi(this.configuration, undefined, ax).listSources({ limit, offset, count: first, sorters: 'id' }, o), opts, signal);
         return { items: asArray(res.data, req), total: first ? totalCount(res) : undefined };
       };
-      for await (const raw of offsetPages(self.pageSize(PAGE_MAX.sources), fetch, self.readAhead)) {
+      for await (const raw of offsetPages(this.pageSize(PAGE_MAX.sources), fetch, this.readAhead)) {
         yield toSource(raw);
       }
-    })();
   }
 
   async getSource(id: string, opts?: CallOptions): Promise<PlatformSource> {
@@ -160,24 +157,21 @@ export class PlatformClient implements PlatformSession {
     return asArray(res.data, req).map(toSchema);
   }
 
-  listAccounts(query: { sourceId: string; filters?: string; limit?: number }, opts?: CallOptions): AsyncIterable<PlatformAccount> {
+  async *listAccounts(query: { sourceId: string; filters?: string; limit?: number }, opts?: CallOptions): AsyncIterable<PlatformAccount> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.accounts, idempotent: true };
     const filters = `sourceId eq ${filterValue(query.sourceId)}${query.filters ? ` and (${query.filters})` : ''}`;
     const max = query.limit;
-    const self = this;
-    return (async function* () {
       if (max !== undefined && max <= 0) return;
       let n = 0;
       const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal) => {
         // Sorted by id so that pages are stable while other accounts are added.
-        const res = await self.call(req, (ax, o) => new AccountsApi(self.configuration, undefined, ax).listAccounts({ limit, offset, count: first, filters, sorters: 'id' }, o), opts, signal);
+        const res = await this.call(req, (ax, o) => new AccountsApi(this.configuration, undefined, ax).listAccounts({ limit, offset, count: first, filters, sorters: 'id' }, o), opts, signal);
         return { items: asArray(res.data, req), total: first ? totalCount(res) : undefined };
       };
-      for await (const raw of offsetPages(self.pageSize(PAGE_MAX.accounts), fetch, self.readAhead, max)) {
+      for await (const raw of offsetPages(this.pageSize(PAGE_MAX.accounts), fetch, this.readAhead, max)) {
         yield toAccount(raw);
         if (max !== undefined && ++n >= max) return;
       }
-    })();
   }
 
   async getAccount(id: string, opts?: CallOptions): Promise<PlatformAccount | undefined> {
@@ -199,22 +193,19 @@ export class PlatformClient implements PlatformSession {
     return first === undefined ? undefined : toAccount(first);
   }
 
-  searchIdentities(query: string, opts?: CallOptions): AsyncIterable<PlatformIdentity> {
+  async *searchIdentities(query: string, opts?: CallOptions): AsyncIterable<PlatformIdentity> {
     const req: PlatformRequest = { method: 'POST', endpoint: ENDPOINT.search, idempotent: true };
-    const self = this;
-    return (async function* () {
       for await (const raw of searchAfterPages(
-        self.pageSize(PAGE_MAX.search),
+        this.pageSize(PAGE_MAX.search),
         (doc: unknown) => String((doc as { id?: unknown }).id ?? ''),
         async (searchAfter, limit) => {
           const search: Search = { indices: ['identities'], query: { query: query === '' ? '*' : query }, sort: ['id'], includeNested: true, ...(searchAfter ? { searchAfter } : {}) };
-          const res = await self.call(req, (ax, o) => new SearchApi(self.configuration, undefined, ax).searchPost({ search, limit }, o), opts);
+          const res = await this.call(req, (ax, o) => new SearchApi(this.configuration, undefined, ax).searchPost({ search, limit }, o), opts);
           return asArray(res.data, req);
         },
       )) {
         yield toIdentity(raw);
       }
-    })();
   }
 
   async getIdentity(id: string, opts?: CallOptions): Promise<PlatformIdentity | undefined> {

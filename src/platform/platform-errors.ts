@@ -81,7 +81,7 @@ export function classifyFailure(err: unknown, nowMs: number = Date.now()): Class
  * Scopes the spec requires, by endpoint family. Every message also names sp:scopes:all, the
  * alternative that covers all operations.
  */
-export function requiredScopes(req: RequestDescriptor): string[] {
+function requiredScopes(req: RequestDescriptor): string[] {
   const write = req.method !== 'GET' && !(req.method === 'POST' && req.endpoint === '/v3/search');
   if (req.endpoint.includes('/form-')) return ['sp:forms:manage'];
   if (req.endpoint.includes('/workflows')) return ['sp:workflow:execute'];

@@ -23,7 +23,7 @@ export interface PlatformSettings {
   sources: string[];
 }
 
-export const PLATFORM_SETTING_DEFAULTS = {
+const PLATFORM_SETTING_DEFAULTS = {
   enableQueue: true,
   maxConcurrentRequests: 10,
   requestsPerSecond: 10,
@@ -32,7 +32,7 @@ export const PLATFORM_SETTING_DEFAULTS = {
   provisioningTimeout: 300,
 } as const;
 
-export const PLATFORM_SETTING_LIMITS = {
+const PLATFORM_SETTING_LIMITS = {
   maxConcurrentRequests: { min: 1, max: 100 },
   requestsPerSecond: { min: 1, max: 1000 },
   batchSize: { min: 1, max: 10000 },

@@ -73,7 +73,7 @@ export function bucketKeys(prefix: string, tenant: string, clientId: string): { 
   return { window: `${base}:window`, hold: `${base}:hold` };
 }
 
-export const DEFAULT_BUCKET_PREFIX = 'fusion:ratelimit:';
+const DEFAULT_BUCKET_PREFIX = 'fusion:ratelimit:';
 
 /** Per bucket key: the promise the next local waiter waits for. */
 const localLines = new Map<string, Promise<void>>();

@@ -1,5 +1,5 @@
 import type { AxiosResponse } from 'axios';
-import { FusionError, isFusionError } from '../core/errors';
+import { type FusionError, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import { linkSignal, sleep } from './abort';
 import type { ConcurrencyGate } from './concurrency-gate';
@@ -32,7 +32,7 @@ export interface AttemptOptions {
  * the limiter window over 1 s (DEFAULT_WINDOW_MS: 30 ms), so that dispatch times, not only
  * grants, keep within the limit.
  */
-export const STALE_GRANT_MS = 20;
+const STALE_GRANT_MS = 20;
 const MAX_REGRANTS = 3;
 
 export interface ExecutorDeps {

@@ -1,4 +1,4 @@
-import type { AxiosResponse } from 'axios';
+import type { AxiosInstance, AxiosResponse } from 'axios';
 import { AccessProfilesApi, CustomFormsBetaApi, WorkflowsApi, type CreateWorkflowRequest, type CreateFormDefinitionRequestBeta } from 'sailpoint-api-client';
 import { FusionError, isFusionError } from '../core/errors';
 import type { CallOptions, PlatformIdentity } from '../core/ports/platform';
@@ -16,7 +16,7 @@ import type {
 import { ENDPOINT, PAGE_MAX } from './endpoint-templates';
 import { offsetPages } from './paging';
 import { filterValue } from './filter-value';
-import type { PlatformClient } from './platform-client';
+import type { PlatformCaller } from './platform-caller';
 import type { PlatformRequest } from './request-executor';
 
 type Json = Record<string, unknown>;
@@ -67,9 +67,9 @@ function listBody(res: AxiosResponse, req: PlatformRequest): { items: unknown[];
 
 /** Review forms, reviewers and notification workflow on the platform, through PlatformClient's pipeline. */
 export class ReviewPlatform implements ReviewPlatformPort {
-  constructor(private readonly client: PlatformClient) {}
+  constructor(private readonly client: PlatformCaller) {}
 
-  private forms(ax: Parameters<Parameters<PlatformClient['call']>[1]>[0]): CustomFormsBetaApi {
+  private forms(ax: AxiosInstance): CustomFormsBetaApi {
     return new CustomFormsBetaApi(this.client.configuration, undefined, ax);
   }
 
@@ -86,18 +86,15 @@ export class ReviewPlatform implements ReviewPlatformPort {
     return toDefinition(res.data);
   }
 
-  searchFormDefinitions(query: { name: string; prefix?: boolean }, opts?: CallOptions): AsyncIterable<FormDefinition> {
+  async *searchFormDefinitions(query: { name: string; prefix?: boolean }, opts?: CallOptions): AsyncIterable<FormDefinition> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.formDefinitions, idempotent: true };
     const filters = `name ${query.prefix ? 'sw' : 'eq'} ${filterValue(query.name)}`;
-    const self = this;
-    return (async function* () {
-      for await (const raw of offsetPages(self.client.pageSize(PAGE_MAX.formDefinitions), async (offset, limit, _first, signal) => {
-        const res = await self.client.call(req, (ax, o) => self.forms(ax).searchFormDefinitionsByTenant({ offset, limit, filters, sorters: 'name' }, o), opts, signal);
+      for await (const raw of offsetPages(this.client.pageSize(PAGE_MAX.formDefinitions), async (offset, limit, _first, signal) => {
+        const res = await this.client.call(req, (ax, o) => this.forms(ax).searchFormDefinitionsByTenant({ offset, limit, filters, sorters: 'name' }, o), opts, signal);
         return { items: listBody(res, req).items };
       })) {
         yield toDefinition(raw);
       }
-    })();
   }
 
   async deleteFormDefinition(id: string, opts?: CallOptions): Promise<void> {
@@ -123,19 +120,16 @@ export class ReviewPlatform implements ReviewPlatformPort {
     return toInstance(res.data);
   }
 
-  listFormInstances(formDefinitionId: string, opts?: CallOptions): AsyncIterable<FormInstance> {
+  async *listFormInstances(formDefinitionId: string, opts?: CallOptions): AsyncIterable<FormInstance> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.formInstances, idempotent: true };
     const filters = `formDefinitionId eq ${filterValue(formDefinitionId)}`;
-    const self = this;
-    return (async function* () {
-      for await (const raw of offsetPages(self.client.pageSize(PAGE_MAX.formInstances), async (offset, limit, _first, signal) => {
+      for await (const raw of offsetPages(this.client.pageSize(PAGE_MAX.formInstances), async (offset, limit, _first, signal) => {
         // The library's method takes no query parameters in this version: they go as axios params.
-        const res = await self.client.call(req, (ax, o) => self.forms(ax).searchFormInstancesByTenant({ ...o, params: { offset, limit, filters } }), opts, signal);
+        const res = await this.client.call(req, (ax, o) => this.forms(ax).searchFormInstancesByTenant({ ...o, params: { offset, limit, filters } }), opts, signal);
         return { items: listBody(res, req).items };
       })) {
         yield toInstance(raw);
       }
-    })();
   }
 
   async getFormInstance(id: string, opts?: CallOptions): Promise<FormInstance | undefined> {
@@ -169,13 +163,10 @@ export class ReviewPlatform implements ReviewPlatformPort {
     return this.client.searchIdentities(`access.id:${filterValue(accessProfileId)}`, opts);
   }
 
-  listWorkflows(opts?: CallOptions): AsyncIterable<WorkflowRef> {
+  async *listWorkflows(opts?: CallOptions): AsyncIterable<WorkflowRef> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.workflows, idempotent: true };
-    const self = this;
-    return (async function* () {
-      const res = await self.client.call(req, (ax, o) => new WorkflowsApi(self.client.configuration, undefined, ax).listWorkflows(o), opts);
+      const res = await this.client.call(req, (ax, o) => new WorkflowsApi(this.client.configuration, undefined, ax).listWorkflows(o), opts);
       for (const w of listBody(res, req).items) yield toWorkflow(w);
-    })();
   }
 
   async createWorkflow(input: WorkflowCreate, opts?: CallOptions): Promise<WorkflowRef> {

@@ -34,7 +34,7 @@ interface CachedToken {
 const TOKEN_REQUEST: RequestDescriptor = { method: 'POST', endpoint: ENDPOINT.token };
 
 /** Refresh this long before expiry: 10 % of the lifetime, at most one minute. */
-export function refreshMargin(expiresInSeconds: number): number {
+function refreshMargin(expiresInSeconds: number): number {
   return Math.min(60_000, expiresInSeconds * 100);
 }
 

@@ -22,7 +22,7 @@ export interface ProxyTimeouts {
 }
 
 /** connect 30 s; idle 6 min, longer than the server's own 5-minute REQUEST_TIMEOUT_MS default so its clearer error wins. */
-export const DEFAULT_PROXY_TIMEOUTS: Required<ProxyTimeouts> = { connectMs: 30_000, idleMs: 360_000 };
+const DEFAULT_PROXY_TIMEOUTS: Required<ProxyTimeouts> = { connectMs: 30_000, idleMs: 360_000 };
 
 export interface ProxyRequestOptions {
   /** The Proxy URL (http or https); its path is the server's endpoint path. */

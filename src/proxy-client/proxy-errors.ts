@@ -45,7 +45,7 @@ function rawMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export function isTlsError(e: unknown): boolean {
+function isTlsError(e: unknown): boolean {
   const code = errorCode(e);
   if (code && (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))) return true;
   return /certificate|ssl|tls/i.test(rawMessage(e));
@@ -117,7 +117,7 @@ export function networkError(e: unknown, ctx: { url: string; type: string; secre
 }
 
 /** The `error` field of a JSON error body, else a short single-line quote of the body. */
-export function errorBodyMessage(body: string): string {
+function errorBodyMessage(body: string): string {
   const trimmed = body.trim();
   if (!trimmed) return 'no error message in the body';
   try {
@@ -137,7 +137,7 @@ export function errorBodyMessage(body: string): string {
 }
 
 /** The server's `code` (from the one error-code table), when the body carries one we know. */
-export function errorBodyCode(body: string): ErrorCode | undefined {
+function errorBodyCode(body: string): ErrorCode | undefined {
   try {
     const parsed: unknown = JSON.parse(body.trim());
     const code = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).code : undefined;

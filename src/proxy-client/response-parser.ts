@@ -30,7 +30,7 @@ export interface ResponseParserOptions {
   maxItemBytes?: number;
 }
 
-export const DEFAULT_MAX_ITEM_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_ITEM_BYTES = 16 * 1024 * 1024;
 
 const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/jsonlines']);
 
@@ -51,7 +51,7 @@ function isBlank(b: number): boolean {
   return b === SPACE || b === LF || b === CR || b === TAB;
 }
 
-export function isNdjsonContentType(contentType: string | undefined): boolean {
+function isNdjsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const media = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   return NDJSON_TYPES.has(media);

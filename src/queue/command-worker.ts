@@ -35,7 +35,7 @@ interface RunningJob {
   cancelledByApi: boolean;
 }
 
-export const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
+const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
   chunkBytes: 64 * 1024,
   lingerMs: 5,
   maxBacklogEntries: 32,

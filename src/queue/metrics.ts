@@ -39,7 +39,8 @@ export function setQueueStatsSource(source: QueueStatsSource | undefined): void 
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
-export const queueJobs = new Gauge({
+// Both gauges register themselves and read Redis when scraped: nothing else references them.
+new Gauge({
   name: METRIC.queueJobs,
   help: 'Jobs in the command queue by state (read from Redis on scrape)',
   labelNames: ['state'] as const,
@@ -55,7 +56,7 @@ export const queueJobs = new Gauge({
   },
 });
 
-export const queueWorkers = new Gauge({
+new Gauge({
   name: METRIC.queueWorkers,
   help: 'Workers connected to the command queue (read from Redis on scrape)',
   registers: [registry],
@@ -64,7 +65,7 @@ export const queueWorkers = new Gauge({
     try {
       this.set(await statsSource.workerCount());
     } catch {
-      // see queueJobs
+      // Redis unreachable: as above.
     }
   },
 });

@@ -33,7 +33,7 @@ type ExecReplies = Array<[error: Error | null, result: unknown]> | null;
  * when one of them failed: an XADD refused (OOM under noeviction) next to a successful XLEN
  * would otherwise lose a chunk silently. Returns the results when every command succeeded.
  */
-export function checkReplies(replies: ExecReplies): unknown[] {
+function checkReplies(replies: ExecReplies): unknown[] {
   if (!replies) throw new FusionError('PROXY_STREAM_ABORTED', 'Redis discarded the result-stream transaction');
   for (const [err] of replies) if (err) throw err;
   return replies.map(([, result]) => result);

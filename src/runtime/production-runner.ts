@@ -38,7 +38,7 @@ export interface RuntimeDeps {
 }
 
 /** The nine commands wired to their ports. */
-export function createCommandTable(deps: CoreDeps): CoreCommandTable {
+function createCommandTable(deps: CoreDeps): CoreCommandTable {
   return {
     'std:test-connection': createTestConnectionCommand(deps.platform),
     'std:account:list': createAccountListCommand(deps),

@@ -33,7 +33,7 @@ export interface AppOptions {
 }
 
 /** The api as a plugin of its dependencies (env, dispatcher); the logger belongs to the Fastify instance. */
-export const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions>(async (app, opts) => {
+const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions>(async (app, opts) => {
   const { env, dispatcher } = opts;
   const probe = opts.probe ?? dispatcher;
   if (!probe) throw new Error('fusionApp needs a dispatcher or a readiness probe');

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 
 /** How much of an oversized body the server reads and discards so that its 413 reaches the client. */
-export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
-export const DRAIN_MAX_MS = 30_000;
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 30_000;
 
 /**
  * Reads and discards the rest of a request body. A server that answers early and closes while the

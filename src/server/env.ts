@@ -96,7 +96,7 @@ const trustProxy: Parser<boolean | number | string> = (raw) => {
   const v = raw.trim();
   if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
   if (/^\d+$/.test(v)) return Number(v);
-  if (/^[0-9A-Fa-f:.\/]+(\s*,\s*[0-9A-Fa-f:.\/]+)*$/.test(v)) return v;
+  if (/^[0-9A-Fa-f:./]+(\s*,\s*[0-9A-Fa-f:./]+)*$/.test(v)) return v;
   throw new Error('must be true, false, a number of proxy hops, or comma-separated addresses/CIDRs of the proxies');
 };
 

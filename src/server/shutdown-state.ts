@@ -1,6 +1,6 @@
 import { FusionError } from '../core/errors';
 
-export function shuttingDown(): FusionError {
+function shuttingDown(): FusionError {
   return new FusionError('SERVER_SHUTTING_DOWN', 'the proxy server is shutting down and stopped this command before it finished; run the command again');
 }
 

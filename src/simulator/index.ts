@@ -14,21 +14,21 @@ import { generateTenant, type TenantSpec } from './tenant-generator';
 
 export type { SimClient } from './auth';
 export type { SimulatorControl } from './control';
-export type { FaultSpec } from './faults';
-export type { RateLimitConfig } from './rate-limit';
+;
+;
 export type { RequestLogEntry, SimulatorCounters } from './request-log';
-export type { TaskOutcome, GroundTruthRow, WorkflowRun, AccountRecord, IdentityRecord, SourceRecord, AccessProfileRecord } from './records';
-export { Tenant, type TenantMeta } from './store';
+;
+export { Tenant,  } from './store';
 export { generateTenant, writeGroundTruth, type TenantSpec } from './tenant-generator';
 export {
   runPlatformAggregation,
   attachConnectorAggregation,
   type InvokeFn,
-  type AggregatedItem,
-  type PlatformAggregationOptions,
-  type PlatformAggregationResult,
+  
+  
+  
 } from './platform-aggregation';
-export { platformErrorBody, type PlatformErrorBody } from './errors';
+;
 
 export interface SimulatorOptions {
   host?: string;

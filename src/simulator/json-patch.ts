@@ -20,7 +20,7 @@ export function parsePatch(body: unknown): JsonPatchOp[] {
   });
 }
 
-export function pointerSegments(path: string): string[] {
+function pointerSegments(path: string): string[] {
   return path
     .slice(1)
     .split('/')

@@ -28,7 +28,7 @@ export function asciiLocal(s: string): string {
 }
 
 /** A one-character slip (transposition, omission or doubling) that always changes the string. */
-export function typo(prng: Prng, s: string): string {
+function typo(prng: Prng, s: string): string {
   if (s.length < 4) return s + s.charAt(s.length - 1);
   const i = 1 + prng.int(s.length - 2);
   const kind = prng.int(3);

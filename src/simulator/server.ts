@@ -35,7 +35,7 @@ function sendError(reply: FastifyReply, status: number, text: string, headers: R
 }
 
 /** Status logged for a request whose client went away during injected latency (nginx's convention). */
-export const CLIENT_CLOSED = 499;
+const CLIENT_CLOSED = 499;
 
 /**
  * Waits `ms`, or less when the client closes the connection first. Resolves true when the

@@ -128,7 +128,7 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
   });
 
   afterAll(async () => {
-    // eslint-disable-next-line no-console
+     
     console.log(`fault suite (${FULL ? 'full' : 'fast subset'})\n${extraFigures.join('\n')}\n\n${table(rows)}`);
     await c?.stop();
   });

@@ -12,14 +12,14 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { freePort } from '../support/free-port';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 
-export const ROOT = resolve(__dirname, '..', '..');
+const ROOT = resolve(__dirname, '..', '..');
 export const PROXY_PASSWORD = 'chaos-proxy-password-4d1f7c2e9b';
 export const JOB_KEY = 'c'.repeat(64);
 
 let built: Promise<string> | undefined;
 
 /** `src/cli/main.ts` bundled once per run; dependencies resolve from this checkout's node_modules. */
-export function buildCli(): Promise<string> {
+function buildCli(): Promise<string> {
   built ??= (async () => {
     const dir = join(ROOT, '.chaos-out');
     mkdirSync(dir, { recursive: true });

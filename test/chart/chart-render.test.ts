@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { waitListKey } from '../../src/queue/queue-names';
 import { checkCustomResource } from './support/crd-checks';
-import { CI_VALUES_DIR, K8sObject, Rendered, at, containerOf, envOf, find, ofKind, render } from './support/helm';
+import { CI_VALUES_DIR, type K8sObject, type Rendered, at, containerOf, envOf, find, ofKind, render } from './support/helm';
 import { validateAgainstSchemas } from './support/k8s-schemas';
 
 const SCENARIOS = readdirSync(CI_VALUES_DIR).filter((f) => f.endsWith('-values.yaml')).sort();

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { loadEnv, ENV_SCHEMA } from '../../src/server/env';
 import { separateMetricsPort } from '../../src/server/metrics-server';
-import { CI_VALUES_DIR, K8sObject, Rendered, at, containerOf, find, ofKind, render } from './support/helm';
+import { CI_VALUES_DIR, type K8sObject, type Rendered, at, containerOf, find, ofKind, render } from './support/helm';
 
 /**
  * The chart and the server agree on the environment: every variable a rendered pod gets is one

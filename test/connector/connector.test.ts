@@ -3,6 +3,7 @@ import { _withConfig, ConnectorError, ConnectorErrorType, type Connector, type C
 import type { CommandContext, CommandOutput, CommandRunner } from '../../src/core/command-runner';
 import { COMMAND_TYPES, type CommandType } from '../../src/core/command-types';
 import { FusionError } from '../../src/core/errors';
+import { failedStream } from '../../src/core/failed-stream';
 import { createFusionConnector } from '../../src/connector';
 import { startFakeProxyServer, writeChunk, type TestServer } from '../support/fake-proxy-server';
 import { captureLogger } from '../proxy-client/capture-logger';
@@ -230,9 +231,7 @@ describe('connector: direct and proxy-server roles run the core in this process'
 
   it('direct: a core FusionError becomes a ConnectorError; ACCOUNT_NOT_FOUND keeps the notFound type', async () => {
     const failing = (code: 'ACCOUNT_NOT_FOUND' | 'TEMPLATE_ERROR'): (() => CommandRunner) => () => () =>
-      (async function* gen(): AsyncIterable<CommandOutput> {
-        throw new FusionError(code, `failure ${code}`);
-      })();
+      failedStream<CommandOutput>(new FusionError(code, `failure ${code}`));
     const notFound = createFusionConnector({ logger: captureLogger(), env: {}, runner: failing('ACCOUNT_NOT_FOUND') });
     await expect(exec(notFound, 'std:account:read', baseConfig(), { identity: 'x' }, collector().writable)).rejects.toMatchObject({
       type: ConnectorErrorType.NotFound,

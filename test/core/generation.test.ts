@@ -3,7 +3,7 @@ import { AttributeGenerator } from '../../src/core/aggregation/attribute-generat
 import { CounterStore } from '../../src/core/aggregation/counter-store';
 import { UniqueRegistry } from '../../src/core/aggregation/unique-registry';
 import { mergeAttributes, sortBySourceOrder } from '../../src/core/aggregation/attribute-merge';
-import { FusionError } from '../../src/core/errors';
+import { type FusionError } from '../../src/core/errors';
 
 function config(extra: Record<string, unknown>): FusionConfig {
   return parseFusionConfig({ baseurl: 'https://t.example.com', clientId: 'c', clientSecret: 's', sources: ['HR', 'AD', 'LMS'], ...extra });

@@ -12,7 +12,7 @@ export interface LogLine {
   fields: Record<string, unknown>;
 }
 
-export function recordingLogger(lines: LogLine[]): Logger {
+function recordingLogger(lines: LogLine[]): Logger {
   const make =
     (level: string): LogFn =>
     ((a: Record<string, unknown> | string, b?: string) => {

@@ -1,6 +1,6 @@
 import { jaro, jaroWinkler } from '../../src/core/matching/algorithms/jaro-winkler';
 import { doubleMetaphone, metaphoneScore } from '../../src/core/matching/algorithms/double-metaphone';
-import { nameScore, prepareName } from '../../src/core/matching/algorithms/name-matcher';
+import { nameScore, prepareName } from '../../src/core/matching/algorithms/name-similarity';
 import { scoreValues } from '../../src/core/matching';
 import { normalizeText, attributeValues } from '../../src/core/matching/normalize';
 import { nicknamePairCount } from '../../src/core/matching/nicknames';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { Worker } from 'bullmq';
 import { Redis as IORedis, type Redis } from 'ioredis';
-import { CommandWorker } from '../../src/queue/command-worker';
+import { type CommandWorker } from '../../src/queue/command-worker';
 import { JobCrypto } from '../../src/queue/job-crypto';
 import { waitListKey } from '../../src/queue/queue-names';
 import { CLIENT_SECRET, PASSWORD, commandBody, delay, post, startHarness, workerFor } from '../server/harness';

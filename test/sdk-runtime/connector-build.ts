@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
-export const ROOT = resolve(__dirname, '..', '..');
+const ROOT = resolve(__dirname, '..', '..');
 export const NODE_MODULES = join(ROOT, 'node_modules');
 
 /**

@@ -7,7 +7,7 @@ import { redisServerBinary, startOwnRedis, waitForPing } from './own-redis';
  * engine answers. Otherwise the run fails with instructions; tests are never skipped.
  */
 declare global {
-  // eslint-disable-next-line no-var
+   
   var __fusionRedis: { child?: ChildProcess; stop?: () => Promise<void> } | undefined;
 }
 

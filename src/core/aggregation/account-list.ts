@@ -36,7 +36,7 @@ import { enterRun, type RunGuard } from './run-guard';
 import { forceAggregation, resolveSources } from './source-resolution';
 import { UniqueRegistry } from './unique-registry';
 
-export const RESET_KEY = 'reset';
+const RESET_KEY = 'reset';
 
 interface ExistingAccount {
   account: PlatformAccount;

@@ -93,7 +93,3 @@ export function sortBySourceOrder<T extends { sourceName: string }>(sources: str
   return [...accounts].sort((a, b) => rank(a.sourceName) - rank(b.sourceName));
 }
 
-/** Attributes whose merge yields a list: multi-valued and entitlement-type in the schema. */
-export function listAttributes(config: Pick<FusionConfig, 'attributeMerge' | 'attributeMaps'>): { mapped: Set<string>; defaultIsList: boolean } {
-  return { mapped: new Set(config.attributeMaps.filter((m) => m.attributeMerge === 'list').map((m) => m.newAttribute)), defaultIsList: config.attributeMerge === 'list' };
-}

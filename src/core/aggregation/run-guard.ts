@@ -17,7 +17,7 @@ import type { CallOptions, PlatformPort, PlatformSource } from '../ports/platfor
 import { holdRunLock, sourceLockKey, type HeldLock, type RunLock } from '../ports/run-lock';
 import { lockAttempts } from './metrics';
 
-export const PROCESSING_KEY = 'processing';
+const PROCESSING_KEY = 'processing';
 
 export interface RunGuard {
   /** Throws AGGREGATION_LOCK_LOST once a renewal found the lock taken or expired. */

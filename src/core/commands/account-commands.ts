@@ -21,7 +21,7 @@ import { UniqueRegistry } from '../aggregation/unique-registry';
 import { withScope } from './command-scope';
 
 /** The connector account's key from a command input: `identity`, or the SDK's `key.simple.id`. */
-export function inputIdentity(input: Record<string, unknown>, required = true): string | undefined {
+function inputIdentity(input: Record<string, unknown>, required = true): string | undefined {
   const direct = input.identity;
   if (typeof direct === 'string' && direct !== '') return direct;
   const key = input.key as { simple?: { id?: unknown } } | undefined;

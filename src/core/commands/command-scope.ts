@@ -18,7 +18,7 @@ export interface CommandScope {
   detached(): PlatformSession;
 }
 
-export const CLEANUP_TIMEOUT_MS = 30_000;
+const CLEANUP_TIMEOUT_MS = 30_000;
 
 /**
  * Runs `body` with the parsed configuration, the level-filtered logger (plus the external sink

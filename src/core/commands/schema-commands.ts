@@ -26,7 +26,7 @@ export interface SchemaOutputAttribute {
 const TYPE: Record<SchemaAttribute['type'], SchemaOutputAttribute['type']> = { STRING: 'string', LONG: 'long', INT: 'int', BOOLEAN: 'boolean', DATE: 'string' };
 
 /** Names of the entitlement-type attributes: list merges (all source attributes when the default merge is list). */
-export function entitlementAttributes(config: FusionConfig, sourceAttributeNames: Iterable<string> = []): string[] {
+function entitlementAttributes(config: FusionConfig, sourceAttributeNames: Iterable<string> = []): string[] {
   const names = new Set(config.attributeMaps.filter((m) => m.attributeMerge === 'list').map((m) => m.newAttribute));
   if (config.attributeMerge === 'list') {
     const mapped = new Set(config.attributeMaps.map((m) => m.newAttribute));

@@ -12,7 +12,7 @@ export interface ConfigProblem {
 
 const SECRET_FIELDS = new Set(['clientSecret', 'proxyPassword']);
 
-export function showValue(field: string, value: unknown): string {
+function showValue(field: string, value: unknown): string {
   if (SECRET_FIELDS.has(field.split('.').pop() ?? field)) return '(hidden)';
   if (value === undefined) return 'undefined';
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
@@ -135,7 +135,7 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function isHttpUrl(v: string): boolean {
+function isHttpUrl(v: string): boolean {
   try {
     const u = new URL(v);
     return u.protocol === 'http:' || u.protocol === 'https:';

@@ -243,7 +243,7 @@ function showMatching(v: unknown): string {
   }
 }
 
-export function throwIfProblems(problems: ConfigProblem[]): void {
+function throwIfProblems(problems: ConfigProblem[]): void {
   if (problems.length === 0) return;
   const lines = problems.map((p) => `${p.field} = ${p.value}: allowed ${p.allowed}`);
   throw new FusionError('CONFIG_INVALID', `Invalid configuration: ${lines.join('; ')}`, { problems });

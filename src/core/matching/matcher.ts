@@ -80,7 +80,7 @@ function bucketOf(n: number): number {
 }
 
 /** Ranking: overall score desc, identities before accounts, then candidate id. */
-export function compareDuplicates(a: PotentialDuplicate, b: PotentialDuplicate): number {
+function compareDuplicates(a: PotentialDuplicate, b: PotentialDuplicate): number {
   if (a.score !== b.score) return b.score - a.score;
   if (a.candidateKind !== b.candidateKind) return a.candidateKind === 'identity' ? -1 : 1;
   return a.candidateId < b.candidateId ? -1 : a.candidateId > b.candidateId ? 1 : 0;

@@ -1,8 +1,8 @@
 import { FusionError } from '../errors';
 import { ALGORITHMS, type Algorithm, type AttributeMatchRule, type MatchingSettings } from './types';
 
-export const DEFAULT_REVIEW_TOP_K = 10;
-export const MAX_REVIEW_TOP_K = 1000;
+const DEFAULT_REVIEW_TOP_K = 10;
+const MAX_REVIEW_TOP_K = 1000;
 
 function invalid(field: string, value: unknown, allowed: string): FusionError {
   const shown = JSON.stringify(value) ?? String(value);

@@ -1,5 +1,8 @@
 import type { Logger } from './logger';
 import type { ReviewPlatformPort } from './review-platform';
+import type { CallOptions, PlatformIdentity } from './platform-common';
+
+export type { CallOptions, PlatformIdentity };
 
 /**
  * What the core needs from the platform API. `src/platform` implements it on top of
@@ -9,10 +12,6 @@ import type { ReviewPlatformPort } from './review-platform';
  * yields every item or throws, never ends early in silence. Listings are streamed: an async
  * iterable that fetches the next page only when the consumer asks for it.
  */
-
-export interface CallOptions {
-  signal?: AbortSignal;
-}
 
 export interface PlatformSource {
   id: string;
@@ -41,14 +40,6 @@ export interface PlatformAccount {
   modified?: string;
 }
 
-export interface PlatformIdentity {
-  id: string;
-  name: string;
-  attributes: Record<string, unknown>;
-  /** Accounts correlated with the identity: source id and account id. */
-  accounts?: { id: string; sourceId: string; nativeIdentity?: string }[];
-}
-
 export interface SchemaAttribute {
   name: string;
   type: 'STRING' | 'LONG' | 'INT' | 'BOOLEAN' | 'DATE';
@@ -73,15 +64,6 @@ export interface PlatformTask {
   state: TaskState;
   /** Messages reported by the task, for an actionable error on failure. */
   messages: string[];
-}
-
-export interface AccountCreate {
-  sourceId: string;
-  nativeIdentity: string;
-  name: string;
-  disabled?: boolean;
-  identityId?: string;
-  attributes: Record<string, unknown>;
 }
 
 export interface PlatformPort {

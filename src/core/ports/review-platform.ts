@@ -1,4 +1,4 @@
-import type { CallOptions, PlatformIdentity } from './platform';
+import type { CallOptions, PlatformIdentity } from './platform-common';
 
 /**
  * What the review-form lifecycle needs from the platform: form definitions and instances

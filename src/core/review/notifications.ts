@@ -13,7 +13,7 @@ import { candidateLines, showingText, type CandidateDetails } from './form-conte
 
 export const NOTIFICATION_WORKFLOW = 'Fusion review notification';
 
-export function notificationWorkflowDefinition(): Record<string, unknown> {
+function notificationWorkflowDefinition(): Record<string, unknown> {
   return {
     start: 'Send Email',
     steps: {

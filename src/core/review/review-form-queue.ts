@@ -26,7 +26,7 @@ import { resolveReviewers, reviewerProfileName } from './reviewers';
 import { emptyReviewSummary, type PendingReviewEntry, type ReviewDecision, type ReviewFormRef, type Reviewer, type ReviewerResolution, type ReviewSummary } from './types';
 
 /** Form instances an account's review gets before it is reported as expired for good. */
-export const REVIEW_ROUNDS = 2;
+const REVIEW_ROUNDS = 2;
 const DAY_MS = 86_400_000;
 
 export interface ReviewFormQueueOptions {

@@ -7,13 +7,13 @@ import type { CallOptions, PlatformIdentity, PlatformPort } from '../ports/platf
 import type { ReviewPlatformPort } from '../ports/review-platform';
 import type { Reviewer, ReviewerResolution } from './types';
 
-export const REVIEWER_SUFFIX = ' Reviewer';
+const REVIEWER_SUFFIX = ' Reviewer';
 
 export function reviewerProfileName(sourceName: string): string {
   return `${sourceName}${REVIEWER_SUFFIX}`;
 }
 
-export function emailOf(attributes: Record<string, unknown>): string | undefined {
+function emailOf(attributes: Record<string, unknown>): string | undefined {
   for (const key of ['email', 'mail', 'emailAddress']) {
     const v = attributes[key];
     const one = Array.isArray(v) ? v[0] : v;

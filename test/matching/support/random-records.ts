@@ -5,7 +5,7 @@ import { rng } from '../../../bench/matching-data';
 export { rng };
 
 export type Rand = () => number;
-export const pick = <T>(rand: Rand, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+const pick = <T>(rand: Rand, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 const int = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
 
 const ALPHABET = 'aabcdeeehiklmnoorsstu';
@@ -40,7 +40,7 @@ function baseString(rand: Rand): string {
 }
 
 /** A few random edits: substitutions, insertions, deletions, transpositions, case, accents, token swap. */
-export function mutate(rand: Rand, s: string): string {
+function mutate(rand: Rand, s: string): string {
   let out = s;
   for (let e = int(rand, 0, 3); e > 0; e--) {
     const i = int(rand, 0, Math.max(0, out.length - 1));
@@ -58,7 +58,7 @@ export function mutate(rand: Rand, s: string): string {
 }
 
 /** Values for one attribute: fresh strings, copies and mutations of earlier values, arrays, gaps. */
-export function randomValues(rand: Rand, count: number): unknown[] {
+function randomValues(rand: Rand, count: number): unknown[] {
   const values: unknown[] = [];
   for (let i = 0; i < count; i++) {
     const r = rand();

@@ -6,7 +6,7 @@ export interface DiceValue {
   grams: Uint32Array;
 }
 
-export function prepareDice(text: string): DiceValue {
+function prepareDice(text: string): DiceValue {
   const n = text.length - 1 > 0 ? text.length - 1 : 0;
   const grams = new Uint32Array(n);
   for (let i = 0; i < n; i++) grams[i] = text.charCodeAt(i) * 65536 + text.charCodeAt(i + 1);
@@ -18,7 +18,7 @@ export function prepareDice(text: string): DiceValue {
  * Sørensen-Dice over the multisets of character bigrams: 2|A∩B| / (|A| + |B|). Values of one
  * character have no bigram: 100 when equal, else 0.
  */
-export function diceScore(a: DiceValue, b: DiceValue): number {
+function diceScore(a: DiceValue, b: DiceValue): number {
   if (a.text === b.text) return 100;
   const x = a.grams;
   const y = b.grams;
@@ -42,7 +42,7 @@ export function diceScore(a: DiceValue, b: DiceValue): number {
 }
 
 /** Size filter t/(2-t) <= |A|/|B| <= (2-t)/t and overlap |A∩B| >= t(|A|+|B|)/2 (set-similarity join bounds). */
-export function diceOverlapFilter(threshold: number): OverlapFilter<DiceValue> {
+function diceOverlapFilter(threshold: number): OverlapFilter<DiceValue> {
   const t = minRaw(threshold);
   const ratio = t / (2 - t);
   return {

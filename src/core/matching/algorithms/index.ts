@@ -37,4 +37,4 @@ export function scoreValues(algorithm: Algorithm, a: string, b: string): number 
   });
 }
 
-export { diceKernel, doubleMetaphoneKernel, exactKernel, jaroWinklerKernel, levenshteinKernel, nameMatcherKernel };
+;

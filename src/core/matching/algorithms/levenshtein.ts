@@ -2,7 +2,7 @@ import { distance } from 'fastest-levenshtein';
 import { type Kernel, type OverlapFilter, minRaw, toScore } from './kernel';
 
 /** 100 * (1 - d / max(|a|, |b|)), d = Levenshtein distance over UTF-16 code units (Myers bit-parallel). */
-export function levenshteinScore(a: string, b: string): number {
+function levenshteinScore(a: string, b: string): number {
   if (a === b) return 100;
   const max = a.length > b.length ? a.length : b.length;
   return toScore(1 - distance(a, b) / max);

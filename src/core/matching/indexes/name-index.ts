@@ -1,6 +1,6 @@
 import { jaroWinklerOverlapFilter } from '../algorithms/jaro-winkler';
 import { minRaw } from '../algorithms/kernel';
-import { MAX_NAME_TOKENS, type NameValue, tokenSim } from '../algorithms/name-matcher';
+import { MAX_NAME_TOKENS, type NameValue, tokenSim } from '../algorithms/name-similarity';
 import { CandidateCollector, type CandidateIndex, type ProbeInfo } from './candidate-collector';
 import { OverlapIndex } from './overlap-index';
 

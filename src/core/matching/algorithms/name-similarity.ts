@@ -1,0 +1,97 @@
+/**
+ * Name similarity: tokens paired by their best Jaro-Winkler, nickname or sound-alike agreement.
+ * The kernel (name-matcher.ts) and its index (indexes/name-index.ts) both build on it.
+ */
+import { nameTokens } from '../normalize';
+import { nicknameGroups } from '../nicknames';
+import { doubleMetaphone } from './double-metaphone';
+import { jaroWinkler } from './jaro-winkler';
+import { toScore } from './kernel';
+
+/** Names with more tokens are cut: the pairing is quadratic in tokens and real names are short. */
+export const MAX_NAME_TOKENS = 8;
+
+export interface NameValue {
+  text: string;
+  tokens: string[];
+  groups: (readonly number[])[];
+  /** Double Metaphone primary code per token ('' for one-letter tokens). */
+  codes: string[];
+}
+
+export function prepareName(normalised: string): NameValue | null {
+  const tokens = nameTokens(normalised).slice(0, MAX_NAME_TOKENS);
+  if (tokens.length === 0) return null;
+  return {
+    text: tokens.join(' '),
+    tokens,
+    groups: tokens.map(nicknameGroups),
+    codes: tokens.map((t) => (t.length > 1 ? doubleMetaphone(t).primary : '')),
+  };
+}
+
+function sharesGroup(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (b.includes(a[i]!)) return true;
+  return false;
+}
+
+/**
+ * Token similarity 0..1: equal 1; an initial against a token starting with it 0.8; nicknames of
+ * one name 0.9; otherwise Jaro-Winkler, raised to 0.9 when the Double Metaphone codes agree, and
+ * 0 below 0.8 (unrelated tokens must not add up). The name index relies on: > 0 exactly when the
+ * tokens are equal, initial-compatible, nicknames, metaphone-equal, or Jaro-Winkler >= 0.8.
+ */
+export function tokenSim(x: string, gx: readonly number[], cx: string, y: string, gy: readonly number[], cy: string): number {
+  if (x === y) return 1;
+  if (x.length === 1 || y.length === 1) return x.charCodeAt(0) === y.charCodeAt(0) ? 0.8 : 0;
+  if (sharesGroup(gx, gy)) return 0.9;
+  let s = jaroWinkler(x, y);
+  if (cx.length > 0 && cx === cy) s = s > 0.9 ? s : 0.9;
+  return s >= 0.8 ? s : 0;
+}
+
+function tokenSimilarity(a: NameValue, i: number, b: NameValue, j: number): number {
+  return tokenSim(a.tokens[i]!, a.groups[i]!, a.codes[i]!, b.tokens[j]!, b.groups[j]!, b.codes[j]!);
+}
+
+const sims = new Float64Array(MAX_NAME_TOKENS * MAX_NAME_TOKENS);
+const usedA = new Uint8Array(MAX_NAME_TOKENS);
+const usedB = new Uint8Array(MAX_NAME_TOKENS);
+
+/**
+ * Order-insensitive: tokens are paired greedily by best similarity (one-to-one), and the score is
+ * 2 * sum(paired similarities) / (tokens(a) + tokens(b)), so an extra or missing middle name costs
+ * less than a wrong one. Equal normalised names score 100.
+ */
+export function nameScore(a: NameValue, b: NameValue): number {
+  if (a.text === b.text) return 100;
+  const na = a.tokens.length;
+  const nb = b.tokens.length;
+  for (let i = 0; i < na; i++) for (let j = 0; j < nb; j++) sims[i * MAX_NAME_TOKENS + j] = tokenSimilarity(a, i, b, j);
+  usedA.fill(0);
+  usedB.fill(0);
+  let sum = 0;
+  const pairs = na < nb ? na : nb;
+  for (let p = 0; p < pairs; p++) {
+    let best = 0;
+    let bi = -1;
+    let bj = -1;
+    for (let i = 0; i < na; i++) {
+      if (usedA[i] === 1) continue;
+      for (let j = 0; j < nb; j++) {
+        if (usedB[j] === 1) continue;
+        const s = sims[i * MAX_NAME_TOKENS + j]!;
+        if (s > best) {
+          best = s;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    if (bi < 0) break;
+    usedA[bi] = 1;
+    usedB[bj] = 1;
+    sum += best;
+  }
+  return toScore((2 * sum) / (na + nb));
+}

@@ -1,0 +1,13 @@
+/** Types both platform ports use (platform.ts and review-platform.ts): one home, no import cycle. */
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface PlatformIdentity {
+  id: string;
+  name: string;
+  attributes: Record<string, unknown>;
+  /** Accounts correlated with the identity: source id and account id. */
+  accounts?: { id: string; sourceId: string; nativeIdentity?: string }[];
+}
