@@ -16,7 +16,8 @@ module.exports = {
     {
       name: 'core-is-transport-free',
       severity: 'error',
-      comment: 'core runs the same in the connector, the embedded server and a queue worker: it reaches the world through ports.',
+      comment:
+        'core runs the same in the connector, the embedded server and a queue worker: it reaches the world through ports.',
       from: { path: '^src/core/' },
       // errors (the code table) and observability (metrics registry) are cross-cutting, not transport.
       to: { path: '^src/(?!core/|errors/|observability/)' },
@@ -25,7 +26,10 @@ module.exports = {
       name: 'core-no-transport-packages',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { dependencyTypes: ['npm', 'npm-dev'], path: 'node_modules/(fastify|fastify-plugin|bullmq|ioredis|axios|sailpoint-api-client|@sailpoint)/' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev'],
+        path: 'node_modules/(fastify|fastify-plugin|bullmq|ioredis|axios|sailpoint-api-client|@sailpoint)/',
+      },
     },
     {
       name: 'platform-not-server-or-queue',
@@ -65,7 +69,10 @@ module.exports = {
       severity: 'error',
       comment: 'The simulator plays the platform: it shares no code with what it tests except error codes.',
       from: { path: '^src/simulator/' },
-      to: { path: '^src/(core|platform|server|queue|dispatch|connector|proxy-client|locks|runtime)/', pathNot: '^src/core/errors[.]ts$' },
+      to: {
+        path: '^src/(core|platform|server|queue|dispatch|connector|proxy-client|locks|runtime)/',
+        pathNot: '^src/core/errors[.]ts$',
+      },
     },
     {
       name: 'not-to-unresolvable',
@@ -85,6 +92,9 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

@@ -6,7 +6,17 @@
 // metrics port the chart uses. Needs `npm run build` first.
 // A file the server reads at runtime but the image lacks makes this fail.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,9 +38,13 @@ function finalStage() {
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
-  const start = lines.map((l, i) => (/^FROM\s/i.test(l) ? i : -1)).filter((i) => i >= 0).at(-1);
+  const start = lines
+    .map((l, i) => (/^FROM\s/i.test(l) ? i : -1))
+    .filter((i) => i >= 0)
+    .at(-1);
   const stage = lines.slice(start + 1);
-  const json = (op) => JSON.parse(stage.find((l) => l.toUpperCase().startsWith(`${op} `))?.slice(op.length + 1) ?? '[]');
+  const json = (op) =>
+    JSON.parse(stage.find((l) => l.toUpperCase().startsWith(`${op} `))?.slice(op.length + 1) ?? '[]');
   return { copies: stage.filter((l) => /^COPY\s/i.test(l)), argv: [...json('ENTRYPOINT'), ...json('CMD')] };
 }
 
@@ -77,9 +91,13 @@ function assemble(dir) {
     const dest = paths.pop();
     for (const src of paths) {
       const rel = from ? path.relative('/app', src) : src;
-      const target = path.join(dir, dest.endsWith('/') || paths.length > 1 ? path.join(dest, path.basename(rel)) : dest);
+      const target = path.join(
+        dir,
+        dest.endsWith('/') || paths.length > 1 ? path.join(dest, path.basename(rel)) : dest,
+      );
       if (from === 'deps' && rel === 'node_modules') productionModules(dir);
-      else if ((from === 'build' || from === undefined) && existsSync(path.join(ROOT, rel))) linkTree(path.join(ROOT, rel), target);
+      else if ((from === 'build' || from === undefined) && existsSync(path.join(ROOT, rel)))
+        linkTree(path.join(ROOT, rel), target);
       else fail(`cannot reproduce "${line}" outside Docker (build the artifacts first: npm run build)`);
     }
   }
@@ -135,19 +153,23 @@ async function stop(proc) {
   const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
   const { code, signal } = await exited;
   clearTimeout(timer);
-  if (code !== 0) fail(`${proc.name} did not exit cleanly on SIGTERM (code ${code}, signal ${signal}):\n${proc.output}`);
+  if (code !== 0)
+    fail(`${proc.name} did not exit cleanly on SIGTERM (code ${code}, signal ${signal}):\n${proc.output}`);
 }
 
 /** Probes on `port`; /metrics on `metricsPort` (METRICS_PORT, as the chart sets it), and then not on `port`. */
 async function expectProbes(port, name, proc, mode, metricsPort = port) {
   await waitHealthy(port, proc, name);
   const ready = await get(port, '/readyz');
-  if (ready.status !== 200 || JSON.parse(ready.body).mode !== mode) fail(`${name}: /readyz answered ${ready.status} ${ready.body}`);
+  if (ready.status !== 200 || JSON.parse(ready.body).mode !== mode)
+    fail(`${name}: /readyz answered ${ready.status} ${ready.body}`);
   const metrics = await get(metricsPort, '/metrics');
-  if (metrics.status !== 200 || !metrics.body.includes('fusion_queue_workers')) fail(`${name}: /metrics on port ${metricsPort} answered ${metrics.status}`);
+  if (metrics.status !== 200 || !metrics.body.includes('fusion_queue_workers'))
+    fail(`${name}: /metrics on port ${metricsPort} answered ${metrics.status}`);
   if (metricsPort !== port) {
     const onMain = await get(port, '/metrics');
-    if (onMain.status !== 404) fail(`${name}: /metrics is still served on PORT (${onMain.status}) although METRICS_PORT is set`);
+    if (onMain.status !== 404)
+      fail(`${name}: /metrics is still served on PORT (${onMain.status}) although METRICS_PORT is set`);
   }
   return metrics.body;
 }
@@ -176,21 +198,41 @@ async function main() {
       console.log('runtime-stage-check: redis-server not found; queue mode skipped');
     } else {
       const redisPort = await freePort();
-      const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
       procs.push(redis);
-      const [apiPort, apiMetricsPort, workerPort, workerMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+      const [apiPort, apiMetricsPort, workerPort, workerMetricsPort] = [
+        await freePort(),
+        await freePort(),
+        await freePort(),
+        await freePort(),
+      ];
       const common = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, PROXY_PASSWORD: PASSWORD };
-      const worker = start(dir, args, { ...common, ROLE: 'worker', PORT: String(workerPort), METRICS_PORT: String(workerMetricsPort) }, 'worker');
-      const api = start(dir, args, { ...common, ROLE: 'api', PORT: String(apiPort), METRICS_PORT: String(apiMetricsPort) }, 'api');
+      const worker = start(
+        dir,
+        args,
+        { ...common, ROLE: 'worker', PORT: String(workerPort), METRICS_PORT: String(workerMetricsPort) },
+        'worker',
+      );
+      const api = start(
+        dir,
+        args,
+        { ...common, ROLE: 'api', PORT: String(apiPort), METRICS_PORT: String(apiMetricsPort) },
+        'api',
+      );
       procs.push(worker, api);
       await expectProbes(workerPort, 'worker', worker, 'worker', workerMetricsPort);
       const apiMetrics = await expectProbes(apiPort, 'api', api, 'queue', apiMetricsPort);
-      if (!/^fusion_queue_workers 1$/m.test(apiMetrics)) fail('api: fusion_queue_workers is not 1 with one worker connected');
+      if (!/^fusion_queue_workers 1$/m.test(apiMetrics))
+        fail('api: fusion_queue_workers is not 1 with one worker connected');
       await stop(worker);
       await stop(api);
       redis.kill('SIGTERM');
     }
-    console.log(`runtime-stage-check: the final image stage serves /healthz, /readyz and /metrics (${Date.now() - began} ms)`);
+    console.log(
+      `runtime-stage-check: the final image stage serves /healthz, /readyz and /metrics (${Date.now() - began} ms)`,
+    );
   } finally {
     for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

@@ -29,11 +29,16 @@ import { createProductionRunner } from '../src/runtime/production-runner';
 // 200 x 2000 names for 200k values: realistic collision chains (most values free, some long chains).
 const FIRST = Array.from({ length: 200 }, (_, i) => `Given${i.toString(36)}`);
 const LAST = Array.from({ length: 2000 }, (_, i) => `Surname${i.toString(36)}`);
-const EXPRESSION = '#if($department == "IT")$firstName.substring(0,1).toLowerCase()$lastName.toLowerCase()#{else}$firstName.toLowerCase().$lastName.toLowerCase()#end';
+const EXPRESSION =
+  '#if($department == "IT")$firstName.substring(0,1).toLowerCase()$lastName.toLowerCase()#{else}$firstName.toLowerCase().$lastName.toLowerCase()#end';
 
 function contexts(n: number): Record<string, unknown>[] {
   const pick = (i: number, salt: number, len: number) => (Math.imul(i + 1, 2654435761 ^ salt) >>> 0) % len;
-  return Array.from({ length: n }, (_, i) => ({ firstName: FIRST[pick(i, 17, FIRST.length)], lastName: LAST[pick(i, 91, LAST.length)], department: i % 3 === 0 ? 'IT' : 'Sales' }));
+  return Array.from({ length: n }, (_, i) => ({
+    firstName: FIRST[pick(i, 17, FIRST.length)],
+    lastName: LAST[pick(i, 91, LAST.length)],
+    department: i % 3 === 0 ? 'IT' : 'Sales',
+  }));
 }
 
 function benchUnique(): void {
@@ -47,9 +52,17 @@ function benchUnique(): void {
     attributeDefinitions: [{ name: 'login', expression: EXPRESSION, type: 'unique', case: 'lower', normalize: true }],
   });
   const ctxs = contexts(n);
-  const generator = new AttributeGenerator(config, new UniqueRegistry(['login']), new CounterStore({}, async () => undefined));
+  const generator = new AttributeGenerator(
+    config,
+    new UniqueRegistry(['login']),
+    new CounterStore({}, async () => undefined),
+  );
   // Warm-up on a separate registry so the measured run starts from an empty one.
-  const warm = new AttributeGenerator(config, new UniqueRegistry(['login']), new CounterStore({}, async () => undefined));
+  const warm = new AttributeGenerator(
+    config,
+    new UniqueRegistry(['login']),
+    new CounterStore({}, async () => undefined),
+  );
   for (let i = 0; i < 5000; i++) warm.generate({ label: 'w', context: ctxs[i]!, existing: {} });
   let renders = 0;
   const t0 = process.hrtime.bigint();
@@ -66,9 +79,15 @@ function benchUnique(): void {
   const compiledRate = n / (compiledMs / 1000);
   const uncompiledRate = renders / (uncompiledMs / 1000);
   console.log('unique-value generation (one core)');
-  console.log(`  compiled templates: ${n} unique values in ${compiledMs.toFixed(0)} ms = ${Math.round(compiledRate).toLocaleString('en-US')} values/s (goal >= 100,000)`);
-  console.log(`  baseline render():  ${renders} renders in ${uncompiledMs.toFixed(0)} ms = ${Math.round(uncompiledRate).toLocaleString('en-US')} renders/s (no uniqueness check)`);
-  console.log(`  ratio: ${(compiledRate / uncompiledRate).toFixed(1)}x faster than render() per value, uniqueness included`);
+  console.log(
+    `  compiled templates: ${n} unique values in ${compiledMs.toFixed(0)} ms = ${Math.round(compiledRate).toLocaleString('en-US')} values/s (goal >= 100,000)`,
+  );
+  console.log(
+    `  baseline render():  ${renders} renders in ${uncompiledMs.toFixed(0)} ms = ${Math.round(uncompiledRate).toLocaleString('en-US')} renders/s (no uniqueness check)`,
+  );
+  console.log(
+    `  ratio: ${(compiledRate / uncompiledRate).toFixed(1)}x faster than render() per value, uniqueness included`,
+  );
 }
 
 interface SimInfo {
@@ -82,7 +101,18 @@ interface SimInfo {
 async function startSim(perSource: number): Promise<{ child: ChildProcess; info: SimInfo }> {
   const child = spawn(
     process.execPath,
-    [`${__dirname}/../src/cli/main.js`, 'simulator', '--identities', '2000', '--accounts-per-source', String(perSource), '--rps-limit', '0', '--seed', '5'],
+    [
+      `${__dirname}/../src/cli/main.js`,
+      'simulator',
+      '--identities',
+      '2000',
+      '--accounts-per-source',
+      String(perSource),
+      '--rps-limit',
+      '0',
+      '--seed',
+      '5',
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const rl = createInterface({ input: child.stdout! });
@@ -102,7 +132,10 @@ interface AggregateResult {
   baseRssMb: number;
   /** Largest heap still used after a full GC during the run (what it holds: registry, indexes, one batch). */
   retainedHeapMb: number;
-  summary: Pick<AggregationSummary, 'accountsCreated' | 'potentialDuplicates' | 'machineAccountsSkipped' | 'counterFlushes'>;
+  summary: Pick<
+    AggregationSummary,
+    'accountsCreated' | 'potentialDuplicates' | 'machineAccountsSkipped' | 'counterFlushes'
+  >;
 }
 
 /** Wraps a platform session so that the time the aggregation spends awaiting it is measured. */
@@ -146,7 +179,14 @@ async function aggregateChild(info: SimInfo, matching: boolean): Promise<void> {
   const baseRss = process.memoryUsage().rss;
   let peak = baseRss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  const base = { baseurl: info.baseurl, clientId: info.clientId, clientSecret: info.clientSecret, sources: ['Contractors', 'LDAP'], requestsPerSecond: 1000, maxConcurrentRequests: 20 };
+  const base = {
+    baseurl: info.baseurl,
+    clientId: info.clientId,
+    clientSecret: info.clientSecret,
+    sources: ['Contractors', 'LDAP'],
+    requestsPerSecond: 1000,
+    maxConcurrentRequests: 20,
+  };
   const factory = createPlatformFactory();
   const probe = factory(base, { signal: new AbortController().signal, logger: silentLogger });
   const fusion = await probe.getSource(info.fusionSourceId);
@@ -154,14 +194,25 @@ async function aggregateChild(info: SimInfo, matching: boolean): Promise<void> {
   const wait = { ms: 0 };
   const summaries: AggregationSummary[] = [];
   // Reviews are recorded, not sent as forms: this measures the aggregation itself.
-  const runner = createProductionRunner({ platform: timed(factory, wait), reviewQueue: () => new RecordingReviewQueue(), onAggregationSummary: (s) => summaries.push(s) });
+  const runner = createProductionRunner({
+    platform: timed(factory, wait),
+    reviewQueue: () => new RecordingReviewQueue(),
+    onAggregationSummary: (s) => summaries.push(s),
+  });
   const config = {
     ...base,
     spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
     batchSize: 250,
     maxAttempts: 1000,
     attributeDefinitions: [
-      { name: 'login', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower', normalize: true, spaces: true },
+      {
+        name: 'login',
+        expression: '$firstName.substring(0,1)$lastName',
+        type: 'unique',
+        case: 'lower',
+        normalize: true,
+        spaces: true,
+      },
       { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 7 },
     ],
     ...(matching
@@ -202,18 +253,28 @@ async function aggregateChild(info: SimInfo, matching: boolean): Promise<void> {
     peakRssMb: peak / 2 ** 20,
     baseRssMb: baseRss / 2 ** 20,
     retainedHeapMb: retainedMb,
-    summary: { accountsCreated: s.accountsCreated, potentialDuplicates: s.potentialDuplicates, machineAccountsSkipped: s.machineAccountsSkipped, counterFlushes: s.counterFlushes },
+    summary: {
+      accountsCreated: s.accountsCreated,
+      potentialDuplicates: s.potentialDuplicates,
+      machineAccountsSkipped: s.machineAccountsSkipped,
+      counterFlushes: s.counterFlushes,
+    },
   };
   process.send?.(result);
 }
 
 async function benchAggregation(sizes: number[], matching: boolean): Promise<void> {
-  console.log(`\nstd:account:list against the simulator (separate process), batchSize 250, matching ${matching ? 'on (displayName name-matcher 88 + department exact, both mandatory)' : 'off'}`);
+  console.log(
+    `\nstd:account:list against the simulator (separate process), batchSize 250, matching ${matching ? 'on (displayName name-matcher 88 + department exact, both mandatory)' : 'off'}`,
+  );
   const rows: { size: number; r: AggregateResult }[] = [];
   for (const size of sizes) {
     const { child: sim, info } = await startSim(Math.ceil(size / 2));
     try {
-      const worker = fork(__filename, ['--aggregate', JSON.stringify(info), matching ? 'matching' : 'plain'], { stdio: 'inherit', execArgv: ['--expose-gc'] });
+      const worker = fork(__filename, ['--aggregate', JSON.stringify(info), matching ? 'matching' : 'plain'], {
+        stdio: 'inherit',
+        execArgv: ['--expose-gc'],
+      });
       const r = await new Promise<AggregateResult>((resolve, reject) => {
         worker.once('message', (m) => resolve(m as AggregateResult));
         worker.once('exit', (code) => (code ? reject(new Error(`aggregation child exited with ${code}`)) : undefined));

@@ -28,8 +28,12 @@ async function main(): Promise<number> {
     return process.memoryUsage().heapUsed / 1048576;
   };
   const env = loadEnv({ PORT: '0', HOST: '127.0.0.1', PROXY_PASSWORD: PASSWORD, LOG_LEVEL: 'debug' });
-  const runner = (): AsyncIterable<Record<string, unknown>> => failedStream(new Error('no command may run in this benchmark'));
-  const server = await startServer(env, { runner, logger: createLogger({ level: 'debug', destination: { write: () => undefined } }) });
+  const runner = (): AsyncIterable<Record<string, unknown>> =>
+    failedStream(new Error('no command may run in this benchmark'));
+  const server = await startServer(env, {
+    runner,
+    logger: createLogger({ level: 'debug', destination: { write: () => undefined } }),
+  });
   const port = Number(new URL(server.url).port);
   const requests = hostileRequests(PASSWORD);
   const baseline = await collect();
@@ -50,7 +54,8 @@ async function main(): Promise<number> {
   await server.close();
   const f = (n: number): string => n.toFixed(1);
   console.log(`hostile requests per round: ${requests.length}; heap baseline after GC ${f(baseline)} MB`);
-  for (const r of rows) console.log(`round ${r.round}: heap peak ${f(r.peakMb)} MB, after GC ${f(r.heapMb)} MB, RSS ${f(r.rssMb)} MB`);
+  for (const r of rows)
+    console.log(`round ${r.round}: heap peak ${f(r.peakMb)} MB, after GC ${f(r.heapMb)} MB, RSS ${f(r.rssMb)} MB`);
   const worstHeap = Math.max(...rows.map((r) => r.heapMb - baseline));
   const rssGrowth = rows[2]!.rssMb / rows[0]!.rssMb;
   const goals = [

@@ -16,7 +16,8 @@ export function rng(seed: number): () => number {
   };
 }
 
-const FIRST = `james robert john michael william david richard joseph thomas charles christopher daniel matthew anthony mark
+const FIRST =
+  `james robert john michael william david richard joseph thomas charles christopher daniel matthew anthony mark
 donald steven paul andrew joshua kenneth kevin brian george timothy ronald edward jason jeffrey ryan jacob gary nicholas eric
 jonathan stephen larry justin scott brandon benjamin samuel gregory alexander frank patrick raymond jack dennis jerry tyler
 aaron jose adam nathan henry douglas zachary peter kyle noah ethan jeremy walter christian keith roger terry austin sean
@@ -29,15 +30,40 @@ martha madison teresa gloria sara janice ann kathryn abigail sophia frances jean
 josé maría zoë chloé renée françois søren björn ángel müller`.split(/\s+/);
 
 const NICK: Record<string, string[]> = {
-  robert: ['bob', 'rob', 'bobby'], william: ['bill', 'will', 'billy'], richard: ['rick', 'dick'], michael: ['mike'],
-  james: ['jim', 'jimmy'], joseph: ['joe'], thomas: ['tom'], charles: ['charlie', 'chuck'], christopher: ['chris'],
-  daniel: ['dan', 'danny'], matthew: ['matt'], anthony: ['tony'], steven: ['steve'], stephen: ['steve'], andrew: ['andy'],
-  elizabeth: ['liz', 'beth'], margaret: ['maggie', 'peggy'], katherine: ['kate', 'kathy'], jennifer: ['jen'],
-  patricia: ['pat', 'trish'], rebecca: ['becky'], samantha: ['sam'], edward: ['ed', 'ted'], benjamin: ['ben'],
-  alexander: ['alex'], nicholas: ['nick'], jonathan: ['jon'], timothy: ['tim'], kenneth: ['ken'], susan: ['sue'],
+  robert: ['bob', 'rob', 'bobby'],
+  william: ['bill', 'will', 'billy'],
+  richard: ['rick', 'dick'],
+  michael: ['mike'],
+  james: ['jim', 'jimmy'],
+  joseph: ['joe'],
+  thomas: ['tom'],
+  charles: ['charlie', 'chuck'],
+  christopher: ['chris'],
+  daniel: ['dan', 'danny'],
+  matthew: ['matt'],
+  anthony: ['tony'],
+  steven: ['steve'],
+  stephen: ['steve'],
+  andrew: ['andy'],
+  elizabeth: ['liz', 'beth'],
+  margaret: ['maggie', 'peggy'],
+  katherine: ['kate', 'kathy'],
+  jennifer: ['jen'],
+  patricia: ['pat', 'trish'],
+  rebecca: ['becky'],
+  samantha: ['sam'],
+  edward: ['ed', 'ted'],
+  benjamin: ['ben'],
+  alexander: ['alex'],
+  nicholas: ['nick'],
+  jonathan: ['jon'],
+  timothy: ['tim'],
+  kenneth: ['ken'],
+  susan: ['sue'],
 };
 
-const COMMON_LAST = `smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson
+const COMMON_LAST =
+  `smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson
 anderson thomas taylor moore jackson martin lee perez thompson white harris sanchez clark ramirez lewis robinson walker
 young allen king wright scott torres nguyen hill flores green adams nelson baker hall rivera campbell mitchell carter roberts
 gomez phillips evans turner diaz parker cruz edwards collins reyes stewart morris morales murphy cook rogers gutierrez ortiz
@@ -71,9 +97,56 @@ cobb gibbs andrade bauer conner moody escobar mcguire lloyd mueller hartman fren
 norton mccormick sparks flynn yates hogan marsh macias villanueva zamora pratt stokes owen ballard lang brock villarreal
 charles drake barrera cain patrick piña blackwell lam`.split(/\s+/);
 
-const SYL = ['ka', 'lo', 'ber', 'vin', 'dor', 'sel', 'ma', 'rin', 'tov', 'ash', 'wen', 'gri', 'hol', 'mun', 'dra', 'pel',
-  'stro', 'qui', 'zan', 'fen', 'lur', 'bek', 'nor', 'tis', 'gal', 'rho', 'vey', 'cor', 'lim', 'sax', 'ort', 'ule', 'yar',
-  'ped', 'kov', 'ich', 'sky', 'berg', 'man', 'ton', 'ley', 'ford', 'wick', 'hurst', 'stein', 'ez', 'ini', 'elli'];
+const SYL = [
+  'ka',
+  'lo',
+  'ber',
+  'vin',
+  'dor',
+  'sel',
+  'ma',
+  'rin',
+  'tov',
+  'ash',
+  'wen',
+  'gri',
+  'hol',
+  'mun',
+  'dra',
+  'pel',
+  'stro',
+  'qui',
+  'zan',
+  'fen',
+  'lur',
+  'bek',
+  'nor',
+  'tis',
+  'gal',
+  'rho',
+  'vey',
+  'cor',
+  'lim',
+  'sax',
+  'ort',
+  'ule',
+  'yar',
+  'ped',
+  'kov',
+  'ich',
+  'sky',
+  'berg',
+  'man',
+  'ton',
+  'ley',
+  'ford',
+  'wick',
+  'hurst',
+  'stein',
+  'ez',
+  'ini',
+  'elli',
+];
 
 const DOMAINS = ['acme.com', 'example.org', 'corp.example', 'mail.test'];
 
@@ -142,7 +215,11 @@ export function generate(seed: number, identities: number, accounts: number): Ge
   const people: Person[] = [];
   const ids: MatchRecord[] = [];
   for (let i = 0; i < identities; i++) {
-    const p = { first: pick(FIRST), middle: rand() < 0.15 ? pick('abcdefghjklmnprstw'.split('')) : '', last: lastName() };
+    const p = {
+      first: pick(FIRST),
+      middle: rand() < 0.15 ? pick('abcdefghjklmnprstw'.split('')) : '',
+      last: lastName(),
+    };
     people.push(p);
     ids.push(record(`i${i}`, p, rand() < 0.3 ? Math.floor(rand() * 99) : 0, pick(DOMAINS)));
   }

@@ -5,7 +5,13 @@
  * each batch added to the baseline after its match() (same pairs as one call), against one call.
  * Environment: MATCH_N, MATCH_SAMPLE, MATCH_UNION_SAMPLE, MATCH_BATCH, MATCH_SEED.
  */
-import { type MatchRecord, type MatchResult, type MatchingSettings, buildExhaustiveMatcher, buildMatcher } from '../src/core/matching';
+import {
+  type MatchRecord,
+  type MatchResult,
+  type MatchingSettings,
+  buildExhaustiveMatcher,
+  buildMatcher,
+} from '../src/core/matching';
 import { generate } from './matching-data';
 
 const N = Number(process.env.MATCH_N ?? 100_000);
@@ -35,7 +41,12 @@ const UNION: MatchingSettings = {
   reviewTopK: 10,
 };
 
-function run(settings: MatchingSettings, identities: MatchRecord[], accounts: MatchRecord[], exhaustive = false): { result: MatchResult; ms: number } {
+function run(
+  settings: MatchingSettings,
+  identities: MatchRecord[],
+  accounts: MatchRecord[],
+  exhaustive = false,
+): { result: MatchResult; ms: number } {
   const t0 = performance.now();
   const m = exhaustive ? buildExhaustiveMatcher(settings) : buildMatcher(settings);
   m.addBaseline(identities);
@@ -45,7 +56,8 @@ function run(settings: MatchingSettings, identities: MatchRecord[], accounts: Ma
 
 function pairSet(r: MatchResult): Set<string> {
   const out = new Set<string>();
-  for (const list of r.duplicates.values()) for (const d of list) out.add(`${d.accountId}|${d.candidateId}|${d.score}|${JSON.stringify(d.scores)}`);
+  for (const list of r.duplicates.values())
+    for (const d of list) out.add(`${d.accountId}|${d.candidateId}|${d.score}|${JSON.stringify(d.scores)}`);
   return out;
 }
 
@@ -67,7 +79,10 @@ const row = (k: string, v: string | number): void => {
 
 const tg = performance.now();
 const data = generate(SEED, N, N);
-row('data', `${N.toLocaleString('en-US')} identities + ${N.toLocaleString('en-US')} accounts, generated in ${Math.round(performance.now() - tg)} ms`);
+row(
+  'data',
+  `${N.toLocaleString('en-US')} identities + ${N.toLocaleString('en-US')} accounts, generated in ${Math.round(performance.now() - tg)} ms`,
+);
 
 // 1. Full run, main configuration.
 const full = run(MAIN, data.identities, data.accounts);
@@ -77,7 +92,10 @@ row('main: index build (ms)', st.buildMs);
 row('main: candidates per account, mean', st.candidatesMean);
 row('main: candidates per account, max / p99', `${st.candidatesMax} / ${p99(st.candidatesHistogram)}`);
 row('main: pairs scored', st.pairsCompared);
-row('main: pairs matched / below / mandatory failed / missing', `${st.pairs.matched} / ${st.pairs.below_threshold} / ${st.pairs.mandatory_failed} / ${st.pairs.value_missing}`);
+row(
+  'main: pairs matched / below / mandatory failed / missing',
+  `${st.pairs.matched} / ${st.pairs.below_threshold} / ${st.pairs.mandatory_failed} / ${st.pairs.value_missing}`,
+);
 row('main: accounts with duplicates', st.accountsWithDuplicates);
 row('main: full scans', JSON.stringify(st.fullScans));
 let tp = 0;
@@ -86,7 +104,10 @@ for (const [account, list] of full.result.duplicates) {
   predicted += list.length;
   if (list.some((d) => d.candidateId === data.truth.get(account))) tp++;
 }
-row('main: seeded truth recall (duplicate found for account)', `${((100 * tp) / data.truth.size).toFixed(1)} % of ${data.truth.size}`);
+row(
+  'main: seeded truth recall (duplicate found for account)',
+  `${((100 * tp) / data.truth.size).toFixed(1)} % of ${data.truth.size}`,
+);
 row('main: pairs reported per account with duplicates', predicted / Math.max(1, st.accountsWithDuplicates));
 
 // 2. Incremental: N accounts in batches, each batch joining the baseline after its match().
@@ -104,7 +125,10 @@ row('main: pairs reported per account with duplicates', predicted / Math.max(1, 
   }
   const ms = performance.now() - t0;
   row(`main in ${calls} batches of ${BATCH}: wall (s)`, ms / 1000);
-  row('main batched / one call: wall ratio', `${(ms / full.ms).toFixed(2)}x (pairs matched ${matched} vs ${st.pairs.matched})`);
+  row(
+    'main batched / one call: wall ratio',
+    `${(ms / full.ms).toFixed(2)}x (pairs matched ${matched} vs ${st.pairs.matched})`,
+  );
 }
 
 // 3. Sample: index vs exhaustive oracle.
@@ -122,9 +146,18 @@ for (const [label, settings, size] of [
   for (const p of got) if (want.has(p)) hit++;
   const exact = hit === want.size && got.size === want.size;
   row(`${label} sample ${size}x${size}: oracle pairs`, want.size);
-  row(`${label} sample: recall vs oracle`, `${want.size ? ((100 * hit) / want.size).toFixed(3) : '100'} %${exact ? ' (identical pairs and scores)' : ` (${want.size - hit} missed, ${got.size - hit} extra)`}`);
-  row(`${label} sample: index ms / exhaustive ms / speed-up`, `${Math.round(idx.ms)} / ${Math.round(ora.ms)} / ${(ora.ms / idx.ms).toFixed(1)}x`);
-  row(`${label} sample: candidates mean (index) vs pairs (exhaustive)`, `${idx.result.stats.candidatesMean.toFixed(1)} vs ${Math.round(ora.result.stats.candidatesMean)}`);
+  row(
+    `${label} sample: recall vs oracle`,
+    `${want.size ? ((100 * hit) / want.size).toFixed(3) : '100'} %${exact ? ' (identical pairs and scores)' : ` (${want.size - hit} missed, ${got.size - hit} extra)`}`,
+  );
+  row(
+    `${label} sample: index ms / exhaustive ms / speed-up`,
+    `${Math.round(idx.ms)} / ${Math.round(ora.ms)} / ${(ora.ms / idx.ms).toFixed(1)}x`,
+  );
+  row(
+    `${label} sample: candidates mean (index) vs pairs (exhaustive)`,
+    `${idx.result.stats.candidatesMean.toFixed(1)} vs ${Math.round(ora.result.stats.candidatesMean)}`,
+  );
 }
 row('rss (MiB)', Math.round(process.memoryUsage().rss / 1048576));
 

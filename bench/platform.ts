@@ -30,7 +30,6 @@ const TOTAL = Number(process.env.BENCH_ACCOUNTS ?? 100_000);
 const AT_RPS10 = Math.min(TOTAL, Number(process.env.BENCH_ACCOUNTS_RPS10 ?? TOTAL));
 const SOURCES = ['S1', 'S2', 'S3'];
 
-
 function portOpen(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = net.connect({ host, port }, () => {
@@ -50,12 +49,17 @@ async function benchRedis(): Promise<{ redis: Redis; stop: () => Promise<void> }
     if (!bin) throw new Error('bench:platform needs Redis: set REDIS_URL or install redis-server');
     const port = await freePort();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
-    child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    child = spawn(
+      bin,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      { stdio: 'ignore' },
+    );
     url = `redis://127.0.0.1:${port}`;
   }
   const { hostname, port } = new URL(url);
   // Wait for the port before connecting, so ioredis never reports a refused first connection.
-  for (let i = 0; i < 100 && !(await portOpen(hostname, Number(port || 6379))); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && !(await portOpen(hostname, Number(port || 6379))); i++)
+    await new Promise((r) => setTimeout(r, 50));
   const redis = new Redis(url, { maxRetriesPerRequest: 3 });
   await redis.ping();
   return {
@@ -82,22 +86,42 @@ interface SimHandle {
   close(): Promise<void>;
 }
 
-type ChildCommand = { id: number; cmd: 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close'; arg?: unknown };
+type ChildCommand = {
+  id: number;
+  cmd: 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close';
+  arg?: unknown;
+};
 
 async function simulatorChild(): Promise<void> {
   const perSource = Number(process.env.BENCH_PER_SOURCE);
   const sim = await startSimulator({
     seed: 11,
     rateLimit: false,
-    tenant: { identities: 50, accountsPerSource: perSource, managedSources: SOURCES, disabledSource: false, duplicateRate: 0, machineRate: 0 },
+    tenant: {
+      identities: 50,
+      accountsPerSource: perSource,
+      managedSources: SOURCES,
+      disabledSource: false,
+      duplicateRate: 0,
+      machineRate: 0,
+    },
   });
   const sourceIds = SOURCES.map((n) => [...sim.tenant.sources.values()].find((s) => s.name === n)!.id);
-  process.send?.({ ready: { baseurl: sim.baseurl, clientId: sim.clientId, clientSecret: sim.clientSecret, sourceIds, accounts: sim.tenant.accounts.size } });
+  process.send?.({
+    ready: {
+      baseurl: sim.baseurl,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      sourceIds,
+      accounts: sim.tenant.accounts.size,
+    },
+  });
   process.on('message', (m: ChildCommand) => {
     void (async () => {
       let result: unknown;
       if (m.cmd === 'resetLog') sim.control.resetLog();
-      else if (m.cmd === 'setRateLimit') sim.control.setRateLimit(typeof m.arg === 'number' ? { requests: m.arg, windowMs: 1000 } : false);
+      else if (m.cmd === 'setRateLimit')
+        sim.control.setRateLimit(typeof m.arg === 'number' ? { requests: m.arg, windowMs: 1000 } : false);
       else if (m.cmd === 'requestLog') result = sim.control.requestLog().filter((e) => e.template === '/v3/accounts');
       else if (m.cmd === 'counters') result = sim.control.counters();
       else if (m.cmd === 'close') await sim.close();
@@ -108,17 +132,22 @@ async function simulatorChild(): Promise<void> {
 }
 
 async function startSimulatorProcess(perSource: number): Promise<SimHandle> {
-  const child = fork(__filename, ['--simulator-child'], { env: { ...process.env, BENCH_PER_SOURCE: String(perSource) }, stdio: 'inherit' });
+  const child = fork(__filename, ['--simulator-child'], {
+    env: { ...process.env, BENCH_PER_SOURCE: String(perSource) },
+    stdio: 'inherit',
+  });
   const pending = new Map<number, (v: unknown) => void>();
   let seq = 0;
-  const ready = await new Promise<Omit<SimHandle, 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close'>>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`simulator process exited with ${code}`)));
-    child.on('message', (m: { ready?: SimHandle; id?: number; result?: unknown }) => {
-      if (m.ready) resolve(m.ready);
-      else if (m.id !== undefined) pending.get(m.id)?.(m.result);
-    });
-  });
+  const ready = await new Promise<Omit<SimHandle, 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close'>>(
+    (resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`simulator process exited with ${code}`)));
+      child.on('message', (m: { ready?: SimHandle; id?: number; result?: unknown }) => {
+        if (m.ready) resolve(m.ready);
+        else if (m.id !== undefined) pending.get(m.id)?.(m.result);
+      });
+    },
+  );
   const ask = <T>(cmd: ChildCommand['cmd'], arg?: unknown): Promise<T> =>
     new Promise((resolve) => {
       const id = ++seq;
@@ -202,7 +231,9 @@ async function run(sim: SimHandle, redis: Redis, s: Scenario, sourceIds: string[
   const onDispatch = (endpoint: string): void => {
     if (endpoint === '/v3/accounts') dispatched.push(Date.now());
   };
-  const clients = Array.from({ length: s.workers }, () => createPlatformClient(settings, { redis, keyPrefix, logger: silentLogger, onDispatch }));
+  const clients = Array.from({ length: s.workers }, () =>
+    createPlatformClient(settings, { redis, keyPrefix, logger: silentLogger, onDispatch }),
+  );
   // One worker reads the sources one after another; three workers read one source each.
   const plan: { client: number; sourceId: string; limit: number }[] =
     s.workers === 1
@@ -234,7 +265,9 @@ async function run(sim: SimHandle, redis: Redis, s: Scenario, sourceIds: string[
     for (const t of ts) per[Math.floor((t - ts[0]) / 1000)] = (per[Math.floor((t - ts[0]) / 1000)] ?? 0) + 1;
     const gaps = ts.slice(1).map((t, i) => t - ts[i]);
     const sentGaps = dispatched.slice(1).map((t, i) => t - dispatched[i]);
-    console.log(`  [${s.name}] received per second: ${per.join(' ')}; span ${ts[ts.length - 1] - ts[0]} ms; min gap received ${Math.min(...gaps)} ms, sent ${Math.min(...sentGaps)} ms`);
+    console.log(
+      `  [${s.name}] received per second: ${per.join(' ')}; span ${ts[ts.length - 1] - ts[0]} ms; min gap received ${Math.min(...gaps)} ms, sent ${Math.min(...sentGaps)} ms`,
+    );
   }
   const read = counts.reduce((a, b) => a + b, 0);
   return {
@@ -262,7 +295,9 @@ async function main(): Promise<void> {
   const sim = await startSimulatorProcess(perSource);
   const { redis, stop } = await benchRedis();
   const sourceIds = sim.sourceIds;
-  console.log(`simulator (child process): ${sim.accounts} accounts generated in ${((performance.now() - t0) / 1000).toFixed(1)} s; page size 250`);
+  console.log(
+    `simulator (child process): ${sim.accounts} accounts generated in ${((performance.now() - t0) / 1000).toFixed(1)} s; page size 250`,
+  );
 
   const scenarios: Scenario[] = [
     { name: 'unthrottled baseline (Enable queue off)', rps: 1000, enableQueue: false, workers: 1, accounts: TOTAL },
@@ -270,7 +305,14 @@ async function main(): Promise<void> {
     { name: 'RPS 50, 3 workers, shared Redis bucket', rps: 50, enableQueue: true, workers: 3, accounts: TOTAL },
     { name: 'RPS 10, 1 worker', rps: 10, enableQueue: true, workers: 1, accounts: AT_RPS10 },
     { name: 'RPS 10, 3 workers, shared Redis bucket', rps: 10, enableQueue: true, workers: 3, accounts: AT_RPS10 },
-    { name: 'RPS 40 vs platform limit 20/s (429s)', rps: 40, enableQueue: true, workers: 1, accounts: Math.min(TOTAL, 12_500), platformLimit: 20 },
+    {
+      name: 'RPS 40 vs platform limit 20/s (429s)',
+      rps: 40,
+      enableQueue: true,
+      workers: 1,
+      accounts: Math.min(TOTAL, 12_500),
+      platformLimit: 20,
+    },
   ];
   const results: Result[] = [];
   try {
@@ -292,10 +334,15 @@ async function main(): Promise<void> {
   const base = results[0];
   console.log('\nratios');
   for (const r of results.slice(1)) {
-    console.log(`  ${r.scenario.name.padEnd(42)} records/s vs unthrottled ${(r.recordsPerS / base.recordsPerS).toFixed(3)}; never above the limit in any 1-s window: sent ${r.maxDispatchedIn1s <= r.scenario.rps ? 'yes' : 'NO'}, received ${r.maxIn1s <= r.scenario.rps ? 'yes' : 'NO'}`);
+    console.log(
+      `  ${r.scenario.name.padEnd(42)} records/s vs unthrottled ${(r.recordsPerS / base.recordsPerS).toFixed(3)}; never above the limit in any 1-s window: sent ${r.maxDispatchedIn1s <= r.scenario.rps ? 'yes' : 'NO'}, received ${r.maxIn1s <= r.scenario.rps ? 'yes' : 'NO'}`,
+    );
   }
   const r10 = results.find((r) => r.scenario.name === 'RPS 10, 1 worker');
-  if (r10) console.log(`  scaling: at RPS 10, ${TOTAL.toLocaleString()} accounts (${Math.ceil(TOTAL / 250)} pages) would take about ${((Math.ceil(TOTAL / 250) / (10 * r10.share)) / 60).toFixed(1)} min`);
+  if (r10)
+    console.log(
+      `  scaling: at RPS 10, ${TOTAL.toLocaleString()} accounts (${Math.ceil(TOTAL / 250)} pages) would take about ${(Math.ceil(TOTAL / 250) / (10 * r10.share) / 60).toFixed(1)} min`,
+    );
   const bad = results.filter((r) => r.scenario.enableQueue && r.maxDispatchedIn1s > r.scenario.rps);
   if (bad.length) process.exitCode = 1;
 }

@@ -38,17 +38,24 @@ const runner: CommandRunner = (_type, input, _config, ctx: CommandContext) =>
   })();
 
 function body(size: 'small' | 'large'): string {
-  return JSON.stringify({ type: 'std:account:list', input: { size }, config: { proxyPassword: PASSWORD, clientSecret: 'bench-secret' } });
+  return JSON.stringify({
+    type: 'std:account:list',
+    input: { size },
+    config: { proxyPassword: PASSWORD, clientSecret: 'bench-secret' },
+  });
 }
-
 
 async function startRedis(): Promise<{ url: string; child?: ChildProcess; dir?: string }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL };
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    {
+      stdio: 'ignore',
+    },
+  );
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     const r = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
@@ -79,15 +86,23 @@ function call(url: string, payload: string): Promise<CallResult> {
     const t0 = process.hrtime.bigint();
     let firstItemMs = -1;
     let bytes = 0;
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
-      res.on('data', (d: Buffer) => {
-        bytes += d.length;
-        if (firstItemMs < 0 && d.includes(0x7b)) firstItemMs = Number(process.hrtime.bigint() - t0) / 1e6;
-      });
-      res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, firstItemMs, bytes }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
+        res.on('data', (d: Buffer) => {
+          bytes += d.length;
+          if (firstItemMs < 0 && d.includes(0x7b)) firstItemMs = Number(process.hrtime.bigint() - t0) / 1e6;
+        });
+        res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, firstItemMs, bytes }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -111,7 +126,12 @@ async function latency(fn: () => Promise<unknown>, n: number): Promise<{ p50: nu
 
 async function direct(size: 'small' | 'large'): Promise<number> {
   let bytes = 0;
-  const ctx = { signal: new AbortController().signal, logger: silentLogger, jobId: 'direct', progress: () => undefined };
+  const ctx = {
+    signal: new AbortController().signal,
+    logger: silentLogger,
+    jobId: 'direct',
+    progress: () => undefined,
+  };
   for await (const item of runner('std:account:list', { size }, {}, ctx)) bytes += JSON.stringify(item).length + 1;
   return bytes;
 }
@@ -121,7 +141,9 @@ const JOB_KEY = 'b'.repeat(64);
 
 /** Queue mode as deployed: the worker is another process (`proxy.js --worker <redis> <queue>`). */
 function spawnWorker(redisUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [__filename, '--worker', redisUrl, QUEUE_NAME], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [__filename, '--worker', redisUrl, QUEUE_NAME], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
@@ -129,7 +151,14 @@ function spawnWorker(redisUrl: string): Promise<ChildProcess> {
 }
 
 async function workerMain(redisUrl: string, queueName: string): Promise<void> {
-  const worker = new CommandWorker({ redisUrl, runner, crypto: JobCrypto.fromKey(JOB_KEY), logger: silentLogger, concurrency: 4, queueName });
+  const worker = new CommandWorker({
+    redisUrl,
+    runner,
+    crypto: JobCrypto.fromKey(JOB_KEY),
+    logger: silentLogger,
+    concurrency: 4,
+    queueName,
+  });
   await worker.worker.waitUntilReady();
   process.stdout.write('ready\n');
   process.once('SIGTERM', () => void worker.close(1000).then(() => process.exit(0)));
@@ -153,7 +182,10 @@ async function usedMemory(r: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
 }
 
-async function throughput(server: RunningServer, monitor?: Redis): Promise<{ mbps: number; firstItemMs: number; mb: number; redisPeakMb: number; rssGrowthMb: number }> {
+async function throughput(
+  server: RunningServer,
+  monitor?: Redis,
+): Promise<{ mbps: number; firstItemMs: number; mb: number; redisPeakMb: number; rssGrowthMb: number }> {
   const url = `${server.url}/`;
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
@@ -187,8 +219,12 @@ async function main(): Promise<void> {
   const worker = await spawnWorker(redis.url);
   const queue = await start(redis.url);
   try {
-    console.log(`proxy bench: ${CALLS} small calls per mode; ${ITEMS} items of ~${ITEM_BYTES} B; node ${process.version}, ${os.cpus().length} cpus`);
-    console.log('client and api share this process; in queue mode the worker is a child process (as api and worker pods are)');
+    console.log(
+      `proxy bench: ${CALLS} small calls per mode; ${ITEMS} items of ~${ITEM_BYTES} B; node ${process.version}, ${os.cpus().length} cpus`,
+    );
+    console.log(
+      'client and api share this process; in queue mode the worker is a child process (as api and worker pods are)',
+    );
     const small = body('small');
     const lDirect = await latency(() => direct('small'), CALLS);
     const lEmb = await latency(() => call(`${embedded.url}/`, small), CALLS);
@@ -206,7 +242,12 @@ async function main(): Promise<void> {
     console.log('\n(a) one-item command, latency per call (ms)');
     console.table({
       direct: { p50: f(lDirect.p50, 3), p99: f(lDirect.p99, 3) },
-      embedded: { p50: f(lEmb.p50), p99: f(lEmb.p99), 'added p50 vs direct': f(lEmb.p50 - lDirect.p50), 'added p99 vs direct': f(lEmb.p99 - lDirect.p99) },
+      embedded: {
+        p50: f(lEmb.p50),
+        p99: f(lEmb.p99),
+        'added p50 vs direct': f(lEmb.p50 - lDirect.p50),
+        'added p99 vs direct': f(lEmb.p99 - lDirect.p99),
+      },
       queue: {
         p50: f(lQueue.p50),
         p99: f(lQueue.p99),
@@ -219,7 +260,12 @@ async function main(): Promise<void> {
     console.log(`(b) ${ITEMS} items, one streamed response`);
     console.table({
       direct: { MB: f(directBytes.mb, 1), 'MB/s': f(directBytes.mbps, 1) },
-      embedded: { MB: f(tEmb.mb, 1), 'MB/s': f(tEmb.mbps, 1), 'first item ms': f(tEmb.firstItemMs, 1), 'RSS growth MB': f(tEmb.rssGrowthMb, 1) },
+      embedded: {
+        MB: f(tEmb.mb, 1),
+        'MB/s': f(tEmb.mbps, 1),
+        'first item ms': f(tEmb.firstItemMs, 1),
+        'RSS growth MB': f(tEmb.rssGrowthMb, 1),
+      },
       queue: {
         MB: f(tQueue.mb, 1),
         'MB/s': f(tQueue.mbps, 1),
@@ -234,7 +280,9 @@ async function main(): Promise<void> {
     console.log(`  queue MB/s                  ${f(tQueue.mbps, 1)}      (goal >= 40)`);
     console.log(`  queue / embedded throughput ${f(tQueue.mbps / tEmb.mbps)}      (goal >= 0.70)`);
     console.log(`  time to first item (queue)  ${f(tQueue.firstItemMs, 1)} ms (goal <= 100 ms)`);
-    console.log(`  Redis peak growth           ${f(tQueue.redisPeakMb, 1)} MB for ${f(tQueue.mb, 0)} MB (goal <= 32 MB)`);
+    console.log(
+      `  Redis peak growth           ${f(tQueue.redisPeakMb, 1)} MB for ${f(tQueue.mb, 0)} MB (goal <= 32 MB)`,
+    );
   } finally {
     await embedded.close();
     await queue.close();

@@ -11,14 +11,28 @@ const lock = JSON.parse(fs.readFileSync(file, 'utf8'));
 const pkgs = lock.packages;
 
 const OS = ['darwin', 'win32', 'linux', 'android', 'freebsd', 'openharmony', 'sunos', 'aix'];
-const CPU = { arm64: 'arm64', aarch64: 'arm64', x64: 'x64', ia32: 'ia32', arm: 'arm', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64' };
+const CPU = {
+  arm64: 'arm64',
+  aarch64: 'arm64',
+  x64: 'x64',
+  ia32: 'ia32',
+  arm: 'arm',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  loong64: 'loong64',
+};
 
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');
   const os = parts.find((p) => OS.includes(p));
   const cpu = parts.map((p) => CPU[p]).find(Boolean);
   if (!os || !cpu) return undefined;
-  const libc = parts.some((p) => p.startsWith('musl')) ? 'musl' : parts.some((p) => p.startsWith('gnu')) ? 'glibc' : undefined;
+  const libc = parts.some((p) => p.startsWith('musl'))
+    ? 'musl'
+    : parts.some((p) => p.startsWith('gnu'))
+      ? 'glibc'
+      : undefined;
   return { os: [os], cpu: [cpu], ...(libc && os === 'linux' ? { libc: [libc] } : {}) };
 }
 
@@ -37,6 +51,10 @@ for (const [key, meta] of Object.entries(pkgs)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
-console.log(`complete-lockfile: added ${added} platform entries${unknown.length ? `; could not infer: ${unknown.join(', ')}` : ''}`);
+console.log(
+  `complete-lockfile: added ${added} platform entries${unknown.length ? `; could not infer: ${unknown.join(', ')}` : ''}`,
+);

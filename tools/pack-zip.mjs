@@ -34,4 +34,6 @@ const archive = zip([
   { name: 'connector-spec.json', data: spec },
 ]);
 writeFileSync(file, archive);
-console.log(`${file}: index.js ${(bundle.length / 1024 / 1024).toFixed(1)} MiB, zip ${(archive.length / 1024 / 1024).toFixed(1)} MiB`);
+console.log(
+  `${file}: index.js ${(bundle.length / 1024 / 1024).toFixed(1)} MiB, zip ${(archive.length / 1024 / 1024).toFixed(1)} MiB`,
+);

@@ -2,7 +2,7 @@
 // and no dependency to vet for it. Readers: any unzip; the pack-zip test extracts with Python's zipfile.
 import { crc32, deflateRawSync } from 'node:zlib';
 
-const DOS_EPOCH_DATE = (2020 - 1980) << 9 | 1 << 5 | 1; // fixed timestamp: the same input gives the same zip
+const DOS_EPOCH_DATE = ((2020 - 1980) << 9) | (1 << 5) | 1; // fixed timestamp: the same input gives the same zip
 
 /** @param {{name: string, data: Buffer}[]} files */
 export function zip(files) {

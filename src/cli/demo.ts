@@ -46,7 +46,8 @@ function parseArgs(argv: string[]): DemoArgs | string {
       args.enable = false;
       continue;
     }
-    const key = { '--identities': 'identities', '--per-source': 'perSource', '--seed': 'seed', '--rps': 'rps' }[a] as keyof DemoArgs | undefined;
+    const key = { '--identities': 'identities', '--per-source': 'perSource', '--seed': 'seed', '--rps': 'rps' }[a] as
+      keyof DemoArgs | undefined;
     const n = Number(argv[i + 1]);
     if (!key || !Number.isInteger(n) || n < 1) return `unexpected argument ${a}${key ? ` ${String(argv[i + 1])}` : ''}`;
     (args as unknown as Record<string, number>)[key] = n;
@@ -102,7 +103,9 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const started = Date.now();
-  process.stderr.write(`Generating a tenant: ${args.identities} identities, ${args.perSource} accounts on each of 2 managed sources, 1 disabled source...\n`);
+  process.stderr.write(
+    `Generating a tenant: ${args.identities} identities, ${args.perSource} accounts on each of 2 managed sources, 1 disabled source...\n`,
+  );
   const sim = await startSimulator({
     seed: args.seed,
     tenant: { identities: args.identities, accountsPerSource: args.perSource, duplicateRate: 0.1, machineRate: 0.02 },
@@ -113,7 +116,14 @@ export async function run(argv: string[]): Promise<number> {
   const logger = createLogger({ level: 'error', destination: process.stderr });
   const summaries: AggregationSummary[] = [];
   const runner = createProductionRunner({ onAggregationSummary: (s) => summaries.push(s) });
-  const env = { ...loadEnv({}), PORT: 0, HOST: '127.0.0.1', PROXY_PASSWORD: password, LOG_LEVEL: 'error' as const, METRICS_ENABLED: false };
+  const env = {
+    ...loadEnv({}),
+    PORT: 0,
+    HOST: '127.0.0.1',
+    PROXY_PASSWORD: password,
+    LOG_LEVEL: 'error' as const,
+    METRICS_ENABLED: false,
+  };
   const server = await startServer(env, { runner, logger });
   const proxyUrl = `${server.url}/`;
   const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId as string);
@@ -127,7 +137,15 @@ export async function run(argv: string[]): Promise<number> {
     maxConcurrentRequests: 10,
     batchSize: 250,
     attributeDefinitions: [
-      { name: 'login', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower', normalize: true, spaces: true, maxLength: 20 },
+      {
+        name: 'login',
+        expression: '$firstName.substring(0,1)$lastName',
+        type: 'unique',
+        case: 'lower',
+        normalize: true,
+        spaces: true,
+        maxLength: 20,
+      },
       { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 6 },
     ],
     matching: {
@@ -138,7 +156,8 @@ export async function run(argv: string[]): Promise<number> {
       reviewTopK: 5,
     },
   };
-  const invoke = (type: string, input: Record<string, unknown>) => proxyItems({ url: proxyUrl, password, type: type as CommandType, input, config });
+  const invoke = (type: string, input: Record<string, unknown>) =>
+    proxyItems({ url: proxyUrl, password, type: type as CommandType, input, config });
   try {
     process.stderr.write(`Simulator at ${sim.baseurl}; proxy server (embedded mode) at ${proxyUrl}\n`);
     for await (const item of invoke('std:test-connection', {})) {
@@ -156,7 +175,12 @@ export async function run(argv: string[]): Promise<number> {
           yield item;
         }
       })();
-    const platform = await runPlatformAggregation({ tenant: sim.tenant, invoke: counted, enableNew: args.enable, enableConcurrency: 8 });
+    const platform = await runPlatformAggregation({
+      tenant: sim.tenant,
+      invoke: counted,
+      enableNew: args.enable,
+      enableConcurrency: 8,
+    });
     progress.update(progress.current, progress.current === 'Aggregating' ? received : enables, true);
     progress.done();
     const s = summaries[0];
@@ -168,7 +192,9 @@ export async function run(argv: string[]): Promise<number> {
     const lines = [
       '',
       'Summary',
-      `  accounts read per source:     ${Object.entries(s?.accountsPerSource ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `  accounts read per source:     ${Object.entries(s?.accountsPerSource ?? {})
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
       `  sources skipped (disabled):   ${(s?.skippedSources ?? []).join(', ') || '-'}`,
       `  machine accounts skipped:     ${s?.machineAccountsSkipped ?? 0}`,
       `  identity baseline:            ${s?.baselineIdentities ?? 0} identities`,

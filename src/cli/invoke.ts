@@ -66,14 +66,16 @@ async function readJsonObject(file: string, what: string): Promise<Record<string
   } catch (e) {
     throw new UsageError(`the ${what} file ${file} is not valid JSON: ${errorMessage(e)}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`the ${what} file ${file} must contain a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError(`the ${what} file ${file} must contain a JSON object`);
   return value as Record<string, unknown>;
 }
 
 function timeout(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer (milliseconds), got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new UsageError(`--${name} must be a positive integer (milliseconds), got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -89,7 +91,10 @@ function stderrLogger(stderr: Writable, secrets: () => string[]): Logger {
   return { error: line('error'), warn: line('warning'), info: quiet, debug: quiet };
 }
 
-export async function run(argv: string[], io: InvokeIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function run(
+  argv: string[],
+  io: InvokeIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   let secrets: string[] = [];
   const ac = new AbortController();
   const onSigint = (): void => ac.abort();
@@ -121,20 +126,37 @@ export async function run(argv: string[], io: InvokeIo = { stdout: process.stdou
       return 0;
     }
     if (!values.type) throw new UsageError('--type is required');
-    if (!isCommandType(values.type)) throw new UsageError(`unknown command type ${JSON.stringify(values.type)}; expected one of: ${COMMAND_TYPES.join(', ')}`);
+    if (!isCommandType(values.type))
+      throw new UsageError(
+        `unknown command type ${JSON.stringify(values.type)}; expected one of: ${COMMAND_TYPES.join(', ')}`,
+      );
     if (!values.config) throw new UsageError('--config FILE is required');
     const config = await readJsonObject(values.config, 'config');
     const input = values.input ? await readJsonObject(values.input, 'input') : {};
-    const url = values.url ?? (typeof config.proxyUrl === 'string' && config.proxyUrl.trim() ? config.proxyUrl : undefined);
+    const url =
+      values.url ?? (typeof config.proxyUrl === 'string' && config.proxyUrl.trim() ? config.proxyUrl : undefined);
     if (!url) throw new UsageError('no proxy URL: pass --url or set proxyUrl in the configuration');
     const envPassword = io.env.PROXY_PASSWORD;
     const password =
-      values.password ?? (envPassword && envPassword.length > 0 ? envPassword : typeof config.proxyPassword === 'string' ? config.proxyPassword : '');
-    if (!password) throw new UsageError('no proxy password: set env PROXY_PASSWORD, pass --password, or set proxyPassword in the configuration');
-    secrets = [password, ...(typeof config.clientSecret === 'string' && config.clientSecret ? [config.clientSecret] : [])];
-    const ca = values.ca ? await readFile(values.ca, 'utf8').catch((e: unknown) => {
-      throw new UsageError(`cannot read the CA file ${values.ca}: ${errorMessage(e)}`);
-    }) : undefined;
+      values.password ??
+      (envPassword && envPassword.length > 0
+        ? envPassword
+        : typeof config.proxyPassword === 'string'
+          ? config.proxyPassword
+          : '');
+    if (!password)
+      throw new UsageError(
+        'no proxy password: set env PROXY_PASSWORD, pass --password, or set proxyPassword in the configuration',
+      );
+    secrets = [
+      password,
+      ...(typeof config.clientSecret === 'string' && config.clientSecret ? [config.clientSecret] : []),
+    ];
+    const ca = values.ca
+      ? await readFile(values.ca, 'utf8').catch((e: unknown) => {
+          throw new UsageError(`cannot read the CA file ${values.ca}: ${errorMessage(e)}`);
+        })
+      : undefined;
     const connectMs = timeout(values['connect-timeout-ms'], 'connect-timeout-ms');
     const idleMs = timeout(values['idle-timeout-ms'], 'idle-timeout-ms');
 

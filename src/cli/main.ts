@@ -5,11 +5,23 @@ import { errorMessage } from '../core/errors';
 export type SubCommand = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<SubCommand> }> = {
-  serve: { summary: 'run the proxy server (api and/or worker; embedded mode without REDIS_URL)', load: async () => (await import('./serve')).run },
-  invoke: { summary: 'send one command to a proxy server and print its NDJSON output', load: async () => (await import('./invoke')).run },
+  serve: {
+    summary: 'run the proxy server (api and/or worker; embedded mode without REDIS_URL)',
+    load: async () => (await import('./serve')).run,
+  },
+  invoke: {
+    summary: 'send one command to a proxy server and print its NDJSON output',
+    load: async () => (await import('./invoke')).run,
+  },
   simulator: { summary: 'run the platform API simulator', load: async () => (await import('./simulator')).run },
-  demo: { summary: 'simulator + embedded server + a full aggregation, with a summary', load: async () => (await import('./demo')).run },
-  match: { summary: 'offline matching of records, for tuning thresholds', load: async () => (await import('./match')).run },
+  demo: {
+    summary: 'simulator + embedded server + a full aggregation, with a summary',
+    load: async () => (await import('./demo')).run,
+  },
+  match: {
+    summary: 'offline matching of records, for tuning thresholds',
+    load: async () => (await import('./match')).run,
+  },
 };
 
 function usage(): string {

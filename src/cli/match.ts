@@ -39,8 +39,11 @@ function parseArgs(argv: string[]): Options | 'help' {
       summaryJson = true;
       continue;
     }
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    if (!['--identities', '--accounts', '--config', '--truth'].includes(flag)) throw new UsageError(`unknown option "${arg}"`);
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
+    if (!['--identities', '--accounts', '--config', '--truth'].includes(flag))
+      throw new UsageError(`unknown option "${arg}"`);
     const value = inline ?? argv[++i];
     if (value === undefined || value === '') throw new UsageError(`option ${flag} needs a file name`);
     values[flag.slice(2)] = value;
@@ -48,7 +51,13 @@ function parseArgs(argv: string[]): Options | 'help' {
   for (const required of ['identities', 'accounts', 'config']) {
     if (!values[required]) throw new UsageError(`option --${required} is required`);
   }
-  return { identities: values.identities!, accounts: values.accounts!, config: values.config!, truth: values.truth, summaryJson };
+  return {
+    identities: values.identities!,
+    accounts: values.accounts!,
+    config: values.config!,
+    truth: values.truth,
+    summaryJson,
+  };
 }
 
 function readText(file: string, what: string): string {
@@ -84,7 +93,12 @@ export function loadRecords(file: string, what: string): MatchRecord[] {
     if (!Array.isArray(data)) throw new InputError(`${file}: expected a JSON array of {"id", "attributes"} records`);
     return data.map((item: unknown, i) => {
       const o = item as { id?: unknown; attributes?: unknown };
-      if (typeof o !== 'object' || o === null || (typeof o.id !== 'string' && typeof o.id !== 'number') || String(o.id) === '') {
+      if (
+        typeof o !== 'object' ||
+        o === null ||
+        (typeof o.id !== 'string' && typeof o.id !== 'number') ||
+        String(o.id) === ''
+      ) {
         throw new InputError(`${file}: record ${i} has no "id" (string or number)`);
       }
       const attributes = o.attributes ?? {};
@@ -119,7 +133,8 @@ function loadTruth(file: string, accountIds: Set<string>): Set<string> {
   const truth = new Set<string>();
   rows.forEach((row, i) => {
     if (i === 0 && row[0] === 'accountId') return;
-    if (row.length < 2 || !row[0] || !row[1]) throw new InputError(`${file}: line ${i + 1} is not "accountId,candidateId"`);
+    if (row.length < 2 || !row[0] || !row[1])
+      throw new InputError(`${file}: line ${i + 1} is not "accountId,candidateId"`);
     truth.add(pairKey(row[0], row[1], accountIds.has(row[1])));
   });
   return truth;
@@ -204,9 +219,11 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
       return 0;
     }
     const config = parseJson(readText(opts.config, 'config'), opts.config);
-    if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new InputError(`${opts.config}: the config must be a JSON object`);
+    if (typeof config !== 'object' || config === null || Array.isArray(config))
+      throw new InputError(`${opts.config}: the config must be a JSON object`);
     const settings = parseMatchingSettings(config as Record<string, unknown>);
-    if (settings.attributes.length === 0) throw new InputError(`${opts.config}: no matching attributes configured (matching.attributes is empty)`);
+    if (settings.attributes.length === 0)
+      throw new InputError(`${opts.config}: no matching attributes configured (matching.attributes is empty)`);
     const identities = loadRecords(opts.identities, 'identities');
     const accounts = loadRecords(opts.accounts, 'accounts');
     const accountIds = new Set(accounts.map((a) => a.id));
@@ -219,7 +236,14 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
     let chunk = '';
     for (const list of result.duplicates.values()) {
       for (const d of list) {
-        chunk += JSON.stringify({ accountId: d.accountId, candidateId: d.candidateId, candidateKind: d.candidateKind, score: d.score, scores: d.scores }) + '\n';
+        chunk +=
+          JSON.stringify({
+            accountId: d.accountId,
+            candidateId: d.candidateId,
+            candidateKind: d.candidateKind,
+            score: d.score,
+            scores: d.scores,
+          }) + '\n';
         if (chunk.length > 65536) {
           io.stdout(chunk);
           chunk = '';

@@ -37,7 +37,9 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (argv.length > 0) {
-    process.stderr.write(`fusion-proxy serve: unexpected argument "${argv[0]}" (configuration comes from the environment)\n${USAGE}`);
+    process.stderr.write(
+      `fusion-proxy serve: unexpected argument "${argv[0]}" (configuration comes from the environment)\n${USAGE}`,
+    );
     return 2;
   }
   let env: ServerEnv;
@@ -52,7 +54,10 @@ export async function run(argv: string[]): Promise<number> {
     logger.warn('PROXY_PASSWORD is shorter than 16 characters; use a longer random secret');
   }
   // Shared Redis for the core (locks, rate-limit buckets) where a worker runs commands.
-  const runtimeRedis = env.REDIS_URL && env.ROLE !== 'api' ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, disconnectTimeout: 200 }) : undefined;
+  const runtimeRedis =
+    env.REDIS_URL && env.ROLE !== 'api'
+      ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, disconnectTimeout: 200 })
+      : undefined;
   runtimeRedis?.on('error', (e: unknown) => logger.debug({ err: errorMessage(e) }, 'redis connection error'));
   const runner = createProductionRunner(runtimeRedis ? { redis: runtimeRedis } : {});
   let server;

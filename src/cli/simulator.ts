@@ -25,11 +25,18 @@ options:
   --log-requests            keep the per-request log in memory (counters are always kept)
 `;
 
-function num(v: string | undefined, name: string, fallback: number, opts: { int?: boolean; max?: number } = {}): number {
+function num(
+  v: string | undefined,
+  name: string,
+  fallback: number,
+  opts: { int?: boolean; max?: number } = {},
+): number {
   if (v === undefined) return fallback;
   const n = Number(v);
   if (!Number.isFinite(n) || n < 0 || (opts.int && !Number.isInteger(n)) || (opts.max !== undefined && n > opts.max)) {
-    throw new RangeError(`--${name} must be a ${opts.int ? 'non-negative integer' : 'non-negative number'}${opts.max !== undefined ? ` up to ${opts.max}` : ''}, got "${v}"`);
+    throw new RangeError(
+      `--${name} must be a ${opts.int ? 'non-negative integer' : 'non-negative number'}${opts.max !== undefined ? ` up to ${opts.max}` : ''}, got "${v}"`,
+    );
   }
   return n;
 }
@@ -81,8 +88,10 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
     const rps = str('rps-limit') === undefined ? undefined : num(str('rps-limit'), 'rps-limit', 0);
     clientId = str('client-id');
     clientSecret = str('client-secret');
-    if ((clientId === undefined) !== (clientSecret === undefined)) throw new RangeError('--client-id and --client-secret go together');
-    const clients: SimClient[] = clientId && clientSecret ? [{ clientId, clientSecret, scopes: ['sp:scopes:all'] }] : [];
+    if ((clientId === undefined) !== (clientSecret === undefined))
+      throw new RangeError('--client-id and --client-secret go together');
+    const clients: SimClient[] =
+      clientId && clientSecret ? [{ clientId, clientSecret, scopes: ['sp:scopes:all'] }] : [];
     const tenant = generateTenant({
       seed: num(str('seed'), 'seed', 1, { int: true }),
       identities: num(str('identities'), 'identities', 50, { int: true }),

@@ -31,7 +31,12 @@ export interface HandlerDeps {
  * (or the proxy server's) and matches the SDK's output of the command; this is the one place
  * where the untyped core output becomes the platform's typed output.
  */
-export type CommandRun = <O>(type: CommandType, context: Context, input: object | undefined, res: Response<O>) => Promise<void>;
+export type CommandRun = <O>(
+  type: CommandType,
+  context: Context,
+  input: object | undefined,
+  res: Response<O>,
+) => Promise<void>;
 
 function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -54,14 +59,25 @@ async function runDirect(
   const ac = new AbortController();
   const jobId = context.invocationId ?? context.requestId ?? randomUUID();
   let items = 0;
-  for await (const item of deps.runner()(type, input, configForCore(config), { signal: ac.signal, logger: deps.logger, jobId, progress: () => sink.keepAlive() })) {
+  for await (const item of deps.runner()(type, input, configForCore(config), {
+    signal: ac.signal,
+    logger: deps.logger,
+    jobId,
+    progress: () => sink.keepAlive(),
+  })) {
     items += 1;
     await sink.send(item);
   }
   return items;
 }
 
-async function runAsProxyClient(type: CommandType, input: Record<string, unknown>, config: Record<string, unknown>, sink: ResponseSink, deps: HandlerDeps): Promise<number> {
+async function runAsProxyClient(
+  type: CommandType,
+  input: Record<string, unknown>,
+  config: Record<string, unknown>,
+  sink: ResponseSink,
+  deps: HandlerDeps,
+): Promise<number> {
   const password = typeof config.proxyPassword === 'string' ? config.proxyPassword : '';
   const result = await invokeProxy(
     {
@@ -79,7 +95,15 @@ async function runAsProxyClient(type: CommandType, input: Record<string, unknown
   return result.items;
 }
 
-async function runInRole(role: ConnectorRole, type: CommandType, input: Record<string, unknown>, config: Record<string, unknown>, context: Context, sink: ResponseSink, deps: HandlerDeps): Promise<number> {
+async function runInRole(
+  role: ConnectorRole,
+  type: CommandType,
+  input: Record<string, unknown>,
+  config: Record<string, unknown>,
+  context: Context,
+  sink: ResponseSink,
+  deps: HandlerDeps,
+): Promise<number> {
   switch (role) {
     case 'proxy-client':
       return runAsProxyClient(type, input, config, sink, deps);
@@ -87,7 +111,10 @@ async function runInRole(role: ConnectorRole, type: CommandType, input: Record<s
       // This process is the proxy server: the caller must know the shared secret (spec:
       // "When they differ, the server answers 401 and does not run the command").
       if (!passwordMatches(config.proxyPassword, String(deps.env.PROXY_PASSWORD))) {
-        throw new FusionError('PROXY_UNAUTHORIZED', 'The proxy password in the configuration does not match PROXY_PASSWORD of this proxy server; the command was not run. Make the two equal (exact, case-sensitive).');
+        throw new FusionError(
+          'PROXY_UNAUTHORIZED',
+          'The proxy password in the configuration does not match PROXY_PASSWORD of this proxy server; the command was not run. Make the two equal (exact, case-sensitive).',
+        );
       }
       return runDirect(type, input, config, context, sink, deps);
     case 'direct':
@@ -116,7 +143,10 @@ export function createCommandRun(deps: HandlerDeps): CommandRun {
         const items = await runInRole(role, type, asRecord(rawInput), config, context, sink, deps);
         deps.logger.info({ role, items }, `${type} finished`);
       } catch (e) {
-        deps.logger.error({ role, code: isFusionError(e) ? e.code : 'UNEXPECTED', err: e instanceof Error ? e.message : String(e) }, `${type} failed`);
+        deps.logger.error(
+          { role, code: isFusionError(e) ? e.code : 'UNEXPECTED', err: e instanceof Error ? e.message : String(e) },
+          `${type} failed`,
+        );
         throw toConnectorError(e);
       } finally {
         clearInterval(keepAliveTimer);

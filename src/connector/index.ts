@@ -43,7 +43,10 @@ function defaultLogger(): Logger {
   let real: Logger | undefined;
   return boundLogger(() => {
     const level = process.env.LOG_LEVEL?.toLowerCase();
-    real ??= createLogger({ name: 'fusion-connector', level: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'info' });
+    real ??= createLogger({
+      name: 'fusion-connector',
+      level: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'info',
+    });
     return real;
   });
 }

@@ -39,8 +39,15 @@ export function fromPlatformForm(config: Record<string, unknown>): Record<string
   if (Array.isArray(rest.sourceOptions)) out.sourceOptions = sourceOptionsFromCards(rest.sourceOptions);
   const formMatching = !isBlank(matchingAttributes) || !isBlank(matchingReviewTopK);
   if (formMatching && rest.matching === undefined) {
-    const attributes = Array.isArray(matchingAttributes) ? matchingAttributes : isBlank(matchingAttributes) ? [] : matchingAttributes;
-    const reviewTopK = typeof matchingReviewTopK === 'string' && /^\d+$/.test(matchingReviewTopK.trim()) ? Number(matchingReviewTopK) : matchingReviewTopK;
+    const attributes = Array.isArray(matchingAttributes)
+      ? matchingAttributes
+      : isBlank(matchingAttributes)
+        ? []
+        : matchingAttributes;
+    const reviewTopK =
+      typeof matchingReviewTopK === 'string' && /^\d+$/.test(matchingReviewTopK.trim())
+        ? Number(matchingReviewTopK)
+        : matchingReviewTopK;
     out.matching = { attributes, ...(isBlank(reviewTopK) ? {} : { reviewTopK }) };
   }
   return out;

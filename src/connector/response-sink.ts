@@ -10,7 +10,12 @@ function itemName(item: Record<string, unknown>): string {
   const attrs = (item.attributes ?? {}) as Record<string, unknown>;
   const id = item.identity ?? key?.simple?.id ?? attrs.id;
   const name = attrs.name ?? item.uuid;
-  return [id, name].filter((v) => v !== undefined && v !== null).map(String).join(' / ') || 'an item without identity';
+  return (
+    [id, name]
+      .filter((v) => v !== undefined && v !== null)
+      .map(String)
+      .join(' / ') || 'an item without identity'
+  );
 }
 
 /** Fails before the platform would, naming the account, instead of a rejection nobody can place. */
@@ -67,7 +72,11 @@ export interface ResponseSink {
   keepAlive(): void;
 }
 
-export function createResponseSink<O>(res: Response<O>, keepAliveIntervalMs: number, now: () => number = Date.now): ResponseSink {
+export function createResponseSink<O>(
+  res: Response<O>,
+  keepAliveIntervalMs: number,
+  now: () => number = Date.now,
+): ResponseSink {
   const writable = writableOf(res);
   let lastKeepAlive = Number.NEGATIVE_INFINITY;
   return {

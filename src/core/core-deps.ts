@@ -16,7 +16,12 @@ export interface CoreDeps {
    * The review queue of one aggregation run (the review-form lifecycle in production). Defaults to
    * a RecordingReviewQueue per run (pending reviews in the run summary only).
    */
-  reviewQueue?: (args: { config: FusionConfig; ctx: CommandContext; platform: PlatformSession; own: PlatformSource }) => ReviewQueue;
+  reviewQueue?: (args: {
+    config: FusionConfig;
+    ctx: CommandContext;
+    platform: PlatformSession;
+    own: PlatformSource;
+  }) => ReviewQueue;
   /** The "External logging URL" sender; undefined = external logging unavailable in this build. */
   externalLogSink?: (url: string) => LogSink;
   /** Called once per finished aggregation (demo, metrics, tests). */

@@ -12,7 +12,12 @@ export class FusionError extends Error {
   /** Structured, secret-free details for logs and tests. */
   readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: FusionErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: FusionErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'FusionError';
     this.code = code;

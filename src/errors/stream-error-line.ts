@@ -22,7 +22,12 @@ export function parseStreamErrorLine(line: string): StreamErrorLine | undefined 
   if (!line.startsWith(STREAM_ERROR_PREFIX)) return undefined;
   try {
     const v = JSON.parse(line.slice(STREAM_ERROR_PREFIX.length)) as unknown;
-    if (v && typeof v === 'object' && typeof (v as StreamErrorLine).code === 'string' && typeof (v as StreamErrorLine).error === 'string') {
+    if (
+      v &&
+      typeof v === 'object' &&
+      typeof (v as StreamErrorLine).code === 'string' &&
+      typeof (v as StreamErrorLine).error === 'string'
+    ) {
       return { code: (v as StreamErrorLine).code, error: (v as StreamErrorLine).error };
     }
   } catch {

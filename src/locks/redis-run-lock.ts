@@ -41,7 +41,8 @@ export class RedisRunLock implements RunLock {
   async release(key: string, token: string): Promise<boolean> {
     // While the connection is down the call would wait out the client's reconnection attempts
     // (tens of seconds) and delay the run's outcome; the lock expires by itself within its TTL.
-    if (this.redis.status !== 'ready') throw new Error(`the Redis connection is ${this.redis.status}; the lock expires within its TTL`);
+    if (this.redis.status !== 'ready')
+      throw new Error(`the Redis connection is ${this.redis.status}; the lock expires within its TTL`);
     const n = await this.redis.eval(RELEASE, 1, this.prefix + key, token);
     return n === 1;
   }

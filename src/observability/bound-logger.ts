@@ -32,6 +32,8 @@ function reportOnce(): (e: unknown) => void {
   return (e) => {
     if (reported) return;
     reported = true;
-    process.stderr.write(`fusion-proxy: a log call failed and was dropped: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(
+      `fusion-proxy: a log call failed and was dropped: ${e instanceof Error ? e.message : String(e)}\n`,
+    );
   };
 }

@@ -9,10 +9,25 @@ export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'
  * an object is likely to be logged at (a config, a request body, an error's details).
  */
 const REDACT_PATHS: string[] = (() => {
-  const keys = ['proxyPassword', 'clientSecret', 'password', 'secret', 'accessToken', 'access_token', 'authorization', 'Authorization', 'client_secret'];
+  const keys = [
+    'proxyPassword',
+    'clientSecret',
+    'password',
+    'secret',
+    'accessToken',
+    'access_token',
+    'authorization',
+    'Authorization',
+    'client_secret',
+  ];
   const prefixes = ['', '*.', '*.*.', 'config.', 'body.config.', 'req.headers.'];
   // An HTTP client error nested in a logged object keeps its request (bearer token, form body).
-  const nestedHttpError = ['config.headers.Authorization', 'config.headers.authorization', 'config.data', 'request'].flatMap((k) => [`*.${k}`, `*.*.${k}`]);
+  const nestedHttpError = [
+    'config.headers.Authorization',
+    'config.headers.authorization',
+    'config.data',
+    'request',
+  ].flatMap((k) => [`*.${k}`, `*.*.${k}`]);
   return [...prefixes.flatMap((p) => keys.map((k) => `${p}${k}`)), ...nestedHttpError];
 })();
 
@@ -34,10 +49,17 @@ function safeError(e: unknown): Record<string, unknown> {
 
 /** Request lines keep the path only: a query string may carry a credential (a gateway key). */
 function safeRequest(req: { method?: string; url?: string; id?: unknown; ip?: string }): Record<string, unknown> {
-  return { method: req.method, url: typeof req.url === 'string' ? req.url.split('?')[0] : req.url, id: req.id, remoteAddress: req.ip };
+  return {
+    method: req.method,
+    url: typeof req.url === 'string' ? req.url.split('?')[0] : req.url,
+    id: req.id,
+    remoteAddress: req.ip,
+  };
 }
 
-export function createLogger(opts: { level?: LogLevel; destination?: DestinationStream; name?: string } = {}): PinoLogger {
+export function createLogger(
+  opts: { level?: LogLevel; destination?: DestinationStream; name?: string } = {},
+): PinoLogger {
   return pino(
     {
       name: opts.name ?? 'fusion-proxy',

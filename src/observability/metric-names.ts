@@ -51,4 +51,3 @@ export const METRIC = {
   /** counter */
   reviewFormsCreated: 'fusion_review_forms_created_total',
 } as const;
-

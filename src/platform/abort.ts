@@ -20,7 +20,10 @@ export interface LinkedSignal {
   dispose(): void;
 }
 
-export function linkSignal(parent: AbortSignal | undefined | (AbortSignal | undefined)[], timeoutMs: number | undefined): LinkedSignal {
+export function linkSignal(
+  parent: AbortSignal | undefined | (AbortSignal | undefined)[],
+  timeoutMs: number | undefined,
+): LinkedSignal {
   const parents = (Array.isArray(parent) ? parent : [parent]).filter((p): p is AbortSignal => p !== undefined);
   const controller = new AbortController();
   let cause: AbortCause | undefined;
@@ -35,11 +38,14 @@ export function linkSignal(parent: AbortSignal | undefined | (AbortSignal | unde
   else {
     for (const p of parents) p.addEventListener('abort', onParent, { once: true });
     if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
-      timer = setTimeout(() => {
-        if (cause) return;
-        cause = 'deadline';
-        controller.abort(new DeadlineExceeded(timeoutMs));
-      }, Math.max(0, timeoutMs));
+      timer = setTimeout(
+        () => {
+          if (cause) return;
+          cause = 'deadline';
+          controller.abort(new DeadlineExceeded(timeoutMs));
+        },
+        Math.max(0, timeoutMs),
+      );
     }
   }
   return {
@@ -70,10 +76,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(new AbortedError());
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -44,11 +44,21 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
   if (settings.enableQueue) {
     rateLimitConfiguredRps.set(settings.requestsPerSecond);
     const limits = { requestsPerSecond: settings.requestsPerSecond, windowMs: deps.windowMs };
-    const local = (): RateLimiter => sharedMemoryBucket(`${deps.keyPrefix ?? ''}${tenant}\u0000${settings.clientId}`, limits);
+    const local = (): RateLimiter =>
+      sharedMemoryBucket(`${deps.keyPrefix ?? ''}${tenant}\u0000${settings.clientId}`, limits);
     if (deps.redis) {
-      const shared = new RedisTokenBucket({ redis: deps.redis, tenant, clientId: settings.clientId, keyPrefix: deps.keyPrefix, ...limits });
+      const shared = new RedisTokenBucket({
+        redis: deps.redis,
+        tenant,
+        clientId: settings.clientId,
+        keyPrefix: deps.keyPrefix,
+        ...limits,
+      });
       const redis = deps.redis;
-      limiter = deps.purpose === 'cleanup' ? new FallbackLimiter(shared, local(), deps.logger, () => redis.status === 'ready') : shared;
+      limiter =
+        deps.purpose === 'cleanup'
+          ? new FallbackLimiter(shared, local(), deps.logger, () => redis.status === 'ready')
+          : shared;
     } else {
       limiter = local();
     }
@@ -56,10 +66,25 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
   } else {
     limiter = new HoldOnlyLimiter();
   }
-  return new PlatformClient(settings, { limiter, gate, logger: deps.logger, signal: deps.signal, policy: deps.policy, onDispatch: deps.onDispatch });
+  return new PlatformClient(settings, {
+    limiter,
+    gate,
+    logger: deps.logger,
+    signal: deps.signal,
+    policy: deps.policy,
+    onDispatch: deps.onDispatch,
+  });
 }
 
 /** The PlatformFactory the core commands receive: one client per command, sharing `redis`. */
-export function createPlatformFactory(deps: Pick<PlatformClientFactoryDeps, 'redis' | 'keyPrefix' | 'windowMs' | 'policy'> = {}): PlatformFactory {
-  return (config, ctx) => createPlatformClient(readPlatformSettings(config), { ...deps, logger: ctx.logger, signal: ctx.signal, purpose: ctx.purpose });
+export function createPlatformFactory(
+  deps: Pick<PlatformClientFactoryDeps, 'redis' | 'keyPrefix' | 'windowMs' | 'policy'> = {},
+): PlatformFactory {
+  return (config, ctx) =>
+    createPlatformClient(readPlatformSettings(config), {
+      ...deps,
+      logger: ctx.logger,
+      signal: ctx.signal,
+      purpose: ctx.purpose,
+    });
 }

@@ -30,7 +30,10 @@ export class FallbackLimiter implements RateLimiter {
   private warn(reason: string): void {
     if (this.warned) return;
     this.warned = true;
-    this.logger.warn({ err: reason }, 'the shared rate limiter is unreachable: clean-up calls use this process\'s own budget');
+    this.logger.warn(
+      { err: reason },
+      "the shared rate limiter is unreachable: clean-up calls use this process's own budget",
+    );
   }
 
   async acquire(signal?: AbortSignal): Promise<number> {

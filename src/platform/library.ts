@@ -36,7 +36,8 @@ export class LibraryHandle {
   /** Sockets carrying a request right now (idle keep-alive sockets not counted). */
   openSockets(): number {
     let n = 0;
-    for (const agent of [this.httpAgent, this.httpsAgent]) for (const list of Object.values(agent.sockets)) n += list?.length ?? 0;
+    for (const agent of [this.httpAgent, this.httpsAgent])
+      for (const list of Object.values(agent.sockets)) n += list?.length ?? 0;
     return n;
   }
 

@@ -1,4 +1,12 @@
-import type { PlatformAccount, PlatformIdentity, PlatformSource, PlatformTask, SchemaAttribute, SourceSchema, TaskState } from '../core/ports/platform';
+import type {
+  PlatformAccount,
+  PlatformIdentity,
+  PlatformSource,
+  PlatformTask,
+  SchemaAttribute,
+  SourceSchema,
+  TaskState,
+} from '../core/ports/platform';
 
 /** Library response models -> the core's port types. Inputs are loosely typed JSON from the wire. */
 type Json = Record<string, unknown>;
@@ -48,7 +56,11 @@ export function toIdentity(raw: unknown): PlatformIdentity {
   const accounts = Array.isArray(d.accounts)
     ? d.accounts.map((x) => {
         const a = obj(x);
-        return { id: str(a.id) ?? '', sourceId: str(obj(a.source).id) ?? '', nativeIdentity: str(a.accountId) ?? str(a.nativeIdentity) };
+        return {
+          id: str(a.id) ?? '',
+          sourceId: str(obj(a.source).id) ?? '',
+          nativeIdentity: str(a.accountId) ?? str(a.nativeIdentity),
+        };
       })
     : undefined;
   return { id: str(d.id) ?? '', name: str(d.name) ?? '', attributes: obj(d.attributes), accounts };

@@ -21,7 +21,8 @@ export class MemoryTokenBucket implements RateLimiter {
     this.limit = limits.requestsPerSecond;
     this.windowMs = limits.windowMs ?? DEFAULT_WINDOW_MS;
     this.now = now;
-    if (!(this.limit >= 1) || !(this.windowMs >= 1000)) throw new RangeError('requestsPerSecond must be >= 1 and windowMs >= 1000');
+    if (!(this.limit >= 1) || !(this.windowMs >= 1000))
+      throw new RangeError('requestsPerSecond must be >= 1 and windowMs >= 1000');
   }
 
   /** The last configuration seen wins (several commands may share the bucket). */
@@ -38,7 +39,8 @@ export class MemoryTokenBucket implements RateLimiter {
     // Limit lowered since: drop grants that no longer fit, oldest first.
     if (this.grants.length > this.limit) this.grants.splice(0, this.grants.length - this.limit);
     let wait = this.grants.length >= this.limit ? this.grants[0] + this.windowMs - now : 0;
-    if (this.grants.length > 0) wait = Math.max(wait, this.grants[this.grants.length - 1] + minGapMs(this.limit, this.windowMs) - now);
+    if (this.grants.length > 0)
+      wait = Math.max(wait, this.grants[this.grants.length - 1] + minGapMs(this.limit, this.windowMs) - now);
     if (wait <= 0) {
       this.grants.push(now);
       return 0;

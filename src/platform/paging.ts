@@ -7,7 +7,12 @@ export interface OffsetPage<T> {
   total?: number;
 }
 
-export type FetchOffsetPage<T> = (offset: number, limit: number, first: boolean, signal: AbortSignal) => Promise<OffsetPage<T>>;
+export type FetchOffsetPage<T> = (
+  offset: number,
+  limit: number,
+  first: boolean,
+  signal: AbortSignal,
+) => Promise<OffsetPage<T>>;
 
 /**
  * Streams an offset/limit listing, yielding items in order as pages arrive.
@@ -26,7 +31,12 @@ export type FetchOffsetPage<T> = (offset: number, limit: number, first: boolean,
  * - A failing page throws: the listing never ends early in silence. When the consumer stops or a
  *   page fails, pages still in flight are aborted.
  */
-export async function* offsetPages<T>(pageSize: number, fetchPage: FetchOffsetPage<T>, readAhead = 1, maxItems = Infinity): AsyncGenerator<T, void, undefined> {
+export async function* offsetPages<T>(
+  pageSize: number,
+  fetchPage: FetchOffsetPage<T>,
+  readAhead = 1,
+  maxItems = Infinity,
+): AsyncGenerator<T, void, undefined> {
   const stop = new AbortController();
   // Each page in flight links one listener (and its retries may add more) to `stop`: allow the
   // read-ahead depth without Node's leak warning, which is meant for listeners that pile up.
@@ -40,7 +50,8 @@ export async function* offsetPages<T>(pageSize: number, fetchPage: FetchOffsetPa
     // A page larger than asked means the server ignored paging and sent everything.
     if (first.items.length > pageSize) return;
     // With a cap (aggregation batch size), nothing past it is requested, ahead or not.
-    const total = first.total !== undefined && Number.isFinite(first.total) ? Math.min(first.total, maxItems) : undefined;
+    const total =
+      first.total !== undefined && Number.isFinite(first.total) ? Math.min(first.total, maxItems) : undefined;
     if (total === undefined) {
       // Without a total, a short page may be the server's own cap rather than the end: only an
       // empty page ends the listing (one extra request).
@@ -109,7 +120,11 @@ export async function* offsetPages<T>(pageSize: number, fetchPage: FetchOffsetPa
  * result wall. Sequential by nature (each page needs the last key of the one before); ends on a
  * short page.
  */
-export async function* searchAfterPages<T>(pageSize: number, keyOf: (item: T) => string, fetchPage: (searchAfter: string[] | undefined, limit: number) => Promise<T[]>): AsyncGenerator<T, void, undefined> {
+export async function* searchAfterPages<T>(
+  pageSize: number,
+  keyOf: (item: T) => string,
+  fetchPage: (searchAfter: string[] | undefined, limit: number) => Promise<T[]>,
+): AsyncGenerator<T, void, undefined> {
   let after: string[] | undefined;
   for (;;) {
     const items = await fetchPage(after, pageSize);

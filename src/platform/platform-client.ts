@@ -1,8 +1,23 @@
 import type { AxiosResponse } from 'axios';
-import { AccountsApi, SearchApi, SourcesApi, SourcesBetaApi, TaskManagementBetaApi, type Search } from 'sailpoint-api-client';
+import {
+  AccountsApi,
+  SearchApi,
+  SourcesApi,
+  SourcesBetaApi,
+  TaskManagementBetaApi,
+  type Search,
+} from 'sailpoint-api-client';
 import { FusionError, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
-import type { CallOptions, PlatformAccount, PlatformIdentity, PlatformSession, PlatformSource, PlatformTask, SourceSchema } from '../core/ports/platform';
+import type {
+  CallOptions,
+  PlatformAccount,
+  PlatformIdentity,
+  PlatformSession,
+  PlatformSource,
+  PlatformTask,
+  SourceSchema,
+} from '../core/ports/platform';
 import type { ReviewPlatformPort } from '../core/ports/review-platform';
 import type { ConcurrencyGate } from './concurrency-gate';
 import { ENDPOINT, PAGE_MAX } from './endpoint-templates';
@@ -46,7 +61,11 @@ function totalCount(res: AxiosResponse): number | undefined {
 function asArray(data: unknown, req: PlatformRequest): unknown[] {
   if (Array.isArray(data)) return data;
   // A listing that is not a list must fail, not look like an empty (complete) page.
-  throw new FusionError('PLATFORM_REQUEST_FAILED', `Platform API ${req.method} ${req.endpoint} answered with something other than a list`, { ...req });
+  throw new FusionError(
+    'PLATFORM_REQUEST_FAILED',
+    `Platform API ${req.method} ${req.endpoint} answered with something other than a list`,
+    { ...req },
+  );
 }
 
 /**
@@ -66,7 +85,12 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
   ) {
     const policy = validateRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...deps.policy });
     this.onDispatch = deps.onDispatch;
-    this.tokens = new TokenProvider({ baseurl: settings.baseurl, clientId: settings.clientId, clientSecret: settings.clientSecret, timeoutMs: Math.min(30_000, policy.attemptTimeoutMs) });
+    this.tokens = new TokenProvider({
+      baseurl: settings.baseurl,
+      clientId: settings.clientId,
+      clientSecret: settings.clientSecret,
+      timeoutMs: Math.min(30_000, policy.attemptTimeoutMs),
+    });
     this.lib = new LibraryHandle(settings.baseurl, () => this.tokens.get(deps.signal));
     this.executor = new RequestExecutor({
       tokens: this.tokens,
@@ -82,7 +106,12 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
   }
 
   /** Runs one request through the executor. Exposed for sibling adapters (review forms). */
-  call<T>(req: PlatformRequest, send: Send<T>, opts?: CallOptions, pageSignal?: AbortSignal): Promise<AxiosResponse<T>> {
+  call<T>(
+    req: PlatformRequest,
+    send: Send<T>,
+    opts?: CallOptions,
+    pageSignal?: AbortSignal,
+  ): Promise<AxiosResponse<T>> {
     return this.executor.run(
       req,
       ({ signal, beforeSend }) => {
@@ -128,56 +157,102 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
 
   async *listSources(opts?: CallOptions): AsyncIterable<PlatformSource> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.sources, idempotent: true };
-      const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal) => {
-        const res = await this.call(req, (ax, o) => new SourcesApi(this.configuration, undefined, ax).listSources({ limit, offset, count: first, sorters: 'id' }, o), opts, signal);
-        return { items: asArray(res.data, req), total: first ? totalCount(res) : undefined };
-      };
-      for await (const raw of offsetPages(this.pageSize(PAGE_MAX.sources), fetch, this.readAhead)) {
-        yield toSource(raw);
-      }
+    const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal) => {
+      const res = await this.call(
+        req,
+        (ax, o) =>
+          new SourcesApi(this.configuration, undefined, ax).listSources(
+            { limit, offset, count: first, sorters: 'id' },
+            o,
+          ),
+        opts,
+        signal,
+      );
+      return { items: asArray(res.data, req), total: first ? totalCount(res) : undefined };
+    };
+    for await (const raw of offsetPages(this.pageSize(PAGE_MAX.sources), fetch, this.readAhead)) {
+      yield toSource(raw);
+    }
   }
 
   async getSource(id: string, opts?: CallOptions): Promise<PlatformSource> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.source, idempotent: true };
-    const res = await this.call(req, (ax, o) => new SourcesApi(this.configuration, undefined, ax).getSource({ id }, o), opts);
+    const res = await this.call(
+      req,
+      (ax, o) => new SourcesApi(this.configuration, undefined, ax).getSource({ id }, o),
+      opts,
+    );
     return toSource(res.data);
   }
 
-  async patchSourceConnectorAttributes(sourceId: string, values: Record<string, unknown>, opts?: CallOptions): Promise<void> {
-    const ops = Object.entries(values).map(([key, value]) => ({ op: 'add' as const, path: `/connectorAttributes/${jsonPointerSegment(key)}`, value: value as object }));
+  async patchSourceConnectorAttributes(
+    sourceId: string,
+    values: Record<string, unknown>,
+    opts?: CallOptions,
+  ): Promise<void> {
+    const ops = Object.entries(values).map(([key, value]) => ({
+      op: 'add' as const,
+      path: `/connectorAttributes/${jsonPointerSegment(key)}`,
+      value: value as object,
+    }));
     if (ops.length === 0) return;
     // "add" on an object member replaces it or creates it: sending it twice has the same effect.
     const req: PlatformRequest = { method: 'PATCH', endpoint: ENDPOINT.source, idempotent: true };
-    await this.call(req, (ax, o) => new SourcesApi(this.configuration, undefined, ax).updateSource({ id: sourceId, jsonPatchOperation: ops }, o), opts);
+    await this.call(
+      req,
+      (ax, o) =>
+        new SourcesApi(this.configuration, undefined, ax).updateSource({ id: sourceId, jsonPatchOperation: ops }, o),
+      opts,
+    );
   }
 
   async getSourceSchemas(sourceId: string, opts?: CallOptions): Promise<SourceSchema[]> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.sourceSchemas, idempotent: true };
-    const res = await this.call(req, (ax, o) => new SourcesApi(this.configuration, undefined, ax).getSourceSchemas({ sourceId }, o), opts);
+    const res = await this.call(
+      req,
+      (ax, o) => new SourcesApi(this.configuration, undefined, ax).getSourceSchemas({ sourceId }, o),
+      opts,
+    );
     return asArray(res.data, req).map(toSchema);
   }
 
-  async *listAccounts(query: { sourceId: string; filters?: string; limit?: number }, opts?: CallOptions): AsyncIterable<PlatformAccount> {
+  async *listAccounts(
+    query: { sourceId: string; filters?: string; limit?: number },
+    opts?: CallOptions,
+  ): AsyncIterable<PlatformAccount> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.accounts, idempotent: true };
     const filters = `sourceId eq ${filterValue(query.sourceId)}${query.filters ? ` and (${query.filters})` : ''}`;
     const max = query.limit;
-      if (max !== undefined && max <= 0) return;
-      let n = 0;
-      const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal) => {
-        // Sorted by id so that pages are stable while other accounts are added.
-        const res = await this.call(req, (ax, o) => new AccountsApi(this.configuration, undefined, ax).listAccounts({ limit, offset, count: first, filters, sorters: 'id' }, o), opts, signal);
-        return { items: asArray(res.data, req), total: first ? totalCount(res) : undefined };
-      };
-      for await (const raw of offsetPages(this.pageSize(PAGE_MAX.accounts), fetch, this.readAhead, max)) {
-        yield toAccount(raw);
-        if (max !== undefined && ++n >= max) return;
-      }
+    if (max !== undefined && max <= 0) return;
+    let n = 0;
+    const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal) => {
+      // Sorted by id so that pages are stable while other accounts are added.
+      const res = await this.call(
+        req,
+        (ax, o) =>
+          new AccountsApi(this.configuration, undefined, ax).listAccounts(
+            { limit, offset, count: first, filters, sorters: 'id' },
+            o,
+          ),
+        opts,
+        signal,
+      );
+      return { items: asArray(res.data, req), total: first ? totalCount(res) : undefined };
+    };
+    for await (const raw of offsetPages(this.pageSize(PAGE_MAX.accounts), fetch, this.readAhead, max)) {
+      yield toAccount(raw);
+      if (max !== undefined && ++n >= max) return;
+    }
   }
 
   async getAccount(id: string, opts?: CallOptions): Promise<PlatformAccount | undefined> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.account, idempotent: true };
     try {
-      const res = await this.call(req, (ax, o) => new AccountsApi(this.configuration, undefined, ax).getAccount({ id }, o), opts);
+      const res = await this.call(
+        req,
+        (ax, o) => new AccountsApi(this.configuration, undefined, ax).getAccount({ id }, o),
+        opts,
+      );
       return toAccount(res.data);
     } catch (e) {
       if (isFusionError(e, 'PLATFORM_NOT_FOUND')) return undefined;
@@ -185,33 +260,55 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
     }
   }
 
-  async findAccountByNativeIdentity(sourceId: string, nativeIdentity: string, opts?: CallOptions): Promise<PlatformAccount | undefined> {
+  async findAccountByNativeIdentity(
+    sourceId: string,
+    nativeIdentity: string,
+    opts?: CallOptions,
+  ): Promise<PlatformAccount | undefined> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.accounts, idempotent: true };
     const filters = `sourceId eq ${filterValue(sourceId)} and nativeIdentity eq ${filterValue(nativeIdentity)}`;
-    const res = await this.call(req, (ax, o) => new AccountsApi(this.configuration, undefined, ax).listAccounts({ limit: 1, filters }, o), opts);
+    const res = await this.call(
+      req,
+      (ax, o) => new AccountsApi(this.configuration, undefined, ax).listAccounts({ limit: 1, filters }, o),
+      opts,
+    );
     const first = asArray(res.data, req)[0];
     return first === undefined ? undefined : toAccount(first);
   }
 
   async *searchIdentities(query: string, opts?: CallOptions): AsyncIterable<PlatformIdentity> {
     const req: PlatformRequest = { method: 'POST', endpoint: ENDPOINT.search, idempotent: true };
-      for await (const raw of searchAfterPages(
-        this.pageSize(PAGE_MAX.search),
-        (doc: unknown) => String((doc as { id?: unknown }).id ?? ''),
-        async (searchAfter, limit) => {
-          const search: Search = { indices: ['identities'], query: { query: query === '' ? '*' : query }, sort: ['id'], includeNested: true, ...(searchAfter ? { searchAfter } : {}) };
-          const res = await this.call(req, (ax, o) => new SearchApi(this.configuration, undefined, ax).searchPost({ search, limit }, o), opts);
-          return asArray(res.data, req);
-        },
-      )) {
-        yield toIdentity(raw);
-      }
+    for await (const raw of searchAfterPages(
+      this.pageSize(PAGE_MAX.search),
+      (doc: unknown) => String((doc as { id?: unknown }).id ?? ''),
+      async (searchAfter, limit) => {
+        const search: Search = {
+          indices: ['identities'],
+          query: { query: query === '' ? '*' : query },
+          sort: ['id'],
+          includeNested: true,
+          ...(searchAfter ? { searchAfter } : {}),
+        };
+        const res = await this.call(
+          req,
+          (ax, o) => new SearchApi(this.configuration, undefined, ax).searchPost({ search, limit }, o),
+          opts,
+        );
+        return asArray(res.data, req);
+      },
+    )) {
+      yield toIdentity(raw);
+    }
   }
 
   async getIdentity(id: string, opts?: CallOptions): Promise<PlatformIdentity | undefined> {
     const req: PlatformRequest = { method: 'POST', endpoint: ENDPOINT.search, idempotent: true };
     const search: Search = { indices: ['identities'], query: { query: `id:${filterValue(id)}` }, includeNested: true };
-    const res = await this.call(req, (ax, o) => new SearchApi(this.configuration, undefined, ax).searchPost({ search, limit: 1 }, o), opts);
+    const res = await this.call(
+      req,
+      (ax, o) => new SearchApi(this.configuration, undefined, ax).searchPost({ search, limit: 1 }, o),
+      opts,
+    );
     const first = asArray(res.data, req)[0];
     return first === undefined ? undefined : toIdentity(first);
   }
@@ -219,15 +316,27 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
   async startAggregation(sourceId: string, opts?: CallOptions): Promise<PlatformTask> {
     // Starting twice would start two aggregations: retried only when certainly not sent, or on 429.
     const req: PlatformRequest = { method: 'POST', endpoint: ENDPOINT.loadAccounts, idempotent: false };
-    const res = await this.call(req, (ax, o) => new SourcesBetaApi(this.configuration, undefined, ax).importAccounts({ sourceId }, o), opts);
+    const res = await this.call(
+      req,
+      (ax, o) => new SourcesBetaApi(this.configuration, undefined, ax).importAccounts({ sourceId }, o),
+      opts,
+    );
     const task = toTask((res.data as { task?: unknown }).task);
-    if (!task.id) throw new FusionError('PLATFORM_REQUEST_FAILED', `Platform API ${req.method} ${req.endpoint} started no task`, { ...req, status: res.status });
+    if (!task.id)
+      throw new FusionError('PLATFORM_REQUEST_FAILED', `Platform API ${req.method} ${req.endpoint} started no task`, {
+        ...req,
+        status: res.status,
+      });
     return task;
   }
 
   async getTask(taskId: string, opts?: CallOptions): Promise<PlatformTask> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.taskStatus, idempotent: true };
-    const res = await this.call(req, (ax, o) => new TaskManagementBetaApi(this.configuration, undefined, ax).getTaskStatus({ id: taskId }, o), opts);
+    const res = await this.call(
+      req,
+      (ax, o) => new TaskManagementBetaApi(this.configuration, undefined, ax).getTaskStatus({ id: taskId }, o),
+      opts,
+    );
     return toTask(res.data);
   }
 }

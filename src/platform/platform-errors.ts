@@ -40,7 +40,9 @@ function platformDetail(data: unknown): string | undefined {
   const parts: string[] = [];
   if (typeof d.detailCode === 'string') parts.push(d.detailCode);
   if (Array.isArray(d.messages)) {
-    const first = d.messages.find((m): m is { text: string } => !!m && typeof m === 'object' && typeof (m as { text?: unknown }).text === 'string');
+    const first = d.messages.find(
+      (m): m is { text: string } => !!m && typeof m === 'object' && typeof (m as { text?: unknown }).text === 'string',
+    );
     if (first) parts.push(first.text);
   }
   if (typeof d.error === 'string') parts.push(d.error);
@@ -99,7 +101,12 @@ export interface ErrorContext {
 }
 
 /** The typed, actionable error for a request that will not be retried (any more). */
-export function toFusionError(req: RequestDescriptor, f: ClassifiedFailure, ctx: ErrorContext, original?: unknown): FusionError {
+export function toFusionError(
+  req: RequestDescriptor,
+  f: ClassifiedFailure,
+  ctx: ErrorContext,
+  original?: unknown,
+): FusionError {
   // An AxiosError carries the request headers (the bearer token): never keep it as the cause.
   const cause = isAxiosError(original) ? undefined : original;
   const details = { method: req.method, endpoint: req.endpoint, status: f.status, attempts: ctx.attempts };
@@ -129,7 +136,12 @@ export function toFusionError(req: RequestDescriptor, f: ClassifiedFailure, ctx:
         { cause },
       );
     case 'not_found':
-      return new FusionError('PLATFORM_NOT_FOUND', `Platform API found nothing at ${where(req)} (HTTP 404).${platformSays}`, details, { cause });
+      return new FusionError(
+        'PLATFORM_NOT_FOUND',
+        `Platform API found nothing at ${where(req)} (HTTP 404).${platformSays}`,
+        details,
+        { cause },
+      );
     case 'server_error':
     case 'client_error':
       return new FusionError(
@@ -164,5 +176,8 @@ export function timeoutError(req: RequestDescriptor, timeoutMs: number, attempts
 }
 
 export function cancelledError(req: RequestDescriptor): FusionError {
-  return new FusionError('COMMAND_CANCELLED', `Platform API request ${where(req)} was cancelled`, { method: req.method, endpoint: req.endpoint });
+  return new FusionError('COMMAND_CANCELLED', `Platform API request ${where(req)} was cancelled`, {
+    method: req.method,
+    endpoint: req.endpoint,
+  });
 }

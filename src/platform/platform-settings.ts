@@ -41,8 +41,14 @@ const PLATFORM_SETTING_LIMITS = {
 
 function invalid(field: string, value: unknown, allowed: string): FusionError {
   // Never echo a secret: the caller passes a placeholder for clientSecret.
-  const shown = typeof value === 'string' ? JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}...` : value) : JSON.stringify(value) ?? String(value);
-  return new FusionError('CONFIG_INVALID', `Invalid configuration: ${field} is ${shown}; allowed: ${allowed}`, { field, allowed });
+  const shown =
+    typeof value === 'string'
+      ? JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}...` : value)
+      : (JSON.stringify(value) ?? String(value));
+  return new FusionError('CONFIG_INVALID', `Invalid configuration: ${field} is ${shown}; allowed: ${allowed}`, {
+    field,
+    allowed,
+  });
 }
 
 function requiredString(config: Record<string, unknown>, field: string, secret = false): string {
@@ -77,11 +83,16 @@ function readBoolean(config: Record<string, unknown>, field: string, fallback: b
   throw invalid(field, value, 'true or false');
 }
 
-function readInteger(config: Record<string, unknown>, field: keyof typeof PLATFORM_SETTING_LIMITS, fallback: number): number {
+function readInteger(
+  config: Record<string, unknown>,
+  field: keyof typeof PLATFORM_SETTING_LIMITS,
+  fallback: number,
+): number {
   const value = config[field];
   if (value === undefined || value === null || value === '') return fallback;
   // Form fields sometimes arrive as numeric strings.
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
   const { min, max } = PLATFORM_SETTING_LIMITS[field];
   if (!Number.isInteger(n) || n < min || n > max) throw invalid(field, value, `an integer from ${min} to ${max}`);
   return n;
@@ -103,7 +114,11 @@ export function readPlatformSettings(config: Record<string, unknown>): PlatformS
     clientId: requiredString(config, 'clientId'),
     clientSecret: requiredString(config, 'clientSecret', true),
     enableQueue: readBoolean(config, 'enableQueue', PLATFORM_SETTING_DEFAULTS.enableQueue),
-    maxConcurrentRequests: readInteger(config, 'maxConcurrentRequests', PLATFORM_SETTING_DEFAULTS.maxConcurrentRequests),
+    maxConcurrentRequests: readInteger(
+      config,
+      'maxConcurrentRequests',
+      PLATFORM_SETTING_DEFAULTS.maxConcurrentRequests,
+    ),
     requestsPerSecond: readInteger(config, 'requestsPerSecond', PLATFORM_SETTING_DEFAULTS.requestsPerSecond),
     enableBatching: readBoolean(config, 'enableBatching', PLATFORM_SETTING_DEFAULTS.enableBatching),
     batchSize: readInteger(config, 'batchSize', PLATFORM_SETTING_DEFAULTS.batchSize),
@@ -113,7 +128,10 @@ export function readPlatformSettings(config: Record<string, unknown>): PlatformS
 }
 
 /** Page size for an endpoint: Batch size when batching is on, clamped to the endpoint's maximum. */
-export function pageSizeFor(settings: Pick<PlatformSettings, 'enableBatching' | 'batchSize'>, endpointMax: number): number {
+export function pageSizeFor(
+  settings: Pick<PlatformSettings, 'enableBatching' | 'batchSize'>,
+  endpointMax: number,
+): number {
   if (!settings.enableBatching) return endpointMax;
   return Math.max(1, Math.min(settings.batchSize, endpointMax));
 }

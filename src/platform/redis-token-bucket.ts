@@ -129,13 +129,17 @@ export class RedisTokenBucket implements RateLimiter {
 
   constructor(opts: RedisBucketOptions) {
     const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
-    if (!(opts.requestsPerSecond >= 1) || !(windowMs >= 1000)) throw new RangeError('requestsPerSecond must be >= 1 and windowMs >= 1000');
+    if (!(opts.requestsPerSecond >= 1) || !(windowMs >= 1000))
+      throw new RangeError('requestsPerSecond must be >= 1 and windowMs >= 1000');
     this.redis = opts.redis;
     this.keys = bucketKeys(opts.keyPrefix ?? DEFAULT_BUCKET_PREFIX, opts.tenant, opts.clientId);
     this.limit = opts.requestsPerSecond;
     this.windowUs = Math.round(windowMs * 1000);
     this.gapUs = Math.round(minGapMs(opts.requestsPerSecond, windowMs) * 1000);
-    this.scripts = opts.scriptTag === undefined ? SCRIPTS : { acquire: tagged(ACQUIRE_LUA, opts.scriptTag), hold: tagged(HOLD_LUA, opts.scriptTag) };
+    this.scripts =
+      opts.scriptTag === undefined
+        ? SCRIPTS
+        : { acquire: tagged(ACQUIRE_LUA, opts.scriptTag), hold: tagged(HOLD_LUA, opts.scriptTag) };
   }
 
   /** Shas of the scripts this bucket runs (for tests). */
@@ -153,15 +157,23 @@ export class RedisTokenBucket implements RateLimiter {
         return Number(await this.redis.eval(lua, keys.length, ...keys, ...args));
       }
     } catch (e) {
-      throw new FusionError('RATE_LIMITER_UNAVAILABLE', `Redis is unavailable for the shared platform rate limiter: ${e instanceof Error ? e.message : String(e)}`, {
-        component: 'rate-limiter',
-      });
+      throw new FusionError(
+        'RATE_LIMITER_UNAVAILABLE',
+        `Redis is unavailable for the shared platform rate limiter: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          component: 'rate-limiter',
+        },
+      );
     }
   }
 
   /** Grants now and returns 0, or returns the milliseconds to wait before asking again. */
   async tryAcquire(): Promise<number> {
-    const waitUs = await this.run(this.scripts.acquire, [this.keys.window, this.keys.hold], [this.limit, this.windowUs, randomUUID(), this.gapUs]);
+    const waitUs = await this.run(
+      this.scripts.acquire,
+      [this.keys.window, this.keys.hold],
+      [this.limit, this.windowUs, randomUUID(), this.gapUs],
+    );
     return waitUs <= 0 ? 0 : Math.max(1, Math.ceil(waitUs / 1000));
   }
 

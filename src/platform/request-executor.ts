@@ -4,7 +4,14 @@ import type { Logger } from '../core/ports/logger';
 import { linkSignal, sleep } from './abort';
 import type { ConcurrencyGate } from './concurrency-gate';
 import { platform429, platformRequestDuration, platformRequests, platformRetries, rateLimiterWait } from './metrics';
-import { cancelledError, classifyFailure, timeoutError, toFusionError, type ClassifiedFailure, type RequestDescriptor } from './platform-errors';
+import {
+  cancelledError,
+  classifyFailure,
+  timeoutError,
+  toFusionError,
+  type ClassifiedFailure,
+  type RequestDescriptor,
+} from './platform-errors';
 import type { RateLimiter } from './rate-limiter';
 import { backoffDelay, rateLimitDelay, type RetryPolicy, type RetryReason } from './retry-policy';
 import type { TokenProvider } from './token-provider';
@@ -63,13 +70,18 @@ interface Decision {
 export class RequestExecutor {
   constructor(private readonly deps: ExecutorDeps) {}
 
-  async run<T>(req: PlatformRequest, attempt: (o: AttemptOptions) => Promise<AxiosResponse<T>>, callerSignals: (AbortSignal | undefined)[] = []): Promise<AxiosResponse<T>> {
+  async run<T>(
+    req: PlatformRequest,
+    attempt: (o: AttemptOptions) => Promise<AxiosResponse<T>>,
+    callerSignals: (AbortSignal | undefined)[] = [],
+  ): Promise<AxiosResponse<T>> {
     const { policy, tokens, limiter, gate, logger } = this.deps;
     const call = linkSignal([this.deps.signal, ...callerSignals], this.deps.callTimeoutMs);
     let attempts = 0;
     let refreshedAfter401 = false;
     const deadline = performance.now() + this.deps.callTimeoutMs;
-    const stopped = (): FusionError => (call.cause() === 'deadline' ? timeoutError(req, this.deps.callTimeoutMs, attempts) : cancelledError(req));
+    const stopped = (): FusionError =>
+      call.cause() === 'deadline' ? timeoutError(req, this.deps.callTimeoutMs, attempts) : cancelledError(req);
     try {
       for (;;) {
         let failure: ClassifiedFailure;
@@ -105,9 +117,16 @@ export class RequestExecutor {
                 failure = { kind: 'network', networkCode: 'ETIMEDOUT' };
               } else failure = classifyFailure(e);
               original = e;
-              platformRequests.inc({ endpoint: req.endpoint, method: req.method, status: failure.status ? String(failure.status) : failure.kind === 'aborted' ? 'aborted' : 'error' });
+              platformRequests.inc({
+                endpoint: req.endpoint,
+                method: req.method,
+                status: failure.status ? String(failure.status) : failure.kind === 'aborted' ? 'aborted' : 'error',
+              });
             } finally {
-              platformRequestDuration.observe({ endpoint: req.endpoint, method: req.method }, (performance.now() - started) / 1000);
+              platformRequestDuration.observe(
+                { endpoint: req.endpoint, method: req.method },
+                (performance.now() - started) / 1000,
+              );
               one.dispose();
             }
           } finally {
@@ -120,7 +139,10 @@ export class RequestExecutor {
             // fetch counts as an attempt before the check, so a call makes at most maxAttempts of them.
             attempts++;
             if (!e.details.retryable || attempts >= policy.maxAttempts) throw e;
-            const delay = typeof e.details.retryAfterMs === 'number' ? e.details.retryAfterMs : backoffDelay(policy, attempts, this.deps.random);
+            const delay =
+              typeof e.details.retryAfterMs === 'number'
+                ? e.details.retryAfterMs
+                : backoffDelay(policy, attempts, this.deps.random);
             if (performance.now() + delay >= deadline) throw e;
             await this.pause(delay, call.signal, stopped);
             continue;
@@ -132,10 +154,12 @@ export class RequestExecutor {
         if (failure.kind === 'rate_limited') {
           platform429.inc({ endpoint: req.endpoint });
           // Every pod sharing the bucket pauses, not only this request.
-          if (failure.retryAfterMs !== undefined && failure.retryAfterMs > 0) await limiter.holdFor(failure.retryAfterMs).catch(() => undefined);
+          if (failure.retryAfterMs !== undefined && failure.retryAfterMs > 0)
+            await limiter.holdFor(failure.retryAfterMs).catch(() => undefined);
         }
         const d = this.decide(req, failure, attempts, refreshedAfter401, usedToken !== undefined);
-        if (!d.retry) throw toFusionError(req, failure, { attempts, requestsPerSecond: this.deps.requestsPerSecond }, original);
+        if (!d.retry)
+          throw toFusionError(req, failure, { attempts, requestsPerSecond: this.deps.requestsPerSecond }, original);
         if (failure.kind === 'unauthorized' && usedToken !== undefined) {
           tokens.invalidate(usedToken);
           refreshedAfter401 = true;
@@ -148,7 +172,17 @@ export class RequestExecutor {
           }
         }
         platformRetries.inc({ endpoint: req.endpoint, reason: d.reason ?? 'network' });
-        logger.debug({ endpoint: req.endpoint, method: req.method, status: failure.status, attempt: attempts, delayMs: delay, reason: d.reason }, 'platform request retried');
+        logger.debug(
+          {
+            endpoint: req.endpoint,
+            method: req.method,
+            status: failure.status,
+            attempt: attempts,
+            delayMs: delay,
+            reason: d.reason,
+          },
+          'platform request retried',
+        );
         await this.pause(delay, call.signal, stopped);
       }
     } finally {
@@ -165,7 +199,13 @@ export class RequestExecutor {
     }
   }
 
-  private decide(req: PlatformRequest, f: ClassifiedFailure, attempts: number, refreshedAfter401: boolean, hadToken: boolean): Decision {
+  private decide(
+    req: PlatformRequest,
+    f: ClassifiedFailure,
+    attempts: number,
+    refreshedAfter401: boolean,
+    hadToken: boolean,
+  ): Decision {
     const { policy } = this.deps;
     const left = attempts < policy.maxAttempts;
     switch (f.kind) {
@@ -173,11 +213,23 @@ export class RequestExecutor {
         // A cached token may have been revoked or expired early: one fresh token, then give up.
         return { retry: left && hadToken && !refreshedAfter401, reason: 'unauthorized', delayMs: 0 };
       case 'rate_limited':
-        return { retry: left, reason: 'rate_limited', delayMs: rateLimitDelay(policy, attempts, f.retryAfterMs, this.deps.random) };
+        return {
+          retry: left,
+          reason: 'rate_limited',
+          delayMs: rateLimitDelay(policy, attempts, f.retryAfterMs, this.deps.random),
+        };
       case 'server_error':
-        return { retry: left && req.idempotent, reason: 'server_error', delayMs: backoffDelay(policy, attempts, this.deps.random) };
+        return {
+          retry: left && req.idempotent,
+          reason: 'server_error',
+          delayMs: backoffDelay(policy, attempts, this.deps.random),
+        };
       case 'network':
-        return { retry: left && (req.idempotent || f.notSent === true), reason: 'network', delayMs: backoffDelay(policy, attempts, this.deps.random) };
+        return {
+          retry: left && (req.idempotent || f.notSent === true),
+          reason: 'network',
+          delayMs: backoffDelay(policy, attempts, this.deps.random),
+        };
       default:
         return { retry: false };
     }

@@ -23,7 +23,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
  * Exponential backoff with "full jitter" (a uniform draw in [d/2, d]) so pods that failed
  * together do not retry together. `attempt` is 1 for the first retry.
  */
-export function backoffDelay(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, attempt: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(exp / 2 + random() * (exp / 2));
 }
@@ -33,13 +37,23 @@ export function backoffDelay(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelay
  * the caller gives up instead when it passes the deadline), otherwise the same backoff as a
  * 5xx. A little jitter spreads pods that were held together.
  */
-export function rateLimitDelay(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, attempt: number, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+export function rateLimitDelay(
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs === undefined) return backoffDelay(policy, attempt, random);
   return retryAfterMs + Math.round(random() * 50);
 }
 
 export function validateRetryPolicy(p: RetryPolicy): RetryPolicy {
-  const ok = Number.isInteger(p.maxAttempts) && p.maxAttempts >= 1 && p.baseDelayMs >= 0 && p.maxDelayMs >= p.baseDelayMs && p.attemptTimeoutMs > 0;
+  const ok =
+    Number.isInteger(p.maxAttempts) &&
+    p.maxAttempts >= 1 &&
+    p.baseDelayMs >= 0 &&
+    p.maxDelayMs >= p.baseDelayMs &&
+    p.attemptTimeoutMs > 0;
   if (!ok) throw new RangeError(`invalid retry policy ${JSON.stringify(p)}`);
   return p;
 }

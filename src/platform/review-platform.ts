@@ -1,5 +1,11 @@
 import type { AxiosInstance, AxiosResponse } from 'axios';
-import { AccessProfilesApi, CustomFormsBetaApi, WorkflowsApi, type CreateWorkflowRequest, type CreateFormDefinitionRequestBeta } from 'sailpoint-api-client';
+import {
+  AccessProfilesApi,
+  CustomFormsBetaApi,
+  WorkflowsApi,
+  type CreateWorkflowRequest,
+  type CreateFormDefinitionRequestBeta,
+} from 'sailpoint-api-client';
 import { FusionError, isFusionError } from '../core/errors';
 import type { CallOptions, PlatformIdentity } from '../core/ports/platform';
 import type {
@@ -32,7 +38,13 @@ const STATES = new Set<FormInstanceState>(['ASSIGNED', 'IN_PROGRESS', 'SUBMITTED
 
 function toDefinition(raw: unknown): FormDefinition {
   const d = obj(raw);
-  return { id: str(d.id) ?? '', name: str(d.name) ?? '', description: str(d.description), ownerId: str(obj(d.owner).id), created: str(d.created) };
+  return {
+    id: str(d.id) ?? '',
+    name: str(d.name) ?? '',
+    description: str(d.description),
+    ownerId: str(obj(d.owner).id),
+    created: str(d.created),
+  };
 }
 
 function toInstance(raw: unknown): FormInstance {
@@ -42,7 +54,9 @@ function toInstance(raw: unknown): FormInstance {
     id: str(i.id) ?? '',
     formDefinitionId: str(i.formDefinitionId) ?? '',
     state: state && STATES.has(state) ? state : 'ASSIGNED',
-    recipientIds: Array.isArray(i.recipients) ? i.recipients.map((r) => str(obj(r).id) ?? '').filter((x) => x !== '') : [],
+    recipientIds: Array.isArray(i.recipients)
+      ? i.recipients.map((r) => str(obj(r).id) ?? '').filter((x) => x !== '')
+      : [],
     expire: str(i.expire),
     formInput: obj(i.formInput),
     formData: obj(i.formData),
@@ -62,7 +76,11 @@ function listBody(res: AxiosResponse, req: PlatformRequest): { items: unknown[];
   if (Array.isArray(res.data)) return { items: res.data };
   const d = obj(res.data);
   if (Array.isArray(d.results)) return { items: d.results, total: typeof d.count === 'number' ? d.count : undefined };
-  throw new FusionError('PLATFORM_REQUEST_FAILED', `Platform API ${req.method} ${req.endpoint} answered with something other than a list`, { method: req.method, endpoint: req.endpoint });
+  throw new FusionError(
+    'PLATFORM_REQUEST_FAILED',
+    `Platform API ${req.method} ${req.endpoint} answered with something other than a list`,
+    { method: req.method, endpoint: req.endpoint },
+  );
 }
 
 /** Review forms, reviewers and notification workflow on the platform, through PlatformClient's pipeline. */
@@ -82,19 +100,34 @@ export class ReviewPlatform implements ReviewPlatformPort {
       formElements: def.formElements,
       formInput: def.formInput,
     } as unknown as CreateFormDefinitionRequestBeta;
-    const res = await this.client.call(req, (ax, o) => this.forms(ax).createFormDefinition({ createFormDefinitionRequestBeta: body }, o), opts);
+    const res = await this.client.call(
+      req,
+      (ax, o) => this.forms(ax).createFormDefinition({ createFormDefinitionRequestBeta: body }, o),
+      opts,
+    );
     return toDefinition(res.data);
   }
 
-  async *searchFormDefinitions(query: { name: string; prefix?: boolean }, opts?: CallOptions): AsyncIterable<FormDefinition> {
+  async *searchFormDefinitions(
+    query: { name: string; prefix?: boolean },
+    opts?: CallOptions,
+  ): AsyncIterable<FormDefinition> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.formDefinitions, idempotent: true };
     const filters = `name ${query.prefix ? 'sw' : 'eq'} ${filterValue(query.name)}`;
-      for await (const raw of offsetPages(this.client.pageSize(PAGE_MAX.formDefinitions), async (offset, limit, _first, signal) => {
-        const res = await this.client.call(req, (ax, o) => this.forms(ax).searchFormDefinitionsByTenant({ offset, limit, filters, sorters: 'name' }, o), opts, signal);
+    for await (const raw of offsetPages(
+      this.client.pageSize(PAGE_MAX.formDefinitions),
+      async (offset, limit, _first, signal) => {
+        const res = await this.client.call(
+          req,
+          (ax, o) => this.forms(ax).searchFormDefinitionsByTenant({ offset, limit, filters, sorters: 'name' }, o),
+          opts,
+          signal,
+        );
         return { items: listBody(res, req).items };
-      })) {
-        yield toDefinition(raw);
-      }
+      },
+    )) {
+      yield toDefinition(raw);
+    }
   }
 
   async deleteFormDefinition(id: string, opts?: CallOptions): Promise<void> {
@@ -123,19 +156,31 @@ export class ReviewPlatform implements ReviewPlatformPort {
   async *listFormInstances(formDefinitionId: string, opts?: CallOptions): AsyncIterable<FormInstance> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.formInstances, idempotent: true };
     const filters = `formDefinitionId eq ${filterValue(formDefinitionId)}`;
-      for await (const raw of offsetPages(this.client.pageSize(PAGE_MAX.formInstances), async (offset, limit, _first, signal) => {
+    for await (const raw of offsetPages(
+      this.client.pageSize(PAGE_MAX.formInstances),
+      async (offset, limit, _first, signal) => {
         // The library's method takes no query parameters in this version: they go as axios params.
-        const res = await this.client.call(req, (ax, o) => this.forms(ax).searchFormInstancesByTenant({ ...o, params: { offset, limit, filters } }), opts, signal);
+        const res = await this.client.call(
+          req,
+          (ax, o) => this.forms(ax).searchFormInstancesByTenant({ ...o, params: { offset, limit, filters } }),
+          opts,
+          signal,
+        );
         return { items: listBody(res, req).items };
-      })) {
-        yield toInstance(raw);
-      }
+      },
+    )) {
+      yield toInstance(raw);
+    }
   }
 
   async getFormInstance(id: string, opts?: CallOptions): Promise<FormInstance | undefined> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.formInstance, idempotent: true };
     try {
-      const res = await this.client.call(req, (ax, o) => this.forms(ax).getFormInstanceByKey({ formInstanceID: id }, o), opts);
+      const res = await this.client.call(
+        req,
+        (ax, o) => this.forms(ax).getFormInstanceByKey({ formInstanceID: id }, o),
+        opts,
+      );
       return toInstance(res.data);
     } catch (e) {
       if (isFusionError(e, 'PLATFORM_NOT_FOUND')) return undefined;
@@ -146,15 +191,29 @@ export class ReviewPlatform implements ReviewPlatformPort {
   async setFormInstanceState(id: string, state: FormInstanceState, opts?: CallOptions): Promise<FormInstance> {
     const req: PlatformRequest = { method: 'PATCH', endpoint: ENDPOINT.formInstance, idempotent: true };
     const body = [{ op: 'replace', path: '/state', value: state }] as unknown as Array<{ [key: string]: object }>;
-    const res = await this.client.call(req, (ax, o) => this.forms(ax).patchFormInstance({ formInstanceID: id, body }, o), opts);
+    const res = await this.client.call(
+      req,
+      (ax, o) => this.forms(ax).patchFormInstance({ formInstanceID: id, body }, o),
+      opts,
+    );
     return toInstance(res.data);
   }
 
   async findAccessProfileByName(name: string, opts?: CallOptions): Promise<AccessProfileRef | undefined> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.accessProfiles, idempotent: true };
-    const res = await this.client.call(req, (ax, o) => new AccessProfilesApi(this.client.configuration, undefined, ax).listAccessProfiles({ filters: `name eq ${filterValue(name)}`, limit: 50 }, o), opts);
+    const res = await this.client.call(
+      req,
+      (ax, o) =>
+        new AccessProfilesApi(this.client.configuration, undefined, ax).listAccessProfiles(
+          { filters: `name eq ${filterValue(name)}`, limit: 50 },
+          o,
+        ),
+      opts,
+    );
     // The platform's eq on names is case-insensitive; the spec's source names are not.
-    const hit = listBody(res, req).items.map(obj).find((ap) => ap.name === name);
+    const hit = listBody(res, req)
+      .items.map(obj)
+      .find((ap) => ap.name === name);
     if (!hit) return undefined;
     return { id: str(hit.id) ?? '', name, sourceId: str(obj(hit.source).id), ownerId: str(obj(hit.owner).id) };
   }
@@ -165,8 +224,12 @@ export class ReviewPlatform implements ReviewPlatformPort {
 
   async *listWorkflows(opts?: CallOptions): AsyncIterable<WorkflowRef> {
     const req: PlatformRequest = { method: 'GET', endpoint: ENDPOINT.workflows, idempotent: true };
-      const res = await this.client.call(req, (ax, o) => new WorkflowsApi(this.client.configuration, undefined, ax).listWorkflows(o), opts);
-      for (const w of listBody(res, req).items) yield toWorkflow(w);
+    const res = await this.client.call(
+      req,
+      (ax, o) => new WorkflowsApi(this.client.configuration, undefined, ax).listWorkflows(o),
+      opts,
+    );
+    for (const w of listBody(res, req).items) yield toWorkflow(w);
   }
 
   async createWorkflow(input: WorkflowCreate, opts?: CallOptions): Promise<WorkflowRef> {
@@ -179,14 +242,27 @@ export class ReviewPlatform implements ReviewPlatformPort {
       trigger: input.trigger,
       enabled: input.enabled ?? false,
     } as unknown as CreateWorkflowRequest;
-    const res = await this.client.call(req, (ax, o) => new WorkflowsApi(this.client.configuration, undefined, ax).createWorkflow({ createWorkflowRequest: body }, o), opts);
+    const res = await this.client.call(
+      req,
+      (ax, o) =>
+        new WorkflowsApi(this.client.configuration, undefined, ax).createWorkflow({ createWorkflowRequest: body }, o),
+      opts,
+    );
     return toWorkflow(res.data);
   }
 
   async runWorkflow(id: string, input: Record<string, unknown>, opts?: CallOptions): Promise<{ executionId?: string }> {
     // Each run sends e-mails: never repeated unless the platform certainly did not take it.
     const req: PlatformRequest = { method: 'POST', endpoint: ENDPOINT.workflowTest, idempotent: false };
-    const res = await this.client.call(req, (ax, o) => new WorkflowsApi(this.client.configuration, undefined, ax).testWorkflow({ id, testWorkflowRequest: { input } }, o), opts);
+    const res = await this.client.call(
+      req,
+      (ax, o) =>
+        new WorkflowsApi(this.client.configuration, undefined, ax).testWorkflow(
+          { id, testWorkflowRequest: { input } },
+          o,
+        ),
+      opts,
+    );
     return { executionId: str(obj(res.data).workflowExecutionId) };
   }
 }

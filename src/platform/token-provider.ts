@@ -119,7 +119,11 @@ export class TokenProvider {
   }
 
   private async fetch(waiters: AbortSignal): Promise<CachedToken> {
-    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.opts.clientId, client_secret: this.opts.clientSecret });
+    const body = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.opts.clientId,
+      client_secret: this.opts.clientSecret,
+    });
     const link = linkSignal(waiters, this.timeoutMs);
     const started = performance.now();
     this.fetches++;
@@ -132,14 +136,21 @@ export class TokenProvider {
       platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: String(res.status) });
       const data = (res.data ?? {}) as { access_token?: unknown; expires_in?: unknown };
       if (typeof data.access_token !== 'string' || data.access_token === '') {
-        throw new FusionError('PLATFORM_REQUEST_FAILED', `Platform token endpoint POST ${ENDPOINT.token} answered without an access_token; check the Platform API URL (baseurl).`, {
-          ...TOKEN_REQUEST,
-          status: res.status,
-          retryable: false,
-        });
+        throw new FusionError(
+          'PLATFORM_REQUEST_FAILED',
+          `Platform token endpoint POST ${ENDPOINT.token} answered without an access_token; check the Platform API URL (baseurl).`,
+          {
+            ...TOKEN_REQUEST,
+            status: res.status,
+            retryable: false,
+          },
+        );
       }
       const expiresIn = typeof data.expires_in === 'number' ? data.expires_in : Number(data.expires_in);
-      const refreshAt = Number.isFinite(expiresIn) && expiresIn > 0 ? this.now() + expiresIn * 1000 - refreshMargin(expiresIn) : Infinity;
+      const refreshAt =
+        Number.isFinite(expiresIn) && expiresIn > 0
+          ? this.now() + expiresIn * 1000 - refreshMargin(expiresIn)
+          : Infinity;
       const token = { value: data.access_token, refreshAt };
       this.cached = token;
       return token;
@@ -153,10 +164,14 @@ export class TokenProvider {
       }
       platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: f.status ? String(f.status) : 'error' });
       if (f.kind === 'aborted') {
-        throw new FusionError('PLATFORM_TIMEOUT', `Platform token endpoint POST ${ENDPOINT.token} did not answer within ${Math.round(this.timeoutMs / 1000)} s.`, {
-          ...TOKEN_REQUEST,
-          retryable: true,
-        });
+        throw new FusionError(
+          'PLATFORM_TIMEOUT',
+          `Platform token endpoint POST ${ENDPOINT.token} did not answer within ${Math.round(this.timeoutMs / 1000)} s.`,
+          {
+            ...TOKEN_REQUEST,
+            retryable: true,
+          },
+        );
       }
       // The token endpoint answers 400/401 invalid_client for a wrong id or secret.
       const kind = f.kind === 'client_error' && (f.status === 400 || f.status === 401) ? 'unauthorized' : f.kind;
@@ -164,7 +179,10 @@ export class TokenProvider {
       const retryable = kind === 'server_error' || kind === 'network' || kind === 'rate_limited';
       throw new FusionError(err.code, err.message, { ...err.details, retryable, retryAfterMs: f.retryAfterMs });
     } finally {
-      platformRequestDuration.observe({ endpoint: ENDPOINT.token, method: 'POST' }, (performance.now() - started) / 1000);
+      platformRequestDuration.observe(
+        { endpoint: ENDPOINT.token, method: 'POST' },
+        (performance.now() - started) / 1000,
+      );
       link.dispose();
     }
   }

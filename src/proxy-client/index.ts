@@ -1,12 +1,1 @@
-;
-export {
-  invokeProxy,
-  proxyItems,
-  
-  type ProxyItem,
-  type ProxyRequestOptions,
-  
-  
-} from './proxy-client';
-;
-;
+export { invokeProxy, proxyItems, type ProxyItem, type ProxyRequestOptions } from './proxy-client';

@@ -55,7 +55,10 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new FusionError('CONFIG_INVALID', `proxy timeout ${name} must be a positive number of milliseconds`, { name });
+  if (!Number.isFinite(value) || value <= 0)
+    throw new FusionError('CONFIG_INVALID', `proxy timeout ${name} must be a positive number of milliseconds`, {
+      name,
+    });
   return value;
 }
 
@@ -64,10 +67,16 @@ function parseProxyUrl(raw: string, secrets: readonly string[]): URL {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new FusionError('CONFIG_INVALID', `Proxy URL ${JSON.stringify(redact(raw, secrets))} is not a valid URL (expected https://host[:port]/path)`);
+    throw new FusionError(
+      'CONFIG_INVALID',
+      `Proxy URL ${JSON.stringify(redact(raw, secrets))} is not a valid URL (expected https://host[:port]/path)`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new FusionError('CONFIG_INVALID', `Proxy URL ${displayUrl(url)} must use http or https, not ${url.protocol.replace(/:$/, '')}`);
+    throw new FusionError(
+      'CONFIG_INVALID',
+      `Proxy URL ${displayUrl(url)} must use http or https, not ${url.protocol.replace(/:$/, '')}`,
+    );
   }
   return url;
 }
@@ -102,7 +111,11 @@ export async function* proxyItems(opts: ProxyRequestOptions): AsyncGenerator<Pro
   const logger = opts.logger ?? silentLogger;
   const type = opts.type;
   if (typeof opts.password !== 'string' || opts.password.length === 0) {
-    throw new FusionError('CONFIG_INVALID', `Proxy password is empty: set the Proxy password to the PROXY_PASSWORD of the server at ${shownUrl}`, { url: shownUrl });
+    throw new FusionError(
+      'CONFIG_INVALID',
+      `Proxy password is empty: set the Proxy password to the PROXY_PASSWORD of the server at ${shownUrl}`,
+      { url: shownUrl },
+    );
   }
   const connectMs = positive(opts.timeouts?.connectMs, DEFAULT_PROXY_TIMEOUTS.connectMs, 'connectMs');
   const idleMs = positive(opts.timeouts?.idleMs, DEFAULT_PROXY_TIMEOUTS.idleMs, 'idleMs');
@@ -111,7 +124,11 @@ export async function* proxyItems(opts: ProxyRequestOptions): AsyncGenerator<Pro
   if (opts.signal?.aborted) throw cancelled(shownUrl, type);
 
   const body = Buffer.from(
-    JSON.stringify({ type, input: opts.input, config: { ...opts.config, proxyEnabled: false, proxyPassword: opts.password } }),
+    JSON.stringify({
+      type,
+      input: opts.input,
+      config: { ...opts.config, proxyEnabled: false, proxyPassword: opts.password },
+    }),
     'utf8',
   );
   const isHttps = target.protocol === 'https:';
@@ -127,7 +144,9 @@ export async function* proxyItems(opts: ProxyRequestOptions): AsyncGenerator<Pro
     },
   };
   if (isHttps && opts.ca !== undefined) {
-    const extra = Array.isArray(opts.ca) ? [...(opts.ca as ReadonlyArray<string | Buffer>)] : [opts.ca as string | Buffer];
+    const extra = Array.isArray(opts.ca)
+      ? [...(opts.ca as ReadonlyArray<string | Buffer>)]
+      : [opts.ca as string | Buffer];
     requestOptions.ca = [...(await systemRoots()), ...extra];
   }
 
@@ -210,7 +229,10 @@ export async function* proxyItems(opts: ProxyRequestOptions): AsyncGenerator<Pro
       throw statusError(status, text, errCtx);
     }
 
-    const parser = new ResponseParser({ contentType: headerValue(res.headers['content-type']), maxItemBytes: opts.maxItemBytes });
+    const parser = new ResponseParser({
+      contentType: headerValue(res.headers['content-type']),
+      maxItemBytes: opts.maxItemBytes,
+    });
     try {
       for await (const chunk of res as AsyncIterable<Buffer>) {
         // The caller's time (and its backpressure) is not the server's silence.
@@ -296,7 +318,10 @@ export async function* proxyItems(opts: ProxyRequestOptions): AsyncGenerator<Pro
  * Sends one command and hands each item to `onItem` as soon as it is parsed, awaiting it
  * before reading further (backpressure: memory stays flat whatever the response size).
  */
-export async function invokeProxy(opts: ProxyRequestOptions, onItem: (item: ProxyItem) => void | Promise<void>): Promise<ProxyResult> {
+export async function invokeProxy(
+  opts: ProxyRequestOptions,
+  onItem: (item: ProxyItem) => void | Promise<void>,
+): Promise<ProxyResult> {
   const it = proxyItems(opts);
   for (;;) {
     const next = await it.next();
@@ -311,12 +336,18 @@ export async function invokeProxy(opts: ProxyRequestOptions, onItem: (item: Prox
 }
 
 function cancelled(url: string, type: string): FusionError {
-  return new FusionError('COMMAND_CANCELLED', `The call of ${type} on the proxy server at ${url} was cancelled`, { url, command: type });
+  return new FusionError('COMMAND_CANCELLED', `The call of ${type} on the proxy server at ${url} was cancelled`, {
+    url,
+    command: type,
+  });
 }
 
 /** A body that ends where the connection closes (HTTP/1.0 framing): nothing in it says whether it is complete. */
 function closeDelimited(res: IncomingMessage): boolean {
-  return res.headers['content-length'] === undefined && !/\bchunked\b/i.test(headerValue(res.headers['transfer-encoding']) ?? '');
+  return (
+    res.headers['content-length'] === undefined &&
+    !/\bchunked\b/i.test(headerValue(res.headers['transfer-encoding']) ?? '')
+  );
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

@@ -56,7 +56,10 @@ function isTlsError(e: unknown): boolean {
  * error rows: connection refused, DNS, TLS handshake, reset. `phase` says whether the response
  * had started, because a reset after the first byte is a truncated result, not a refused connection.
  */
-export function networkError(e: unknown, ctx: { url: string; type: string; secrets: readonly string[]; phase: 'connect' | 'response' }): FusionError {
+export function networkError(
+  e: unknown,
+  ctx: { url: string; type: string; secrets: readonly string[]; phase: 'connect' | 'response' },
+): FusionError {
   const code = errorCode(e);
   const detail = redact(rawMessage(e), ctx.secrets);
   const base = { url: ctx.url, command: ctx.type, cause: code ?? 'unknown' };
@@ -140,14 +143,21 @@ function errorBodyMessage(body: string): string {
 function errorBodyCode(body: string): ErrorCode | undefined {
   try {
     const parsed: unknown = JSON.parse(body.trim());
-    const code = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).code : undefined;
+    const code =
+      parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>).code
+        : undefined;
     return isErrorCode(code) ? code : undefined;
   } catch {
     return undefined;
   }
 }
 
-export function statusError(status: number, body: string, ctx: { url: string; type: string; secrets: readonly string[] }): FusionError {
+export function statusError(
+  status: number,
+  body: string,
+  ctx: { url: string; type: string; secrets: readonly string[] },
+): FusionError {
   // The server's message usually ends a sentence already; the hint appended below starts a new one.
   const message = redact(errorBodyMessage(body), ctx.secrets).replace(/[.\s]+$/, '');
   const details = { url: ctx.url, command: ctx.type, status, serverError: message };
@@ -174,8 +184,15 @@ export function statusError(status: number, body: string, ctx: { url: string; ty
   // the platform gets notFound in proxy-client mode as in direct mode); client-side codes and
   // codes without a meaning of their own stay PROXY_SERVER_ERROR.
   const serverCode = errorBodyCode(body);
-  const code: FusionErrorCode = serverCode && serverCode !== 'UNEXPECTED' && ERROR_CODES[serverCode].origin !== 'proxy-client' ? serverCode : 'PROXY_SERVER_ERROR';
-  return new FusionError(code, `The proxy server at ${ctx.url} failed to run ${ctx.type} (HTTP ${status}): ${message}. ${hint}`, { ...details, ...(serverCode ? { serverCode } : {}) });
+  const code: FusionErrorCode =
+    serverCode && serverCode !== 'UNEXPECTED' && ERROR_CODES[serverCode].origin !== 'proxy-client'
+      ? serverCode
+      : 'PROXY_SERVER_ERROR';
+  return new FusionError(
+    code,
+    `The proxy server at ${ctx.url} failed to run ${ctx.type} (HTTP ${status}): ${message}. ${hint}`,
+    { ...details, ...(serverCode ? { serverCode } : {}) },
+  );
 }
 
 /**
@@ -188,7 +205,10 @@ export function streamFailedError(
   ctx: { url: string; type: string; secrets: readonly string[]; items: number },
 ): FusionError {
   const message = redact(line.error, ctx.secrets).replace(/[.\s]+$/, '');
-  const known = isErrorCode(line.code) && line.code !== 'UNEXPECTED' && ERROR_CODES[line.code].origin !== 'proxy-client' ? line.code : undefined;
+  const known =
+    isErrorCode(line.code) && line.code !== 'UNEXPECTED' && ERROR_CODES[line.code].origin !== 'proxy-client'
+      ? line.code
+      : undefined;
   return new FusionError(
     known ?? 'PROXY_STREAM_ABORTED',
     `The proxy server at ${ctx.url} failed ${ctx.type} after ${ctx.items} item(s) had been sent: ${message}. The result is incomplete and was not accepted.`,

@@ -11,7 +11,8 @@ import { parseStreamErrorLine, type StreamErrorLine } from '../errors/stream-err
 
 export type ParsedItem = Record<string, unknown>;
 
-export type ParseEvent = { kind: 'item'; item: ParsedItem } | { kind: 'heartbeat' } | { kind: 'server-error'; error: StreamErrorLine };
+export type ParseEvent =
+  { kind: 'item'; item: ParsedItem } | { kind: 'heartbeat' } | { kind: 'server-error'; error: StreamErrorLine };
 
 /** `invalid`: not a JSON array or NDJSON of objects. `truncated`: the body stopped too early. */
 export class ResponseFormatError extends Error {
@@ -32,7 +33,13 @@ export interface ResponseParserOptions {
 
 const DEFAULT_MAX_ITEM_BYTES = 16 * 1024 * 1024;
 
-const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/jsonlines']);
+const NDJSON_TYPES = new Set([
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+  'application/x-jsonlines',
+  'application/jsonlines',
+]);
 
 const LF = 0x0a;
 const HASH = 0x23;
@@ -131,7 +138,14 @@ export class ResponseParser {
 
   private pushInto(chunk: Buffer, out: ParseEvent[]): void {
     let start = 0;
-    if (!this.sawBom && !this.started && chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
+    if (
+      !this.sawBom &&
+      !this.started &&
+      chunk.length >= 3 &&
+      chunk[0] === 0xef &&
+      chunk[1] === 0xbb &&
+      chunk[2] === 0xbf
+    ) {
       this.sawBom = true;
       start = 3;
     }
@@ -209,7 +223,10 @@ export class ResponseParser {
         this.mode = 'ndjson';
         return i;
       }
-      throw new ResponseFormatError('invalid', `the body starts with ${describeByte(b)}; expected "[" (a JSON array) or "{" (NDJSON)`);
+      throw new ResponseFormatError(
+        'invalid',
+        `the body starts with ${describeByte(b)}; expected "[" (a JSON array) or "{" (NDJSON)`,
+      );
     }
     this.started = this.started || i > from;
     return i;
@@ -302,8 +319,15 @@ export class ResponseParser {
             this.arrayState = 'done';
             continue;
           }
-          if (b === CLOSE_BRACKET) throw new ResponseFormatError('invalid', `the JSON array has a trailing comma after item ${this.arrayIndex}`);
-          throw new ResponseFormatError('invalid', `item ${this.arrayIndex + 1} of the JSON array starts with ${describeByte(b)}, not a JSON object`);
+          if (b === CLOSE_BRACKET)
+            throw new ResponseFormatError(
+              'invalid',
+              `the JSON array has a trailing comma after item ${this.arrayIndex}`,
+            );
+          throw new ResponseFormatError(
+            'invalid',
+            `item ${this.arrayIndex + 1} of the JSON array starts with ${describeByte(b)}, not a JSON object`,
+          );
         }
         case 'in-item': {
           i = this.scanItem(chunk, i, out);
@@ -315,13 +339,18 @@ export class ResponseParser {
           if (isBlank(b)) continue;
           if (b === COMMA) this.arrayState = 'value';
           else if (b === CLOSE_BRACKET) this.arrayState = 'done';
-          else throw new ResponseFormatError('invalid', `expected "," or "]" after item ${this.arrayIndex} of the JSON array, got ${describeByte(b)}`);
+          else
+            throw new ResponseFormatError(
+              'invalid',
+              `expected "," or "]" after item ${this.arrayIndex} of the JSON array, got ${describeByte(b)}`,
+            );
           continue;
         }
         case 'done': {
           const b = chunk[i] as number;
           i++;
-          if (!isBlank(b)) throw new ResponseFormatError('invalid', `unexpected ${describeByte(b)} after the end of the JSON array`);
+          if (!isBlank(b))
+            throw new ResponseFormatError('invalid', `unexpected ${describeByte(b)} after the end of the JSON array`);
           continue;
         }
       }
@@ -383,7 +412,10 @@ export class ResponseParser {
           try {
             value = JSON.parse(text.toString('utf8'));
           } catch {
-            throw new ResponseFormatError('invalid', `item ${this.arrayIndex} of the JSON array is not valid JSON${excerpt(text)}`);
+            throw new ResponseFormatError(
+              'invalid',
+              `item ${this.arrayIndex} of the JSON array is not valid JSON${excerpt(text)}`,
+            );
           }
           out.push({ kind: 'item', item: checkItem(value, `item ${this.arrayIndex} of the JSON array`) });
           this.arrayState = 'after-item';

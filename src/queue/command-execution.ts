@@ -37,7 +37,9 @@ function withoutSecrets(err: FusionError, secrets: readonly string[]): FusionErr
 
 /** Why an aborted command stopped: the abort reason when it is a FusionError (a worker shutting down), else a plain cancel. */
 function cancellation(signal: AbortSignal): FusionError {
-  return isFusionError(signal.reason) ? signal.reason : new FusionError('COMMAND_CANCELLED', 'the command was cancelled');
+  return isFusionError(signal.reason)
+    ? signal.reason
+    : new FusionError('COMMAND_CANCELLED', 'the command was cancelled');
 }
 
 /**
@@ -67,7 +69,10 @@ export async function executeCommand(
         await sink.end();
       }
     } catch (e) {
-      const err = withoutSecrets(opts.signal.aborted ? cancellation(opts.signal) : toFusionError(e), secretsOf(cmd.config));
+      const err = withoutSecrets(
+        opts.signal.aborted ? cancellation(opts.signal) : toFusionError(e),
+        secretsOf(cmd.config),
+      );
       outcome = opts.signal.aborted ? 'cancelled' : 'error';
       if (outcome === 'error') {
         errorsTotal.inc({ component: opts.component, code: isFusionError(e) ? e.code : 'UNEXPECTED' });

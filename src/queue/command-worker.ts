@@ -60,9 +60,13 @@ export class CommandWorker {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.streamOptions = { ...DEFAULT_STREAM_OPTIONS, ...opts.stream };
     this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 200 });
-    this.bullConnection.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'));
+    this.bullConnection.on('error', (e: unknown) =>
+      opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'),
+    );
     this.streamConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3, disconnectTimeout: 200 });
-    this.streamConnection.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'));
+    this.streamConnection.on('error', (e: unknown) =>
+      opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'),
+    );
     this.worker = new Worker<CommandJobData>(this.queueName, (job) => this.process(job), {
       connection: this.bullConnection,
       prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
@@ -83,22 +87,40 @@ export class CommandWorker {
     // left; if a worker took it first, it must not start it.
     const readerKey = job.data.lease ? keys.reader : undefined;
     const [cancelled, readerGone] = await Promise.all([
-      this.streamConnection.exists(keys.cancel).then((n) => n === 1, () => false),
-      readerKey ? this.streamConnection.exists(readerKey).then((n) => n === 0, () => false) : false,
+      this.streamConnection.exists(keys.cancel).then(
+        (n) => n === 1,
+        () => false,
+      ),
+      readerKey
+        ? this.streamConnection.exists(readerKey).then(
+            (n) => n === 0,
+            () => false,
+          )
+        : false,
     ]);
     if (cancelled || readerGone) {
       await this.streamConnection.del(keys.stream, keys.cancel).catch(() => undefined);
-      this.opts.logger.info({ jobId }, cancelled ? 'job withdrawn by the api before it started; not run' : 'the api that queued this job is gone (reader lease lapsed); not run');
+      this.opts.logger.info(
+        { jobId },
+        cancelled
+          ? 'job withdrawn by the api before it started; not run'
+          : 'the api that queued this job is gone (reader lease lapsed); not run',
+      );
       return;
     }
-    const writer = new ResultStreamWriter(this.streamConnection, keys, { ...this.streamOptions, signal: controller.signal });
+    const writer = new ResultStreamWriter(this.streamConnection, keys, {
+      ...this.streamOptions,
+      signal: controller.signal,
+    });
     const entry: RunningJob = { controller, cancelKey: keys.cancel, readerKey, cancelledByApi: false };
     this.running.set(jobId, entry);
     try {
       writer.start();
       if (job.attemptsStarted > 1) {
         // Output may already have reached the client from the lost attempt: fail rather than duplicate it.
-        await writer.fail(new FusionError('PROXY_SERVER_ERROR', 'the worker running this command stopped; run the command again'));
+        await writer.fail(
+          new FusionError('PROXY_SERVER_ERROR', 'the worker running this command stopped; run the command again'),
+        );
         return;
       }
       let cmd;
@@ -108,11 +130,16 @@ export class CommandWorker {
         await writer.fail(toFusionError(e));
         return;
       }
-      await executeCommand(this.opts.runner, cmd, writer, { signal: controller.signal, logger: this.opts.logger, component: 'worker' });
+      await executeCommand(this.opts.runner, cmd, writer, {
+        signal: controller.signal,
+        logger: this.opts.logger,
+        component: 'worker',
+      });
     } finally {
       this.running.delete(jobId);
       // Nobody reads a stream the api gave up on: drop it now instead of waiting for its TTL.
-      if (entry.cancelledByApi) await this.streamConnection.del(keys.stream, keys.cancel, keys.reader).catch(() => undefined);
+      if (entry.cancelledByApi)
+        await this.streamConnection.del(keys.stream, keys.cancel, keys.reader).catch(() => undefined);
     }
   }
 
@@ -133,7 +160,11 @@ export class CommandWorker {
         const [leaseErr, lease] = job.readerKey ? (replies[r++] ?? [null, 1]) : [null, 1];
         const stop = (!cancelErr && cancel === 1) || (!leaseErr && lease === 0);
         if (stop && !job.controller.signal.aborted) {
-          if (cancel !== 1) this.opts.logger.info({ jobId }, 'the api reading a running job is gone (reader lease lapsed); stopping it');
+          if (cancel !== 1)
+            this.opts.logger.info(
+              { jobId },
+              'the api reading a running job is gone (reader lease lapsed); stopping it',
+            );
           job.cancelledByApi = true;
           job.controller.abort();
         }
@@ -147,7 +178,8 @@ export class CommandWorker {
 
   /** For /readyz on worker-only pods. */
   async ready(): Promise<{ ok: boolean; reason?: string }> {
-    if (this.streamConnection.status !== 'ready') return { ok: false, reason: `redis connection is ${this.streamConnection.status}` };
+    if (this.streamConnection.status !== 'ready')
+      return { ok: false, reason: `redis connection is ${this.streamConnection.status}` };
     return { ok: true };
   }
 
@@ -181,7 +213,9 @@ export class CommandWorker {
     }
     await Promise.all(
       [this.bullConnection, this.streamConnection].map((r) =>
-        r.status === 'ready' ? Promise.race([r.quit().catch(() => undefined), sleep(1000)]).then(() => r.disconnect()) : Promise.resolve(r.disconnect()),
+        r.status === 'ready'
+          ? Promise.race([r.quit().catch(() => undefined), sleep(1000)]).then(() => r.disconnect())
+          : Promise.resolve(r.disconnect()),
       ),
     );
   }

@@ -30,7 +30,9 @@ export class InMemoryChannel implements OutputSink {
   maxBacklogSeen = 0;
 
   constructor(private readonly opts: InMemoryChannelOptions) {
-    this.batcher = new LineBatcher({ maxBytes: opts.chunkBytes, lingerMs: 0 }, (data, items) => this.push({ data, items }));
+    this.batcher = new LineBatcher({ maxBytes: opts.chunkBytes, lingerMs: 0 }, (data, items) =>
+      this.push({ data, items }),
+    );
   }
 
   // ---- producer side (OutputSink)
@@ -138,9 +140,13 @@ export class InMemoryChannel implements OutputSink {
         this.readerWake = undefined;
         signal.removeEventListener('abort', onAbort);
         reject(
-          new FusionError('COMMAND_TIMEOUT', `the command showed no progress for ${idleTimeoutMs} ms (REQUEST_TIMEOUT_MS)`, {
-            timeoutMs: idleTimeoutMs,
-          }),
+          new FusionError(
+            'COMMAND_TIMEOUT',
+            `the command showed no progress for ${idleTimeoutMs} ms (REQUEST_TIMEOUT_MS)`,
+            {
+              timeoutMs: idleTimeoutMs,
+            },
+          ),
         );
       }, idleTimeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });

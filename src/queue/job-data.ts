@@ -14,13 +14,21 @@ export interface CommandJobData {
 
 export function sealCommand(cmd: ProxyCommand, crypto: JobCrypto): CommandJobData {
   // Input and config are sealed whole: besides clientSecret, create/update inputs may carry passwords.
-  return { v: 1, type: cmd.type, sealed: crypto.encrypt(JSON.stringify({ input: cmd.input, config: cmd.config })), lease: true };
+  return {
+    v: 1,
+    type: cmd.type,
+    sealed: crypto.encrypt(JSON.stringify({ input: cmd.input, config: cmd.config })),
+    lease: true,
+  };
 }
 
 export function openCommand(data: CommandJobData, jobId: string, crypto: JobCrypto): ProxyCommand {
   if (data.v !== 1 || !isCommandType(data.type)) {
     throw new FusionError('COMMAND_UNKNOWN', `job ${jobId} has an unknown format or command type`);
   }
-  const payload = JSON.parse(crypto.decrypt(data.sealed)) as { input: Record<string, unknown>; config: Record<string, unknown> };
+  const payload = JSON.parse(crypto.decrypt(data.sealed)) as {
+    input: Record<string, unknown>;
+    config: Record<string, unknown>;
+  };
   return { type: data.type, input: payload.input, config: payload.config, requestId: jobId };
 }

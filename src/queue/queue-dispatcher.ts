@@ -26,7 +26,12 @@ export interface QueueDispatcherOptions {
 }
 
 function unavailable(e: unknown): FusionError {
-  return new FusionError('QUEUE_UNAVAILABLE', `the job queue (Redis) is unavailable: ${errorMessage(e)}`, {}, { cause: e });
+  return new FusionError(
+    'QUEUE_UNAVAILABLE',
+    `the job queue (Redis) is unavailable: ${errorMessage(e)}`,
+    {},
+    { cause: e },
+  );
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -88,7 +93,10 @@ export class QueueDispatcher implements CommandDispatcher {
       try {
         // The lease first: a worker never starts a job whose reader is not there.
         await withTimeout(this.redis.set(keys.reader, '1', 'PX', READER_LEASE_MS), 5000, 'taking the reader lease');
-        lease = setInterval(() => void this.redis.pexpire(keys.reader, READER_LEASE_MS).catch(() => undefined), READER_LEASE_MS / 3);
+        lease = setInterval(
+          () => void this.redis.pexpire(keys.reader, READER_LEASE_MS).catch(() => undefined),
+          READER_LEASE_MS / 3,
+        );
       } catch (e) {
         healthy = false;
         throw unavailable(e);
@@ -159,7 +167,12 @@ export class QueueDispatcher implements CommandDispatcher {
     throw unavailable(new Error(`connection is ${this.redis.status}`));
   }
 
-  private async cleanUp(jobId: string, keys: ResultKeys, completed: boolean, retryUntilReachable: boolean): Promise<void> {
+  private async cleanUp(
+    jobId: string,
+    keys: ResultKeys,
+    completed: boolean,
+    retryUntilReachable: boolean,
+  ): Promise<void> {
     // A job whose queuing failed must be withdrawn even if Redis is down right now: try again
     // until it answers (bounded), so the 503 already sent stays true.
     const deadline = Date.now() + (retryUntilReachable ? (this.opts.withdrawWindowMs ?? 60_000) : 0);

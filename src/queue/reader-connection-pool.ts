@@ -62,7 +62,13 @@ export class ReaderConnectionPool {
       if (reused.redis.status === 'ready' && (await pingWithin(reused.redis, HEALTH_CHECK_MS))) return reused;
       this.discard(reused.redis);
     }
-    const redis = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null, disconnectTimeout: 200 });
+    const redis = new Redis(this.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+      disconnectTimeout: 200,
+    });
     redis.on('error', () => undefined);
     this.all.add(redis);
     try {

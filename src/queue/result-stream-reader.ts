@@ -71,9 +71,15 @@ export class ResultStreamReader {
           );
         }
         const block = Math.max(1, Math.min(this.opts.blockMs, remaining));
-        const reply = (await this.conn.redis.xreadBuffer('COUNT', this.opts.count, 'BLOCK', block, 'STREAMS', this.keys.stream, lastId)) as
-          | Array<[string, StreamEntry[]]>
-          | null;
+        const reply = (await this.conn.redis.xreadBuffer(
+          'COUNT',
+          this.opts.count,
+          'BLOCK',
+          block,
+          'STREAMS',
+          this.keys.stream,
+          lastId,
+        )) as Array<[string, StreamEntry[]]> | null;
         const entries = reply?.[0]?.[1];
         if (!entries || entries.length === 0) continue;
         deadline = Date.now() + this.opts.idleTimeoutMs;
@@ -85,7 +91,8 @@ export class ResultStreamReader {
           if (type === ENTRY.data) {
             const seq = count(fields, 'q');
             const n = count(fields, 'n');
-            if (seq !== nextSeq || n === undefined) throw lost(`expected output entry ${nextSeq}, got ${seq ?? 'an unnumbered one'}`);
+            if (seq !== nextSeq || n === undefined)
+              throw lost(`expected output entry ${nextSeq}, got ${seq ?? 'an unnumbered one'}`);
             nextSeq += 1;
             items += n;
             yield { data: field(fields, 'd') ?? Buffer.alloc(0), items: n };
@@ -93,7 +100,9 @@ export class ResultStreamReader {
             const entries = count(fields, 'q');
             const total = count(fields, 'n');
             if (entries !== nextSeq || total !== items) {
-              throw lost(`the worker wrote ${entries ?? '?'} entries with ${total ?? '?'} items, ${nextSeq} entries with ${items} items arrived`);
+              throw lost(
+                `the worker wrote ${entries ?? '?'} entries with ${total ?? '?'} items, ${nextSeq} entries with ${items} items arrived`,
+              );
             }
             return;
           } else if (type === ENTRY.error) {

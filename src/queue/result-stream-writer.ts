@@ -75,12 +75,21 @@ export class ResultStreamWriter implements OutputSink {
    */
   start(): void {
     this.lastSignal = Date.now();
-    this.startTimer = setTimeout(() => {
-      this.startTimer = undefined;
-      this.enqueue(async () => {
-        checkReplies(await this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.started).pexpire(this.keys.stream, this.opts.ttlMs).exec());
-      });
-    }, Math.min(START_ANNOUNCE_DELAY_MS, this.opts.progressIntervalMs));
+    this.startTimer = setTimeout(
+      () => {
+        this.startTimer = undefined;
+        this.enqueue(async () => {
+          checkReplies(
+            await this.redis
+              .multi()
+              .xadd(this.keys.stream, '*', 't', ENTRY.started)
+              .pexpire(this.keys.stream, this.opts.ttlMs)
+              .exec(),
+          );
+        });
+      },
+      Math.min(START_ANNOUNCE_DELAY_MS, this.opts.progressIntervalMs),
+    );
   }
 
   private cancelStartAnnouncement(): void {
@@ -102,7 +111,13 @@ export class ResultStreamWriter implements OutputSink {
     this.lastSignal = now;
     // Also keeps the stream alive while the command works for long without output.
     this.enqueue(async () => {
-      checkReplies(await this.redis.pipeline().xadd(this.keys.stream, '*', 't', ENTRY.progress).pexpire(this.keys.stream, this.opts.ttlMs).exec());
+      checkReplies(
+        await this.redis
+          .pipeline()
+          .xadd(this.keys.stream, '*', 't', ENTRY.progress)
+          .pexpire(this.keys.stream, this.opts.ttlMs)
+          .exec(),
+      );
     });
   }
 
@@ -187,10 +202,9 @@ export class ResultStreamWriter implements OutputSink {
       await sleep(delay);
       delay = Math.min(delay * 2, 20);
       // A slow reader may keep the writer here longer than ttlMs: the stream must not expire meanwhile.
-      const [, next] = checkReplies(await this.redis.pipeline().pexpire(this.keys.stream, this.opts.ttlMs).xlen(this.keys.stream).exec()) as [
-        unknown,
-        number,
-      ];
+      const [, next] = checkReplies(
+        await this.redis.pipeline().pexpire(this.keys.stream, this.opts.ttlMs).xlen(this.keys.stream).exec(),
+      ) as [unknown, number];
       if (next < len) {
         lastChange = Date.now();
         delay = 1;

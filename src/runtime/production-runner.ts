@@ -60,16 +60,26 @@ function createCommandTable(deps: CoreDeps): CoreCommandTable {
 export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
   const prefix = deps.keyPrefix ?? '';
   const core: CoreDeps = {
-    platform: deps.platform ?? createPlatformFactory({ redis: deps.redis, ...(deps.keyPrefix ? { keyPrefix: deps.keyPrefix } : {}) }),
-    runLock: deps.runLock ?? (deps.redis ? new RedisRunLock(deps.redis, `${prefix}fusion:run-lock:`) : new MemoryRunLock()),
+    platform:
+      deps.platform ??
+      createPlatformFactory({ redis: deps.redis, ...(deps.keyPrefix ? { keyPrefix: deps.keyPrefix } : {}) }),
+    runLock:
+      deps.runLock ?? (deps.redis ? new RedisRunLock(deps.redis, `${prefix}fusion:run-lock:`) : new MemoryRunLock()),
     externalLogSink: (url) => new ExternalLogSink(url),
     // The review-form lifecycle on the platform's custom forms (README "Review forms").
     reviewQueue:
       deps.reviewQueue ??
       (({ config, ctx, platform, own }) =>
-      platform.reviews
-        ? new ReviewFormQueue({ review: platform.reviews(), platform, fusionSource: own, ...reviewSettings(config), logger: ctx.logger, signal: ctx.signal })
-        : new RecordingReviewQueue()),
+        platform.reviews
+          ? new ReviewFormQueue({
+              review: platform.reviews(),
+              platform,
+              fusionSource: own,
+              ...reviewSettings(config),
+              logger: ctx.logger,
+              signal: ctx.signal,
+            })
+          : new RecordingReviewQueue()),
     ...(deps.onAggregationSummary ? { onAggregationSummary: deps.onAggregationSummary } : {}),
     ...(deps.taskPollMs ? { taskPollMs: deps.taskPollMs } : {}),
   };

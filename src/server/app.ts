@@ -18,7 +18,12 @@ import { ShutdownState } from './shutdown-state';
 
 export type AppEnv = Pick<
   ServerEnv,
-  'PROXY_PATH' | 'BODY_LIMIT_BYTES' | 'HEARTBEAT_INTERVAL_MS' | 'AUTH_MAX_FAILURES' | 'AUTH_FAILURE_WINDOW_MS' | 'METRICS_ENABLED'
+  | 'PROXY_PATH'
+  | 'BODY_LIMIT_BYTES'
+  | 'HEARTBEAT_INTERVAL_MS'
+  | 'AUTH_MAX_FAILURES'
+  | 'AUTH_FAILURE_WINDOW_MS'
+  | 'METRICS_ENABLED'
 > & { PROXY_PASSWORD?: string; SHUTDOWN_GRACE_MS?: number; TRUST_PROXY?: ServerEnv['TRUST_PROXY'] };
 
 export interface AppOptions {
@@ -53,7 +58,10 @@ const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions>(async
   await app.register(proxyRoute, {
     path: env.PROXY_PATH,
     dispatcher,
-    auth: new ProxyAuth(env.PROXY_PASSWORD, { maxFailures: env.AUTH_MAX_FAILURES, windowMs: env.AUTH_FAILURE_WINDOW_MS }),
+    auth: new ProxyAuth(env.PROXY_PASSWORD, {
+      maxFailures: env.AUTH_MAX_FAILURES,
+      windowMs: env.AUTH_FAILURE_WINDOW_MS,
+    }),
     heartbeatIntervalMs: env.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 30_000,
     shutdown,
@@ -61,7 +69,9 @@ const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions>(async
 }, 'fusion-app');
 
 /** A hop count becomes the function Fastify would build from it (its types only take the function). */
-function trustProxyOption(v: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+function trustProxyOption(
+  v: boolean | number | string,
+): boolean | string | ((address: string, hop: number) => boolean) {
   return typeof v === 'number' ? (_address, hop) => hop < v : v;
 }
 

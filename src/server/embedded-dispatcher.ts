@@ -48,7 +48,11 @@ export class EmbeddedDispatcher implements CommandDispatcher {
       await this.slots.acquire(controller.signal);
       try {
         channel.progress();
-        await executeCommand(this.opts.runner, cmd, channel, { signal: controller.signal, logger: this.opts.logger, component: 'embedded' });
+        await executeCommand(this.opts.runner, cmd, channel, {
+          signal: controller.signal,
+          logger: this.opts.logger,
+          component: 'embedded',
+        });
       } finally {
         this.slots.release();
       }

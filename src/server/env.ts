@@ -87,7 +87,11 @@ const secret: Parser<string> = (raw) => {
 
 /** Checked at boot, so a bad key stops the process naming the variable instead of failing the first job. */
 const encryptionKey: Parser<string> = (raw) => {
-  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? 32 : /^[A-Za-z0-9+/]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64').length : 0;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw)
+    ? 32
+    : /^[A-Za-z0-9+/]+={0,2}$/.test(raw)
+      ? Buffer.from(raw, 'base64').length
+      : 0;
   if (bytes !== 32) throw new Error('must be 32 bytes, written as 64 hex digits or as base64');
   return raw;
 };
@@ -112,19 +116,66 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   ROLE: { default: 'all', parse: oneOf(['all', 'api', 'worker'] as const), doc: 'api, worker or both' },
   LOG_LEVEL: { default: 'info', parse: oneOf(LOG_LEVELS), doc: 'error | warn | info | debug' },
   BODY_LIMIT_BYTES: { default: 10 * MB, parse: int(1024, 1024 * MB), doc: 'largest accepted request body' },
-  REQUEST_TIMEOUT_MS: { default: 5 * 60 * 1000, parse: int(10, 24 * 3600 * 1000), doc: 'longest wait for a command to start or show progress' },
-  WORKER_CONCURRENCY: { default: 4, parse: int(1, 1000), doc: 'commands run at once per worker (or per embedded process)' },
-  HEARTBEAT_INTERVAL_MS: { default: 15_000, parse: int(10, 30_000), doc: 'blank line sent after this much silence (at most 30 s)' },
-  JOB_ENCRYPTION_KEY: { parse: encryptionKey, doc: '32-byte key (hex or base64) sealing job payloads; derived from PROXY_PASSWORD when unset' },
-  QUEUE_NAME: { default: 'fusion-commands', parse: (raw) => (/^[A-Za-z0-9_-]{1,64}$/.test(raw) ? raw : (() => { throw new Error('must be 1-64 letters, digits, - or _'); })()), doc: 'BullMQ queue name' },
-  AUTH_MAX_FAILURES: { default: 10, parse: int(1, 1_000_000), doc: 'failed passwords per address and window before 429' },
+  REQUEST_TIMEOUT_MS: {
+    default: 5 * 60 * 1000,
+    parse: int(10, 24 * 3600 * 1000),
+    doc: 'longest wait for a command to start or show progress',
+  },
+  WORKER_CONCURRENCY: {
+    default: 4,
+    parse: int(1, 1000),
+    doc: 'commands run at once per worker (or per embedded process)',
+  },
+  HEARTBEAT_INTERVAL_MS: {
+    default: 15_000,
+    parse: int(10, 30_000),
+    doc: 'blank line sent after this much silence (at most 30 s)',
+  },
+  JOB_ENCRYPTION_KEY: {
+    parse: encryptionKey,
+    doc: '32-byte key (hex or base64) sealing job payloads; derived from PROXY_PASSWORD when unset',
+  },
+  QUEUE_NAME: {
+    default: 'fusion-commands',
+    parse: (raw) =>
+      /^[A-Za-z0-9_-]{1,64}$/.test(raw)
+        ? raw
+        : (() => {
+            throw new Error('must be 1-64 letters, digits, - or _');
+          })(),
+    doc: 'BullMQ queue name',
+  },
+  AUTH_MAX_FAILURES: {
+    default: 10,
+    parse: int(1, 1_000_000),
+    doc: 'failed passwords per address and window before 429',
+  },
   AUTH_FAILURE_WINDOW_MS: { default: 60_000, parse: int(100, 24 * 3600 * 1000), doc: 'window of AUTH_MAX_FAILURES' },
-  SHUTDOWN_GRACE_MS: { default: 30_000, parse: int(0, 3600 * 1000), doc: 'on SIGTERM, how long running commands may finish' },
-  WORKER_LOCK_MS: { default: 30_000, parse: int(5_000, 3600 * 1000), doc: 'job lock of a worker, renewed every half of it; a killed worker\'s job is noticed within WORKER_LOCK_MS + WORKER_STALLED_INTERVAL_MS' },
-  WORKER_STALLED_INTERVAL_MS: { default: 10_000, parse: int(1_000, 3600 * 1000), doc: 'how often workers check for jobs whose lock lapsed (a dead worker\'s); each check is one Redis script' },
+  SHUTDOWN_GRACE_MS: {
+    default: 30_000,
+    parse: int(0, 3600 * 1000),
+    doc: 'on SIGTERM, how long running commands may finish',
+  },
+  WORKER_LOCK_MS: {
+    default: 30_000,
+    parse: int(5_000, 3600 * 1000),
+    doc: "job lock of a worker, renewed every half of it; a killed worker's job is noticed within WORKER_LOCK_MS + WORKER_STALLED_INTERVAL_MS",
+  },
+  WORKER_STALLED_INTERVAL_MS: {
+    default: 10_000,
+    parse: int(1_000, 3600 * 1000),
+    doc: "how often workers check for jobs whose lock lapsed (a dead worker's); each check is one Redis script",
+  },
   METRICS_ENABLED: { default: true, parse: bool, doc: 'serve GET /metrics' },
-  METRICS_PORT: { parse: int(0, 65535), doc: 'TCP port of a second listener serving only GET /metrics (then PORT does not); unset or equal to PORT = /metrics on PORT' },
-  TRUST_PROXY: { default: false, parse: trustProxy, doc: 'trust X-Forwarded-For from these proxies (client address for the auth throttle and logs)' },
+  METRICS_PORT: {
+    parse: int(0, 65535),
+    doc: 'TCP port of a second listener serving only GET /metrics (then PORT does not); unset or equal to PORT = /metrics on PORT',
+  },
+  TRUST_PROXY: {
+    default: false,
+    parse: trustProxy,
+    doc: 'trust X-Forwarded-For from these proxies (client address for the auth throttle and logs)',
+  },
 };
 
 /**
@@ -150,14 +201,18 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
   const env = out as unknown as ServerEnv;
   if (problems.length === 0) {
     if (env.ROLE === 'worker' && !env.REDIS_URL) problems.push('REDIS_URL is required when ROLE=worker');
-    if (env.ROLE === 'api' && !env.REDIS_URL) problems.push('REDIS_URL is required when ROLE=api (without it, use ROLE=all for embedded mode)');
-    if (env.REDIS_URL && env.ROLE !== 'worker' && !env.PROXY_PASSWORD) problems.push('PROXY_PASSWORD is required for the api in queue mode');
+    if (env.ROLE === 'api' && !env.REDIS_URL)
+      problems.push('REDIS_URL is required when ROLE=api (without it, use ROLE=all for embedded mode)');
+    if (env.REDIS_URL && env.ROLE !== 'worker' && !env.PROXY_PASSWORD)
+      problems.push('PROXY_PASSWORD is required for the api in queue mode');
     if (env.REDIS_URL && !env.PROXY_PASSWORD && !env.JOB_ENCRYPTION_KEY) {
       problems.push('JOB_ENCRYPTION_KEY (or PROXY_PASSWORD) is required in queue mode to seal job payloads');
     }
   }
   if (problems.length > 0) {
-    throw new FusionError('CONFIG_INVALID', `invalid environment: ${problems.join('; ')}`, { variables: problems.map((p) => p.split(' ')[0]) });
+    throw new FusionError('CONFIG_INVALID', `invalid environment: ${problems.join('; ')}`, {
+      variables: problems.map((p) => p.split(' ')[0]),
+    });
   }
   return env;
 }

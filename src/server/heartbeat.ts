@@ -9,7 +9,10 @@ const TICK = Symbol('tick');
  * Passes chunks through and inserts a blank line whenever the source has been silent for
  * `intervalMs`. Heartbeats do not touch the source, so they never count as command progress.
  */
-export async function* withHeartbeat(source: AsyncIterable<OutputChunk>, intervalMs: number): AsyncGenerator<OutputChunk> {
+export async function* withHeartbeat(
+  source: AsyncIterable<OutputChunk>,
+  intervalMs: number,
+): AsyncGenerator<OutputChunk> {
   const it = source[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<OutputChunk>> | undefined;
   let done = false;

@@ -18,9 +18,13 @@ export class ProxyAuth {
     const retryAfterMs = this.throttle.retryAfterMs(address);
     if (retryAfterMs > 0) {
       authFailures.inc({ reason: 'throttled' });
-      throw new FusionError('PROXY_AUTH_THROTTLED', `too many failed proxy passwords from this address; retry in ${Math.ceil(retryAfterMs / 1000)} s`, {
-        retryAfterMs,
-      });
+      throw new FusionError(
+        'PROXY_AUTH_THROTTLED',
+        `too many failed proxy passwords from this address; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+        {
+          retryAfterMs,
+        },
+      );
     }
     if (this.check(given)) return;
     const missing = typeof given !== 'string' || given.length === 0;

@@ -30,8 +30,14 @@ export function readProxyBody(body: unknown): ProxyRequestShape {
  */
 export function toProxyCommand(shape: ProxyRequestShape, requestId: string): ProxyCommand {
   if (!isCommandType(shape.type)) {
-    const given = typeof shape.type === 'string' ? `"${shape.type.slice(0, 80)}"` : `a ${shape.type === null ? 'null' : typeof shape.type}`;
-    throw new FusionError('COMMAND_UNKNOWN', `unknown command type ${given}; expected one of ${COMMAND_TYPES.join(', ')}`);
+    const given =
+      typeof shape.type === 'string'
+        ? `"${shape.type.slice(0, 80)}"`
+        : `a ${shape.type === null ? 'null' : typeof shape.type}`;
+    throw new FusionError(
+      'COMMAND_UNKNOWN',
+      `unknown command type ${given}; expected one of ${COMMAND_TYPES.join(', ')}`,
+    );
   }
   if (shape.input !== undefined && shape.input !== null && !isPlainObject(shape.input)) {
     throw new FusionError('INPUT_INVALID', 'input must be an object when present');

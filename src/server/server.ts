@@ -30,7 +30,10 @@ function jobCrypto(env: ServerEnv): JobCrypto {
 }
 
 /** Wires the mode and role the environment asks for, then listens. */
-export async function startServer(env: ServerEnv, deps: { runner: CommandRunner; logger: PinoLogger }): Promise<RunningServer> {
+export async function startServer(
+  env: ServerEnv,
+  deps: { runner: CommandRunner; logger: PinoLogger },
+): Promise<RunningServer> {
   const { runner, logger } = deps;
   const serveApi = env.ROLE !== 'worker';
   let dispatcher: CommandDispatcher | undefined;
@@ -63,13 +66,22 @@ export async function startServer(env: ServerEnv, deps: { runner: CommandRunner;
       });
     }
   } else {
-    dispatcher = new EmbeddedDispatcher({ runner, logger, concurrency: env.WORKER_CONCURRENCY, requestTimeoutMs: env.REQUEST_TIMEOUT_MS });
+    dispatcher = new EmbeddedDispatcher({
+      runner,
+      logger,
+      concurrency: env.WORKER_CONCURRENCY,
+      requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    });
   }
   const metricsPort = separateMetricsPort(env);
   const shutdown = new ShutdownState();
   const app = await buildApp({
     shutdown,
-    env: { ...env, PROXY_PASSWORD: serveApi ? env.PROXY_PASSWORD : undefined, METRICS_ENABLED: env.METRICS_ENABLED && metricsPort === undefined },
+    env: {
+      ...env,
+      PROXY_PASSWORD: serveApi ? env.PROXY_PASSWORD : undefined,
+      METRICS_ENABLED: env.METRICS_ENABLED && metricsPort === undefined,
+    },
     dispatcher,
     probe: dispatcher ?? worker,
     logger,

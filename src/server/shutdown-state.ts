@@ -1,7 +1,10 @@
 import { FusionError } from '../core/errors';
 
 function shuttingDown(): FusionError {
-  return new FusionError('SERVER_SHUTTING_DOWN', 'the proxy server is shutting down and stopped this command before it finished; run the command again');
+  return new FusionError(
+    'SERVER_SHUTTING_DOWN',
+    'the proxy server is shutting down and stopped this command before it finished; run the command again',
+  );
 }
 
 /**

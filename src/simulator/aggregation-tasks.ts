@@ -112,7 +112,12 @@ export function taskStatusView(ctx: SimContext, t: TaskRecord): Record<string, u
     launched: t.launched,
     completed: t.completed,
     completionStatus: t.completionStatus,
-    messages: t.messages.map((m) => ({ type: m.type, localizedText: { locale: 'en-US', message: m.text }, key: m.text, parameters: [] })),
+    messages: t.messages.map((m) => ({
+      type: m.type,
+      localizedText: { locale: 'en-US', message: m.text },
+      key: m.text,
+      parameters: [],
+    })),
     returns: [{ displayLabel: 'TASK_OUT_ACCOUNT_AGGREGATION_APPLICATIONS', attributeName: 'applications' }],
     attributes: { appId: t.sourceId, sourceId: t.sourceId },
     progress: t.completed ? 'Completed' : 'Aggregating accounts',

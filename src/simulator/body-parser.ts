@@ -31,7 +31,8 @@ export function parseBody(raw: Buffer, contentType: string | undefined): unknown
       throw badRequest('Request body is not valid JSON');
     }
   }
-  if (ct.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  if (ct.startsWith('application/x-www-form-urlencoded'))
+    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
   if (ct.startsWith('multipart/form-data')) return parseMultipart(raw, contentType ?? '');
   return raw.toString('utf8');
 }

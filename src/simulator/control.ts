@@ -22,7 +22,11 @@ export interface SimulatorControl {
   /** Called when an aggregation task succeeds (e.g. to ingest the connector's output). */
   onAggregationSuccess(hook: ((sourceId: string) => Promise<void> | void) | undefined): void;
   /** Completes a form instance as a simulated reviewer. */
-  completeFormInstance(instanceId: string, formData: Record<string, unknown>, opts?: { state?: 'COMPLETED' | 'IN_PROGRESS' | 'SUBMITTED' }): JsonObject;
+  completeFormInstance(
+    instanceId: string,
+    formData: Record<string, unknown>,
+    opts?: { state?: 'COMPLETED' | 'IN_PROGRESS' | 'SUBMITTED' },
+  ): JsonObject;
   /** Expires form instances (all open ones when no ids are given): their state becomes CANCELLED. */
   expireFormInstances(instanceIds?: string[]): number;
   /** Every POST /workflows/{id}/test call, in order (what the connector asked to send). */

@@ -140,7 +140,8 @@ export function checkFilterFields(expr: FilterExpr, allowed: Record<string, read
   } else if (expr.kind === 'cmp') {
     const ops = allowed[expr.field];
     if (!ops) throw badRequest(`Invalid filter: unsupported filter field "${expr.field}"`);
-    if (!ops.includes(expr.op)) throw badRequest(`Invalid filter: operator "${expr.op}" is not supported for "${expr.field}"`);
+    if (!ops.includes(expr.op))
+      throw badRequest(`Invalid filter: operator "${expr.op}" is not supported for "${expr.field}"`);
   }
 }
 
@@ -150,9 +151,19 @@ function fold(v: unknown): unknown {
   return typeof v === 'string' ? v.toLowerCase() : v;
 }
 
-function compareCmp(actual: unknown, op: FilterOp, value: FilterValue | FilterValue[] | undefined, ci = false): boolean {
+function compareCmp(
+  actual: unknown,
+  op: FilterOp,
+  value: FilterValue | FilterValue[] | undefined,
+  ci = false,
+): boolean {
   if (ci && (op === 'eq' || op === 'ne' || op === 'in')) {
-    return compareCmp(Array.isArray(actual) ? actual.map(fold) : fold(actual), op, Array.isArray(value) ? (value.map(fold) as FilterValue[]) : (fold(value) as FilterValue), false);
+    return compareCmp(
+      Array.isArray(actual) ? actual.map(fold) : fold(actual),
+      op,
+      Array.isArray(value) ? (value.map(fold) as FilterValue[]) : (fold(value) as FilterValue),
+      false,
+    );
   }
   if (op === 'pr') return actual !== undefined && actual !== null && actual !== '';
   if (op === 'isnull') return actual === undefined || actual === null;
@@ -165,11 +176,16 @@ function compareCmp(actual: unknown, op: FilterOp, value: FilterValue | FilterVa
     case 'in':
       return Array.isArray(value) && value.some((v) => v === actual);
     case 'sw':
-      return typeof actual === 'string' && typeof value === 'string' && actual.toLowerCase().startsWith(value.toLowerCase());
+      return (
+        typeof actual === 'string' && typeof value === 'string' && actual.toLowerCase().startsWith(value.toLowerCase())
+      );
     case 'co':
-      return typeof actual === 'string' && typeof value === 'string' && actual.toLowerCase().includes(value.toLowerCase());
+      return (
+        typeof actual === 'string' && typeof value === 'string' && actual.toLowerCase().includes(value.toLowerCase())
+      );
     default: {
-      if (actual === undefined || actual === null || value === null || value === undefined || Array.isArray(value)) return false;
+      if (actual === undefined || actual === null || value === null || value === undefined || Array.isArray(value))
+        return false;
       const a = actual as string | number;
       const v = value as string | number;
       if (op === 'gt') return a > v;
@@ -195,7 +211,8 @@ export function evalFilter<T>(expr: FilterExpr, rec: T, get: (rec: T, field: str
 
 /** The value of `field eq "v"` when it is a required conjunct, so a store can use an index. */
 export function requiredEq(expr: FilterExpr, field: string): string | undefined {
-  if (expr.kind === 'cmp') return expr.field === field && expr.op === 'eq' && typeof expr.value === 'string' ? expr.value : undefined;
+  if (expr.kind === 'cmp')
+    return expr.field === field && expr.op === 'eq' && typeof expr.value === 'string' ? expr.value : undefined;
   if (expr.kind === 'and') return requiredEq(expr.left, field) ?? requiredEq(expr.right, field);
   return undefined;
 }

@@ -14,22 +14,10 @@ import { generateTenant, type TenantSpec } from './tenant-generator';
 
 export type { SimClient } from './auth';
 export type { SimulatorControl } from './control';
-;
-;
 export type { RequestLogEntry, SimulatorCounters } from './request-log';
-;
-export { Tenant,  } from './store';
+export { Tenant } from './store';
 export { generateTenant, writeGroundTruth, type TenantSpec } from './tenant-generator';
-export {
-  runPlatformAggregation,
-  attachConnectorAggregation,
-  type InvokeFn,
-  
-  
-  
-} from './platform-aggregation';
-;
-
+export { runPlatformAggregation, attachConnectorAggregation, type InvokeFn } from './platform-aggregation';
 export interface SimulatorOptions {
   host?: string;
   /** 0 (default) picks a free port. */
@@ -56,10 +44,14 @@ export interface RunningSimulator {
 }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const tenant = opts.tenant instanceof Tenant ? opts.tenant : generateTenant({ seed: opts.seed, ...(opts.tenant ?? {}) });
+  const tenant =
+    opts.tenant instanceof Tenant ? opts.tenant : generateTenant({ seed: opts.seed, ...(opts.tenant ?? {}) });
   const clientId = `sim-${randomBytes(8).toString('hex')}`;
   const clientSecret = randomBytes(24).toString('hex');
-  const auth = new AuthService([{ clientId, clientSecret, scopes: ['sp:scopes:all'] }, ...(opts.clients ?? [])], opts.tokenTtlSeconds ?? 749);
+  const auth = new AuthService(
+    [{ clientId, clientSecret, scopes: ['sp:scopes:all'] }, ...(opts.clients ?? [])],
+    opts.tokenTtlSeconds ?? 749,
+  );
   const ctx: SimContext = {
     tenant,
     auth,

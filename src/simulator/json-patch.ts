@@ -13,8 +13,10 @@ export function parsePatch(body: unknown): JsonPatchOp[] {
     if (raw === null || typeof raw !== 'object') throw badRequest(`JSON Patch operation ${i} is not an object`);
     const op = (raw as Record<string, unknown>)['op'];
     const path = (raw as Record<string, unknown>)['path'];
-    if (op !== 'add' && op !== 'replace' && op !== 'remove') throw badRequest(`JSON Patch operation ${i}: unsupported op "${String(op)}"`);
-    if (typeof path !== 'string' || !path.startsWith('/')) throw badRequest(`JSON Patch operation ${i}: path must start with "/"`);
+    if (op !== 'add' && op !== 'replace' && op !== 'remove')
+      throw badRequest(`JSON Patch operation ${i}: unsupported op "${String(op)}"`);
+    if (typeof path !== 'string' || !path.startsWith('/'))
+      throw badRequest(`JSON Patch operation ${i}: path must start with "/"`);
     if (op !== 'remove' && !('value' in raw)) throw badRequest(`JSON Patch operation ${i}: "${op}" needs a value`);
     return { op, path, value: (raw as Record<string, unknown>)['value'] };
   });
@@ -46,7 +48,8 @@ export function applyPatch<T extends object>(target: T, ops: JsonPatchOp[]): T {
     if (parent === null || typeof parent !== 'object') throw badRequest(`JSON Patch path ${op.path} does not exist`);
     if (Array.isArray(parent)) {
       const idx = last === '-' ? parent.length : Number(last);
-      if (!Number.isInteger(idx) || idx < 0 || idx > parent.length) throw badRequest(`JSON Patch index ${last} out of range`);
+      if (!Number.isInteger(idx) || idx < 0 || idx > parent.length)
+        throw badRequest(`JSON Patch index ${last} out of range`);
       if (op.op === 'add') parent.splice(idx, 0, structuredClone(op.value));
       else if (op.op === 'replace') parent[idx] = structuredClone(op.value);
       else parent.splice(idx, 1);

@@ -20,11 +20,18 @@ for (const [full, nick] of NICKNAMES) {
 const ACCENT: Record<string, string> = { e: 'é', a: 'á', o: 'ö', u: 'ü', n: 'ñ', c: 'ç', i: 'í' };
 
 export function stripDiacritics(s: string): string {
-  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/ø/g, 'o').replace(/Ø/g, 'O').replace(/å/g, 'a');
+  return s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/ø/g, 'o')
+    .replace(/Ø/g, 'O')
+    .replace(/å/g, 'a');
 }
 
 export function asciiLocal(s: string): string {
-  return stripDiacritics(s).toLowerCase().replace(/[^a-z0-9]/g, '');
+  return stripDiacritics(s)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 }
 
 /** A one-character slip (transposition, omission or doubling) that always changes the string. */
@@ -32,7 +39,8 @@ function typo(prng: Prng, s: string): string {
   if (s.length < 4) return s + s.charAt(s.length - 1);
   const i = 1 + prng.int(s.length - 2);
   const kind = prng.int(3);
-  if (kind === 0 && s.charAt(i) !== s.charAt(i + 1)) return s.slice(0, i) + s.charAt(i + 1) + s.charAt(i) + s.slice(i + 2);
+  if (kind === 0 && s.charAt(i) !== s.charAt(i + 1))
+    return s.slice(0, i) + s.charAt(i + 1) + s.charAt(i) + s.slice(i + 2);
   if (kind === 1) return s.slice(0, i) + s.slice(i + 1);
   return s.slice(0, i) + s.charAt(i) + s.slice(i);
 }
@@ -47,7 +55,12 @@ function toggleDiacritics(prng: Prng, s: string): string {
 }
 
 /** Applies a variation; falls back to a typo when the variation cannot change this name. */
-export function vary(prng: Prng, p: Person, variation: Variation, otherDomain: string): { person: Person; applied: Variation } {
+export function vary(
+  prng: Prng,
+  p: Person,
+  variation: Variation,
+  otherDomain: string,
+): { person: Person; applied: Variation } {
   const local = p.email.split('@')[0] ?? '';
   switch (variation) {
     case 'nickname': {
@@ -56,7 +69,8 @@ export function vary(prng: Prng, p: Person, variation: Variation, otherDomain: s
       break;
     }
     case 'swap':
-      if (p.firstName !== p.lastName) return { person: { ...p, firstName: p.lastName, lastName: p.firstName }, applied: 'swap' };
+      if (p.firstName !== p.lastName)
+        return { person: { ...p, firstName: p.lastName, lastName: p.firstName }, applied: 'swap' };
       break;
     case 'diacritics': {
       const first = toggleDiacritics(prng, p.firstName);

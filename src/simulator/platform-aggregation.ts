@@ -57,7 +57,8 @@ function asItem(raw: Record<string, unknown>): AggregatedItem | undefined {
     uuid: typeof raw['uuid'] === 'string' ? raw['uuid'] : undefined,
     disabled: typeof raw['disabled'] === 'boolean' ? raw['disabled'] : undefined,
     locked: typeof raw['locked'] === 'boolean' ? raw['locked'] : undefined,
-    attributes: attrs && typeof attrs === 'object' && !Array.isArray(attrs) ? { ...(attrs as Record<string, unknown>) } : {},
+    attributes:
+      attrs && typeof attrs === 'object' && !Array.isArray(attrs) ? { ...(attrs as Record<string, unknown>) } : {},
   };
 }
 
@@ -97,7 +98,17 @@ export async function runPlatformAggregation(opts: PlatformAggregationOptions): 
   if (!sourceId) throw new Error('runPlatformAggregation: the tenant has no connector source; pass sourceId');
   tenant.source(sourceId);
   const correlate = opts.correlate ?? defaultCorrelate;
-  const result: PlatformAggregationResult = { created: 0, updated: 0, unchanged: 0, removed: 0, identitiesCreated: 0, identitiesRemoved: 0, enabled: 0, skipped: 0, enableErrors: [] };
+  const result: PlatformAggregationResult = {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    removed: 0,
+    identitiesCreated: 0,
+    identitiesRemoved: 0,
+    enabled: 0,
+    skipped: 0,
+    enableErrors: [],
+  };
   const seen = new Set<string>();
   const newDisabled: AccountRecord[] = [];
 
@@ -143,7 +154,15 @@ export async function runPlatformAggregation(opts: PlatformAggregationOptions): 
     let identityId = correlate(item, tenant);
     if (!identityId) {
       identityId = tenant.newId();
-      tenant.addIdentity({ id: identityId, name: account.name, attributes: identityAttributes(account), access: [], inactive: false, created: now, modified: now });
+      tenant.addIdentity({
+        id: identityId,
+        name: account.name,
+        attributes: identityAttributes(account),
+        access: [],
+        inactive: false,
+        created: now,
+        modified: now,
+      });
       result.identitiesCreated++;
     }
     tenant.updateAccount(account.id, { identityId });
@@ -169,7 +188,11 @@ export async function runPlatformAggregation(opts: PlatformAggregationOptions): 
       for (let a = queue.shift(); a; a = queue.shift()) {
         try {
           let last: AggregatedItem | undefined;
-          for await (const raw of invoke('std:account:enable', { identity: a.nativeIdentity, uuid: a.uuid, key: { simple: { id: a.nativeIdentity } } })) {
+          for await (const raw of invoke('std:account:enable', {
+            identity: a.nativeIdentity,
+            uuid: a.uuid,
+            key: { simple: { id: a.nativeIdentity } },
+          })) {
             last = asItem(raw) ?? last;
           }
           const changes: Partial<AccountRecord> = { disabled: last?.disabled ?? false };
@@ -193,7 +216,10 @@ export async function runPlatformAggregation(opts: PlatformAggregationOptions): 
  * run the platform side of the aggregation against `invoke`. Returns the latest result and a detach.
  */
 export function attachConnectorAggregation(
-  sim: { tenant: Tenant; control: { onAggregationSuccess(hook: ((sourceId: string) => Promise<void>) | undefined): void } },
+  sim: {
+    tenant: Tenant;
+    control: { onAggregationSuccess(hook: ((sourceId: string) => Promise<void>) | undefined): void };
+  },
   invoke: InvokeFn,
   opts: Omit<PlatformAggregationOptions, 'tenant' | 'invoke'> = {},
 ): { last(): PlatformAggregationResult | undefined; detach(): void } {

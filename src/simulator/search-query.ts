@@ -106,7 +106,8 @@ function tokenize(src: string): Tok[] {
     }
     const r = readValue(src, i);
     i = r.end;
-    if (!r.quoted && (r.v === 'AND' || r.v === 'OR' || r.v === 'NOT')) out.push({ t: r.v.toLowerCase() as 'and' | 'or' | 'not' });
+    if (!r.quoted && (r.v === 'AND' || r.v === 'OR' || r.v === 'NOT'))
+      out.push({ t: r.v.toLowerCase() as 'and' | 'or' | 'not' });
     else out.push({ t: 'term', values: [r.v], quoted: [r.quoted] });
   }
   return out;
@@ -169,7 +170,10 @@ export function parseSearchQuery(src: string): SearchExpr {
 const BARE_FIELDS = ['name', 'displayName', 'firstName', 'lastName', 'email'];
 
 function wildcardRegex(pattern: string, exact: boolean): RegExp {
-  const body = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const body = pattern
+    .split('*')
+    .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${body}$`, exact ? '' : 'i');
 }
 

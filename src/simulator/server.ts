@@ -30,7 +30,12 @@ function pathOnly(url: string): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
-function sendError(reply: FastifyReply, status: number, text: string, headers: Record<string, string> = {}): FastifyReply {
+function sendError(
+  reply: FastifyReply,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): FastifyReply {
   return reply.code(status).headers(headers).type('application/json').send(platformErrorBody(status, text));
 }
 
@@ -59,7 +64,11 @@ function delay(ms: number, reply: FastifyReply): Promise<boolean> {
 }
 
 /** Applies an injected fault. Returns true when the request was answered (or dropped) by the fault. */
-async function applyFault(fault: FaultAction | undefined, reply: FastifyReply, recordStatus: (status: number) => void): Promise<boolean> {
+async function applyFault(
+  fault: FaultAction | undefined,
+  reply: FastifyReply,
+  recordStatus: (status: number) => void,
+): Promise<boolean> {
   if (!fault) return false;
   if (fault.latencyMs && (await delay(fault.latencyMs, reply))) {
     recordStatus(CLIENT_CLOSED);
@@ -83,7 +92,12 @@ async function applyFault(fault: FaultAction | undefined, reply: FastifyReply, r
 
 /** Builds the Fastify app: body parsing, the per-request pipeline (fault, auth, rate limit, scope), logging. */
 export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 50 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 500 } });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 50 * 1024 * 1024,
+    forceCloseConnections: true,
+    routerOptions: { maxParamLength: 500 },
+  });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, raw, done) => {
@@ -117,13 +131,17 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
 
   app.setErrorHandler((err, _req, reply) => {
     if (err instanceof SimHttpError) return sendError(reply, err.status, err.message, err.headers);
-    const status = typeof (err as { statusCode?: unknown }).statusCode === 'number' ? (err as { statusCode: number }).statusCode : 500;
+    const status =
+      typeof (err as { statusCode?: unknown }).statusCode === 'number'
+        ? (err as { statusCode: number }).statusCode
+        : 500;
     return sendError(reply, status, status >= 500 ? 'Internal simulator error' : (err as Error).message);
   });
 
   app.setNotFoundHandler(async (req, reply) => {
     const path = pathOnly(req.url);
-    if (await applyFault(ctx.faults.match(req.method, path, path, undefined), reply, (status) => record(req, status))) return reply;
+    if (await applyFault(ctx.faults.match(req.method, path, path, undefined), reply, (status) => record(req, status)))
+      return reply;
     return sendError(reply, 404, `Resource not found: ${req.method} ${path}`);
   });
 
@@ -147,7 +165,12 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
         } catch {
           page = undefined;
         }
-        if (await applyFault(ctx.faults.match(req.method, route.template, simReq.path, page), reply, (status) => record(req, status))) return reply;
+        if (
+          await applyFault(ctx.faults.match(req.method, route.template, simReq.path, page), reply, (status) =>
+            record(req, status),
+          )
+        )
+          return reply;
         if (route.scope) {
           const check = ctx.auth.check(req.headers.authorization);
           if (!check.ok) return sendError(reply, 401, check.reason);

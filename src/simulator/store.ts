@@ -192,7 +192,8 @@ export class Tenant {
   removeIdentity(id: string): IdentityRecord {
     const i = this.identity(id);
     for (const ap of i.access) this.byAccessProfile.get(ap)?.delete(id);
-    for (const accountId of [...this.accountIdsOfIdentity(id)]) this.updateAccount(accountId, { identityId: undefined });
+    for (const accountId of [...this.accountIdsOfIdentity(id)])
+      this.updateAccount(accountId, { identityId: undefined });
     this.byIdentity.delete(id);
     this.identities.delete(id);
     this.versions.identities++;
@@ -203,7 +204,8 @@ export class Tenant {
   assignAccessProfile(identityId: string, accessProfileId: string): void {
     const i = this.identity(identityId);
     if (!this.accessProfiles.has(accessProfileId)) throw notFound(`Access profile ${accessProfileId} was not found`);
-    if (!i.access.includes(accessProfileId)) this.updateIdentity(identityId, { access: [...i.access, accessProfileId] });
+    if (!i.access.includes(accessProfileId))
+      this.updateIdentity(identityId, { access: [...i.access, accessProfileId] });
   }
 
   identitiesWithAccess(accessProfileId: string): string[] {

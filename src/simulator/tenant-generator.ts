@@ -112,7 +112,15 @@ export function generateTenant(spec: TenantSpec = {}): Tenant {
     const id = prng.hexId();
     const emp = `E${String(100000 + i)}`;
     const attributes = attrsOf(p, uid, emp);
-    tenant.addIdentity({ id, name: uid, attributes: { ...attributes }, access: [], inactive: false, created: iso(i), modified: iso(i) });
+    tenant.addIdentity({
+      id,
+      name: uid,
+      attributes: { ...attributes },
+      access: [],
+      inactive: false,
+      created: iso(i),
+      modified: iso(i),
+    });
     people.push({ id, person: p, uid });
     hrAccounts.push({
       id: prng.hexId(),
@@ -156,7 +164,10 @@ export function generateTenant(spec: TenantSpec = {}): Tenant {
   const truth: GroundTruthRow[] = [];
   const freshBySource: AccountRecord[][] = [];
   let clock = nIdentities;
-  const managed = [...managedNames.map((n) => ({ name: n, enabled: true })), ...(disabledName ? [{ name: disabledName, enabled: false }] : [])];
+  const managed = [
+    ...managedNames.map((n) => ({ name: n, enabled: true })),
+    ...(disabledName ? [{ name: disabledName, enabled: false }] : []),
+  ];
   managed.forEach((m, si) => {
     const sourceId = prng.hexId();
     const domain = `${slug(m.name)}.example.net`;
@@ -209,7 +220,8 @@ export function generateTenant(spec: TenantSpec = {}): Tenant {
           const orig = prng.pick(people);
           const v = vary(prng, orig.person, variation, domain);
           p = { ...orig.person, ...v.person };
-          if (v.applied !== 'emailDomain' && prng.chance(0.5)) p.email = `${asciiLocal(p.firstName)}.${asciiLocal(p.lastName)}@${domain}`;
+          if (v.applied !== 'emailDomain' && prng.chance(0.5))
+            p.email = `${asciiLocal(p.firstName)}.${asciiLocal(p.lastName)}@${domain}`;
           dupOf = { candidateId: orig.id, kind: 'identity', variation: v.applied };
         }
       } else {
@@ -305,7 +317,9 @@ export function generateTenant(spec: TenantSpec = {}): Tenant {
 
 /** Writes the planted duplicates as CSV `accountId,candidateId` (plus kind and variation when `detailed`). */
 export function writeGroundTruth(tenant: Tenant, file: string, opts: { detailed?: boolean } = {}): number {
-  const rows = tenant.groundTruth.map((r) => (opts.detailed ? `${r.accountId},${r.candidateId},${r.kind},${r.variation}` : `${r.accountId},${r.candidateId}`));
+  const rows = tenant.groundTruth.map((r) =>
+    opts.detailed ? `${r.accountId},${r.candidateId},${r.kind},${r.variation}` : `${r.accountId},${r.candidateId}`,
+  );
   const header = opts.detailed ? 'accountId,candidateId,kind,variation' : 'accountId,candidateId';
   writeFileSync(file, `${[header, ...rows].join('\n')}\n`);
   return rows.length;

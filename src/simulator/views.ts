@@ -138,7 +138,17 @@ export function identityDocument(i: IdentityRecord, tenant: Tenant): Record<stri
     const ap = tenant.accessProfiles.get(apId);
     if (!ap) return [];
     const src = tenant.sources.get(ap.sourceId);
-    return [{ id: ap.id, name: ap.name, displayName: ap.name, type: 'ACCESS_PROFILE', description: ap.description, source: { id: ap.sourceId, name: src?.name ?? '' }, owner: { id: ap.ownerId } }];
+    return [
+      {
+        id: ap.id,
+        name: ap.name,
+        displayName: ap.name,
+        type: 'ACCESS_PROFILE',
+        description: ap.description,
+        source: { id: ap.sourceId, name: src?.name ?? '' },
+        owner: { id: ap.ownerId },
+      },
+    ];
   });
   return {
     id: i.id,
@@ -181,7 +191,8 @@ const TOP_ATTRS = new Set(['displayName', 'firstName', 'lastName', 'email', 'emp
 export function resolveIdentityField(tenant: Tenant, i: IdentityRecord, path: string): unknown[] {
   if (path === 'id') return [i.id];
   if (path === 'name') return [i.name];
-  if (TOP_ATTRS.has(path)) return path === 'displayName' ? [i.attributes['displayName'] ?? i.name] : [i.attributes[path]];
+  if (TOP_ATTRS.has(path))
+    return path === 'displayName' ? [i.attributes['displayName'] ?? i.name] : [i.attributes[path]];
   if (path.startsWith('attributes.')) {
     const v = i.attributes[path.slice('attributes.'.length)];
     return Array.isArray(v) ? v : [v];

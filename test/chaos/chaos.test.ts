@@ -46,10 +46,21 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
   const redisSnapshots: string[] = [];
   const extraFigures: string[] = [];
 
-  async function command(api: Proc, type: CommandType, input: Record<string, unknown>, onItem?: (item: ProxyItem, n: number) => Promise<void> | void): Promise<Outcome> {
+  async function command(
+    api: Proc,
+    type: CommandType,
+    input: Record<string, unknown>,
+    onItem?: (item: ProxyItem, n: number) => Promise<void> | void,
+  ): Promise<Outcome> {
     let items = 0;
     try {
-      for await (const item of proxyItems({ url: `${api.url}/`, password: PROXY_PASSWORD, type, input, config: c.config() })) {
+      for await (const item of proxyItems({
+        url: `${api.url}/`,
+        password: PROXY_PASSWORD,
+        type,
+        input,
+        config: c.config(),
+      })) {
         items++;
         if (onItem) await onItem(item, items);
       }
@@ -60,9 +71,11 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       return { complete: false, items, code, message: errorMessage(e) };
     }
   }
-  const aggregate = (api: Proc, onItem?: (item: ProxyItem, n: number) => Promise<void> | void): Promise<Outcome> => command(api, 'std:account:list', {}, onItem);
+  const aggregate = (api: Proc, onItem?: (item: ProxyItem, n: number) => Promise<void> | void): Promise<Outcome> =>
+    command(api, 'std:account:list', {}, onItem);
 
-  const saw = (o: Outcome): string => (o.complete ? `complete, ${o.items} items` : `error ${o.code} after ${o.items} items`);
+  const saw = (o: Outcome): string =>
+    o.complete ? `complete, ${o.items} items` : `error ${o.code} after ${o.items} items`;
   const short = (o: Outcome): boolean => o.complete && o.items !== baseline;
   const maxRss = (): number => Math.max(...Object.values(c.rssMb()));
 
@@ -82,11 +95,22 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
   }
 
   /** After a fault: how long until lock and flag are free, and whether the next run is complete. */
-  async function settle(scenario: string, o: Outcome, t0: number, before: { redis: number; rss: number }, waitMs = 150_000, flagMayRemain = false): Promise<Row> {
+  async function settle(
+    scenario: string,
+    o: Outcome,
+    t0: number,
+    before: { redis: number; rss: number },
+    waitMs = 150_000,
+    flagMayRemain = false,
+  ): Promise<Row> {
     let released: string;
     try {
       // A run whose process died cannot clear its flag: there only the lock is waited for.
-      await until('run lock and processing flag free', async () => (await c.runLocks()) === 0 && (flagMayRemain || c.processingFlag() === null), waitMs);
+      await until(
+        'run lock and processing flag free',
+        async () => (await c.runLocks()) === 0 && (flagMayRemain || c.processingFlag() === null),
+        waitMs,
+      );
       released = seconds(Date.now() - t0);
       if (c.processingFlag() !== null) released = `lock ${released}; flag left (replaced by the next run)`;
     } catch {
@@ -95,7 +119,8 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
     // Also after a killed worker: its flag names this deployment's lock scope, so the next run
     // replaces it instead of failing with AGGREGATION_STALE_FLAG.
     const next = await aggregate(c.apis[0]!);
-    const nextRun = next.complete && next.items === baseline ? 'complete' : `FAILED: ${saw(next)} ${next.message ?? ''}`;
+    const nextRun =
+      next.complete && next.items === baseline ? 'complete' : `FAILED: ${saw(next)} ${next.message ?? ''}`;
     const row: Row = {
       scenario,
       clientSaw: saw(o),
@@ -108,7 +133,10 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
     rows.push(row);
     return row;
   }
-  const before = async (): Promise<{ redis: number; rss: number }> => ({ redis: await c.redisMemoryMb(), rss: maxRss() });
+  const before = async (): Promise<{ redis: number; rss: number }> => ({
+    redis: await c.redisMemoryMb(),
+    rss: maxRss(),
+  });
   const expectSound = (row: Row): void => {
     expect(row.shortSuccess).toBe(false);
     expect(row.nextRun).toBe('complete');
@@ -117,7 +145,14 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
   beforeAll(async () => {
     c = await Cluster.start({ identities: 600, accountsPerSource: 500 });
     // The platform ingests a first aggregation (so single-account commands have accounts to read).
-    const invoke = (type: string, input: Record<string, unknown>) => proxyItems({ url: `${c.apis[0]!.url}/`, password: PROXY_PASSWORD, type: type as CommandType, input, config: c.config() });
+    const invoke = (type: string, input: Record<string, unknown>) =>
+      proxyItems({
+        url: `${c.apis[0]!.url}/`,
+        password: PROXY_PASSWORD,
+        type: type as CommandType,
+        input,
+        config: c.config(),
+      });
     await runPlatformAggregation({ tenant: c.sim.tenant, invoke });
     const first = await aggregate(c.apis[0]!);
     const second = await aggregate(c.apis[1]!);
@@ -128,7 +163,6 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
   });
 
   afterAll(async () => {
-     
     console.log(`fault suite (${FULL ? 'full' : 'fast subset'})\n${extraFigures.join('\n')}\n\n${table(rows)}`);
     await c?.stop();
   });
@@ -136,7 +170,10 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
   describe('the platform misbehaves', () => {
     it.each([
       ['platform 500 on two account pages (retried)', { pathTemplate: '/v3/accounts', status: 500, nth: 2, times: 2 }],
-      ['platform 429 storm (Retry-After 1, six in a row)', { pathTemplate: '/v3/accounts', status: 429, retryAfter: '1', times: 6 }],
+      [
+        'platform 429 storm (Retry-After 1, six in a row)',
+        { pathTemplate: '/v3/accounts', status: 429, retryAfter: '1', times: 6 },
+      ],
       ['platform slow (3 pages take 2 s)', { pathTemplate: '/v3/accounts', latencyMs: 2000, times: 3 }],
       ['platform drops connections (two)', { pathTemplate: '/v3/accounts', drop: true, nth: 2, times: 2 }],
     ])('%s: the run completes with every account', async (scenario, fault) => {
@@ -151,26 +188,34 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
     });
 
     // The platform client's retries of a persistent 500 take about a minute: only in npm run test:chaos.
-    if (FULL) it('platform 500 on every account page: the client gets the error, nothing is held', async () => {
-      const b = await before();
-      c.sim.control.injectFault({ pathTemplate: '/v3/accounts', status: 500, times: Infinity });
-      const o = await aggregate(c.apis[1]!);
-      const t0 = Date.now();
-      c.sim.control.clearFaults();
-      const row = await settle('platform 500 on every account page', o, t0, b);
-      expectSound(row);
-      expect(o.complete).toBe(false);
-      expect(o.items).toBe(0);
-    });
+    if (FULL)
+      it('platform 500 on every account page: the client gets the error, nothing is held', async () => {
+        const b = await before();
+        c.sim.control.injectFault({ pathTemplate: '/v3/accounts', status: 500, times: Infinity });
+        const o = await aggregate(c.apis[1]!);
+        const t0 = Date.now();
+        c.sim.control.clearFaults();
+        const row = await settle('platform 500 on every account page', o, t0, b);
+        expectSound(row);
+        expect(o.complete).toBe(false);
+        expect(o.items).toBe(0);
+      });
   });
 
   describe('clients', () => {
     it('a client reading at 1 KB/s that then leaves frees lock, flag and Redis stream', async () => {
       const b = await before();
-      const body = JSON.stringify({ type: 'std:account:list', input: {}, config: { ...c.config(), proxyPassword: PROXY_PASSWORD } });
+      const body = JSON.stringify({
+        type: 'std:account:list',
+        input: {},
+        config: { ...c.config(), proxyPassword: PROXY_PASSWORD },
+      });
       let received = 0;
       let status = 0;
-      const req = http.request(`${c.apis[0]!.url}/`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      const req = http.request(`${c.apis[0]!.url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
       req.on('error', () => undefined);
       const reading = new Promise<void>((resolve) => {
         req.on('response', (res) => {
@@ -192,7 +237,12 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       const stillRunning = (await c.runLocks()) > 0;
       req.destroy();
       const t0 = Date.now();
-      const row = await settle(`client reads at 1 KB/s (${received} bytes), then leaves`, { complete: false, items: 0, code: `left after ${received} bytes` }, t0, b);
+      const row = await settle(
+        `client reads at 1 KB/s (${received} bytes), then leaves`,
+        { complete: false, items: 0, code: `left after ${received} bytes` },
+        t0,
+        b,
+      );
       row.clientSaw = `${status}, left after ${received} bytes (run ${stillRunning ? 'still holding its lock' : 'already finished'})`;
       expectSound(row);
       expect(await c.control.keys('fusion:fusion-commands:*:out')).toEqual([]);
@@ -210,14 +260,22 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       api.child.kill('SIGTERM');
       // While it drains, a new command is refused with the table's 503, not at the socket.
       let refused = 0;
-      await until('a new request answered 503 SERVER_SHUTTING_DOWN', async () => {
-        const res = await fetch(`${api.url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
-        if (!res) return false;
-        const text = await res.text();
-        said.push(text);
-        refused = res.status;
-        return res.status === 503 && text.includes('SERVER_SHUTTING_DOWN');
-      }, 30_000);
+      await until(
+        'a new request answered 503 SERVER_SHUTTING_DOWN',
+        async () => {
+          const res = await fetch(`${api.url}/`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          }).catch(() => undefined);
+          if (!res) return false;
+          const text = await res.text();
+          said.push(text);
+          refused = res.status;
+          return res.status === 503 && text.includes('SERVER_SHUTTING_DOWN');
+        },
+        30_000,
+      );
       c.sim.control.clearFaults();
       const o = await running;
       const t0 = Date.now();
@@ -248,7 +306,11 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
           }
         });
         await gotFirst;
-        await until('the run hangs on its last call', () => c.sim.control.counters().faultsInjected > faultsBefore, 60_000);
+        await until(
+          'the run hangs on its last call',
+          () => c.sim.control.counters().faultsInjected > faultsBefore,
+          60_000,
+        );
         await snapshotRedis();
         api.child.kill('SIGKILL');
         await api.exited;
@@ -278,7 +340,11 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       await c.redis.start();
       const o = await running;
       c.sim.control.clearFaults();
-      await until('api readiness after the restart', async () => (await fetch(`${c.apis[0]!.url}/readyz`)).status === 200, 60_000);
+      await until(
+        'api readiness after the restart',
+        async () => (await fetch(`${c.apis[0]!.url}/readyz`)).status === 200,
+        60_000,
+      );
       const row = await settle('Redis SIGKILL + restart mid-run', o, t0, b);
       expectSound(row);
       expect(o.complete).toBe(false);
@@ -306,7 +372,8 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       let first: () => void = () => undefined;
       const gotFirst = new Promise<void>((r) => (first = r));
       const faultsBefore = c.sim.control.counters().faultsInjected;
-      if (when === 'before') c.sim.control.injectFault({ pathTemplate: '/v3/accounts', latencyMs: 200, times: Infinity });
+      if (when === 'before')
+        c.sim.control.injectFault({ pathTemplate: '/v3/accounts', latencyMs: 200, times: Infinity });
       // Mid-stream: every item is out, the run hangs on its last platform call (the flag's clearing).
       else c.sim.control.injectFault({ method: 'PATCH', pathTemplate: '/v3/sources/{id}', nth: 2, latencyMs: 120_000 });
       const running = aggregate(c.apis[0]!, async (_item, n) => {
@@ -318,7 +385,11 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       if (when === 'before') await until('the run set its flag', () => c.processingFlag() !== null, 60_000);
       else {
         await gotFirst;
-        await until('the run hangs on its last call', () => c.sim.control.counters().faultsInjected > faultsBefore, 60_000);
+        await until(
+          'the run hangs on its last call',
+          () => c.sim.control.counters().faultsInjected > faultsBefore,
+          60_000,
+        );
       }
       await w1.kill('SIGKILL');
       const t0 = Date.now();
@@ -342,7 +413,9 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
   describe('load', () => {
     it(`50 concurrent clients, mixed commands for ${FULL ? 60 : 10} s: no errors`, async () => {
       const b = await before();
-      const accounts = [...c.sim.tenant.accountsOfSource(c.sim.tenant.meta.fusionSourceId!).values()].map((a) => a.nativeIdentity);
+      const accounts = [...c.sim.tenant.accountsOfSource(c.sim.tenant.meta.fusionSourceId!).values()].map(
+        (a) => a.nativeIdentity,
+      );
       expect(accounts.length).toBeGreaterThan(0);
       const end = Date.now() + (FULL ? 60_000 : 10_000);
       const latencies: number[] = [];
@@ -361,7 +434,8 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
           } else {
             const kind = (i + n) % 4;
             if (kind === 0) o = await command(api, 'std:test-connection', {});
-            else if (kind === 1) o = await command(api, 'std:account:read', { identity: accounts[(i * 131 + n) % accounts.length] });
+            else if (kind === 1)
+              o = await command(api, 'std:account:read', { identity: accounts[(i * 131 + n) % accounts.length] });
             else if (kind === 2) o = await command(api, 'std:entitlement:list', { type: 'group' });
             else o = await command(api, 'std:account:discover-schema', {});
           }
@@ -410,7 +484,12 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
                 return undefined;
               }
             })();
-            const ok = res.status >= 400 && res.status < 500 && typeof json === 'object' && json !== null && typeof (json as { error?: unknown }).error === 'string';
+            const ok =
+              res.status >= 400 &&
+              res.status < 500 &&
+              typeof json === 'object' &&
+              json !== null &&
+              typeof (json as { error?: unknown }).error === 'string';
             if (!ok) bad.push(`${r.name}: ${res.status} ${res.body.slice(0, 120)}`);
           }
         }),
@@ -419,7 +498,10 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       // No key appeared: nothing was queued, no lock taken, no platform budget spent.
       const added = (await c.control.keys('*')).filter((k) => !keysBefore.includes(k));
       extraFigures.push(
-        `hostile: ${requests.length} requests, statuses ${[...byStatus].sort().map(([s, n]) => `${s}x${n}`).join(' ')}; ` +
+        `hostile: ${requests.length} requests, statuses ${[...byStatus]
+          .sort()
+          .map(([s, n]) => `${s}x${n}`)
+          .join(' ')}; ` +
           `non-4xx-JSON ${bad.length} (goal 0); platform calls ${c.sim.control.counters().requests - platformBefore} (goal 0); api RSS ${rssBefore} -> ${api.rssMb()} MB, heap ${heapBefore} -> ${await api.heapMb()} MB (not collected yet; after the secrets scan: see below)`,
       );
       expect(bad.slice(0, 10)).toEqual([]);
@@ -435,7 +517,12 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       const metrics: string[] = [];
       for (const p of c.procs) metrics.push(await (await fetch(`${p.url}/metrics`)).text());
       const secrets = { clientSecret: c.sim.clientSecret, proxyPassword: PROXY_PASSWORD, jobEncryptionKey: JOB_KEY };
-      const haystacks = { logs: c.allLogs(), 'error bodies': said.join('\n'), metrics: metrics.join('\n'), redis: redisSnapshots.join('\n') };
+      const haystacks = {
+        logs: c.allLogs(),
+        'error bodies': said.join('\n'),
+        metrics: metrics.join('\n'),
+        redis: redisSnapshots.join('\n'),
+      };
       const found: string[] = [];
       for (const [where, text] of Object.entries(haystacks)) {
         for (const [name, secret] of Object.entries(secrets)) {
@@ -444,9 +531,15 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
           }
         }
       }
-      const sizes = Object.entries(haystacks).map(([k, v]) => `${k} ${(v.length / 1024).toFixed(0)} KB`).join(', ');
-      extraFigures.push(`hostile api after the rest of the suite: RSS ${c.apis[1]!.rssMb()} MB, heap ${await c.apis[1]!.heapMb()} MB`);
-      extraFigures.push(`secrets: searched ${sizes} (${redisSnapshots.length} Redis snapshots, two mid-run); found ${found.length} (goal 0)`);
+      const sizes = Object.entries(haystacks)
+        .map(([k, v]) => `${k} ${(v.length / 1024).toFixed(0)} KB`)
+        .join(', ');
+      extraFigures.push(
+        `hostile api after the rest of the suite: RSS ${c.apis[1]!.rssMb()} MB, heap ${await c.apis[1]!.heapMb()} MB`,
+      );
+      extraFigures.push(
+        `secrets: searched ${sizes} (${redisSnapshots.length} Redis snapshots, two mid-run); found ${found.length} (goal 0)`,
+      );
       // The scan must have had something to read: debug logs of every process and Redis mid-run.
       expect(c.procs.every((p) => p.logs.join('').length > 0)).toBe(true);
       expect(redisSnapshots.length).toBeGreaterThanOrEqual(3);

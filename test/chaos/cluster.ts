@@ -24,7 +24,16 @@ function buildCli(): Promise<string> {
     const dir = join(ROOT, '.chaos-out');
     mkdirSync(dir, { recursive: true });
     const out = join(dir, 'main.cjs');
-    await build({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', packages: 'external', outfile: out, logLevel: 'error' });
+    await build({
+      entryPoints: [join(ROOT, 'src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      packages: 'external',
+      outfile: out,
+      logLevel: 'error',
+    });
     return out;
   })();
   return built;
@@ -54,7 +63,11 @@ export class Proc {
 
   async start(): Promise<void> {
     const cli = await buildCli();
-    this.child = spawn(process.execPath, [cli, 'serve'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...this.env, PORT: String(this.port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [cli, 'serve'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (d: Buffer): void => void this.logs.push(d.toString('utf8'));
     this.child.stdout!.on('data', keep);
     this.child.stderr!.on('data', keep);
@@ -112,14 +125,25 @@ export class Cluster {
   static async start(opts: ClusterOptions = {}): Promise<Cluster> {
     const c = new Cluster();
     c.redis = await startOwnRedis();
-    c.sim = await startSimulator({ seed: 17, tenant: { identities: opts.identities ?? 300, accountsPerSource: opts.accountsPerSource ?? 250, machineRate: 0.02 }, rateLimit: false, logRequests: false });
+    c.sim = await startSimulator({
+      seed: 17,
+      tenant: {
+        identities: opts.identities ?? 300,
+        accountsPerSource: opts.accountsPerSource ?? 250,
+        machineRate: 0.02,
+      },
+      rateLimit: false,
+      logRequests: false,
+    });
     c.control = new Redis(c.redis.url, { maxRetriesPerRequest: 1 });
     c.control.on('error', () => undefined);
     // Every setting at its default: the figures are what a deployment sees. Debug logs give the
     // secrets scan the most output to search.
     const common = { REDIS_URL: c.redis.url, JOB_ENCRYPTION_KEY: JOB_KEY, LOG_LEVEL: 'debug' };
-    for (const i of [1, 2]) c.apis.push(new Proc(`api-${i}`, 'api', await freePort(), { ...common, ROLE: 'api', PROXY_PASSWORD }));
-    for (const i of [1, 2]) c.workers.push(new Proc(`worker-${i}`, 'worker', await freePort(), { ...common, ROLE: 'worker' }));
+    for (const i of [1, 2])
+      c.apis.push(new Proc(`api-${i}`, 'api', await freePort(), { ...common, ROLE: 'api', PROXY_PASSWORD }));
+    for (const i of [1, 2])
+      c.workers.push(new Proc(`worker-${i}`, 'worker', await freePort(), { ...common, ROLE: 'worker' }));
     await Promise.all([...c.apis, ...c.workers].map((p) => p.start()));
     return c;
   }
@@ -139,8 +163,19 @@ export class Cluster {
       sources: ['Contractors', 'LDAP', 'Legacy'],
       requestsPerSecond: 500,
       maxConcurrentRequests: 10,
-      attributeDefinitions: [{ name: 'login', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower', normalize: true, spaces: true }],
-      matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },
+      attributeDefinitions: [
+        {
+          name: 'login',
+          expression: '$firstName.substring(0,1)$lastName',
+          type: 'unique',
+          case: 'lower',
+          normalize: true,
+          spaces: true,
+        },
+      ],
+      matching: {
+        attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }],
+      },
       ...extra,
     };
   }

@@ -25,7 +25,11 @@ const COLUMNS: Array<[keyof Row, string]> = [
 export function table(rows: readonly Row[]): string {
   const cells = rows.map((r) => COLUMNS.map(([k]) => String(r[k])));
   const head = COLUMNS.map(([, h]) => h);
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...cells.map((c) => `| ${c.join(' | ')} |`)].join('\n');
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...cells.map((c) => `| ${c.join(' | ')} |`),
+  ].join('\n');
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

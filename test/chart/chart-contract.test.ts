@@ -9,7 +9,11 @@ const WORKER = 'fp-fusion-proxy-worker';
 const REDIS = { 'redis.url': 'redis://redis:6379' };
 
 describe('helm lint', () => {
-  it.each(readdirSync(CI_VALUES_DIR).filter((f) => f.endsWith('-values.yaml')).sort())('passes with ci/%s', (file) => {
+  it.each(
+    readdirSync(CI_VALUES_DIR)
+      .filter((f) => f.endsWith('-values.yaml'))
+      .sort(),
+  )('passes with ci/%s', (file) => {
     const res = helm(['lint', CHART_DIR, '--strict', '--values', path.join(CI_VALUES_DIR, file)]);
     expect(`${res.stdout}${res.stderr}`).toContain('1 chart(s) linted, 0 chart(s) failed');
     expect(res.status).toBe(0);
@@ -26,41 +30,69 @@ describe('the render fails with a clear message', () => {
   });
 
   it('without any Redis, or with two Redis sources', () => {
-    expect(renderFailure({ set: { 'auth.proxyPassword': 'x' } })).toMatch(/no Redis configured: set redis\.url or redis\.existingSecret .* redis\.bundled\.enabled=true/);
-    expect(renderFailure({ set: { 'auth.proxyPassword': 'x', ...REDIS, 'redis.bundled.enabled': true } })).toMatch(/only one of redis\.url, redis\.existingSecret and redis\.bundled\.enabled/);
+    expect(renderFailure({ set: { 'auth.proxyPassword': 'x' } })).toMatch(
+      /no Redis configured: set redis\.url or redis\.existingSecret .* redis\.bundled\.enabled=true/,
+    );
+    expect(renderFailure({ set: { 'auth.proxyPassword': 'x', ...REDIS, 'redis.bundled.enabled': true } })).toMatch(
+      /only one of redis\.url, redis\.existingSecret and redis\.bundled\.enabled/,
+    );
   });
 
   it('when KEDA and the worker HPA are both enabled', () => {
-    expect(renderFailure({ valuesFiles: ['keda-values.yaml'], set: { 'worker.autoscaling.enabled': true } })).toMatch(/mutually exclusive/);
+    expect(renderFailure({ valuesFiles: ['keda-values.yaml'], set: { 'worker.autoscaling.enabled': true } })).toMatch(
+      /mutually exclusive/,
+    );
   });
 
   it('when KEDA cannot know the Redis address of an existing Secret', () => {
-    expect(renderFailure({ valuesFiles: ['existing-secret-values.yaml'], set: { 'worker.keda.enabled': true } })).toMatch(/needs redis\.address/);
+    expect(
+      renderFailure({ valuesFiles: ['existing-secret-values.yaml'], set: { 'worker.keda.enabled': true } }),
+    ).toMatch(/needs redis\.address/);
   });
 
   it('when the job-encryption key is not 32 bytes, or an HTTPRoute has no Gateway', () => {
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'auth.jobEncryptionKey': 'short' } })).toMatch(/must be 32 bytes/);
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'httpRoute.enabled': true } })).toMatch(/needs httpRoute\.parentRefs/);
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'auth.jobEncryptionKey': 'short' } })).toMatch(
+      /must be 32 bytes/,
+    );
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'httpRoute.enabled': true } })).toMatch(
+      /needs httpRoute\.parentRefs/,
+    );
   });
 
   it('when the metrics port is the HTTP port (then /metrics would share the port the ingress reaches)', () => {
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'metrics.port': 8080 } })).toMatch(/metrics\.port must differ from config\.port/);
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'metrics.port': 70000 } })).toMatch(/metrics\.port/);
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'metrics.port': 8080 } })).toMatch(
+      /metrics\.port must differ from config\.port/,
+    );
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'metrics.port': 70000 } })).toMatch(
+      /metrics\.port/,
+    );
   });
 
   it('when a value has the wrong type or an unknown key (values.schema.json)', () => {
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], setString: { 'api.replicaCount': 'two' } })).toMatch(/api\.replicaCount: Invalid type\. Expected: integer, given: string/);
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.logLevel': 'verbose' } })).toMatch(/config\.logLevel/);
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.heartbeatIntervalMs': 60000 } })).toMatch(/heartbeatIntervalMs/);
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { proxyPassword: 'typo' } })).toMatch(/Additional property proxyPassword is not allowed/);
-    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'redis.url': 'http://x' } })).toMatch(/redis\.url/);
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], setString: { 'api.replicaCount': 'two' } })).toMatch(
+      /api\.replicaCount: Invalid type\. Expected: integer, given: string/,
+    );
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.logLevel': 'verbose' } })).toMatch(
+      /config\.logLevel/,
+    );
+    expect(
+      renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.heartbeatIntervalMs': 60000 } }),
+    ).toMatch(/heartbeatIntervalMs/);
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { proxyPassword: 'typo' } })).toMatch(
+      /Additional property proxyPassword is not allowed/,
+    );
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'redis.url': 'http://x' } })).toMatch(
+      /redis\.url/,
+    );
   });
 });
 
 describe('checksum annotation', () => {
   const checksums = (password: string): string[] => {
     const r = render({ set: { 'auth.proxyPassword': password, ...REDIS } });
-    return [API, WORKER].map((n) => at<string>(find(r.objects, 'Deployment', n), 'spec', 'template', 'metadata', 'annotations', 'checksum/secret'));
+    return [API, WORKER].map((n) =>
+      at<string>(find(r.objects, 'Deployment', n), 'spec', 'template', 'metadata', 'annotations', 'checksum/secret'),
+    );
   };
 
   it('rolls both Deployments when the password changes, and only then', () => {
@@ -84,7 +116,10 @@ describe('NOTES.txt', () => {
     const text = readFileSync(notes, 'utf8');
     renameSync(notes, path.join(dir, 'chart/templates/_notes.tpl'));
     writeFileSync(path.join(dir, 'chart/templates/_notes.tpl'), `{{- define "test.notes" -}}\n${text}\n{{- end -}}\n`);
-    writeFileSync(path.join(dir, 'chart/templates/notes-probe.yaml'), 'kind: NotesProbe\nmetadata:\n  name: notes\nnotes: {{ include "test.notes" . | toJson }}\n');
+    writeFileSync(
+      path.join(dir, 'chart/templates/notes-probe.yaml'),
+      'kind: NotesProbe\nmetadata:\n  name: notes\nnotes: {{ include "test.notes" . | toJson }}\n',
+    );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -98,7 +133,9 @@ describe('NOTES.txt', () => {
     expect(text).toContain('https://fusion-proxy.example.com/fusion');
     expect(text).toContain('"Proxy URL"');
     expect(text).toContain('"Proxy password"');
-    expect(text).toContain("kubectl -n fusion get secret fp-fusion-proxy -o jsonpath='{.data.proxy-password}' | base64 -d");
+    expect(text).toContain(
+      "kubectl -n fusion get secret fp-fusion-proxy -o jsonpath='{.data.proxy-password}' | base64 -d",
+    );
   });
 
   it('without an Ingress, explains the port-forward; with the bundled Redis, warns', () => {
@@ -106,7 +143,9 @@ describe('NOTES.txt', () => {
     expect(text).toContain('kubectl -n fusion port-forward svc/fp-fusion-proxy-api 8080:8080');
     expect(text).toMatch(/WARNING: redis\.bundled\.enabled=true .* WITHOUT persistence/s);
     expect(text).toContain('bull:fusion-commands:wait');
-    expect(notes(['existing-secret-values.yaml'])).toContain('rollout restart deployment -l app.kubernetes.io/instance=fp');
+    expect(notes(['existing-secret-values.yaml'])).toContain(
+      'rollout restart deployment -l app.kubernetes.io/instance=fp',
+    );
   });
 });
 
@@ -123,12 +162,22 @@ describe('README "Deploy to Kubernetes"', () => {
     const created = new Set([...script.matchAll(/--from-literal=([\w-]+)=/g)].map((m) => m[1]));
     const secretName = /create secret generic (\S+)/.exec(script)?.[1];
     for (const dep of r.objects.filter((o) => o.kind === 'Deployment')) {
-      const env = at<Array<{ valueFrom?: { secretKeyRef?: { name: string; key: string } } }>>(dep, 'spec', 'template', 'spec', 'containers', 0, 'env');
+      const env = at<Array<{ valueFrom?: { secretKeyRef?: { name: string; key: string } } }>>(
+        dep,
+        'spec',
+        'template',
+        'spec',
+        'containers',
+        0,
+        'env',
+      );
       for (const ref of env.map((e) => e.valueFrom?.secretKeyRef).filter((x) => x !== undefined)) {
         expect(ref.name).toBe(secretName);
         expect(created).toContain(ref.key);
       }
     }
-    expect(at(find(r.objects, 'Ingress', 'fusion-proxy-api'), 'spec', 'tls', 0, 'hosts')).toEqual(['fusion-proxy.example.com']);
+    expect(at(find(r.objects, 'Ingress', 'fusion-proxy-api'), 'spec', 'tls', 0, 'hosts')).toEqual([
+      'fusion-proxy.example.com',
+    ]);
   });
 });

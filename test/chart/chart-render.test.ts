@@ -1,10 +1,22 @@
 import { readdirSync } from 'node:fs';
 import { waitListKey } from '../../src/queue/queue-names';
 import { checkCustomResource } from './support/crd-checks';
-import { CI_VALUES_DIR, type K8sObject, type Rendered, at, containerOf, envOf, find, ofKind, render } from './support/helm';
+import {
+  CI_VALUES_DIR,
+  type K8sObject,
+  type Rendered,
+  at,
+  containerOf,
+  envOf,
+  find,
+  ofKind,
+  render,
+} from './support/helm';
 import { validateAgainstSchemas } from './support/k8s-schemas';
 
-const SCENARIOS = readdirSync(CI_VALUES_DIR).filter((f) => f.endsWith('-values.yaml')).sort();
+const SCENARIOS = readdirSync(CI_VALUES_DIR)
+  .filter((f) => f.endsWith('-values.yaml'))
+  .sort();
 const renders = new Map<string, Rendered>();
 function rendered(file: string): Rendered {
   let r = renders.get(file);
@@ -18,11 +30,24 @@ function rendered(file: string): Rendered {
 const FULL = 'fp-fusion-proxy';
 const API = `${FULL}-api`;
 const WORKER = `${FULL}-worker`;
-const deployments = (r: Rendered): K8sObject[] => [find(r.objects, 'Deployment', API), find(r.objects, 'Deployment', WORKER)];
+const deployments = (r: Rendered): K8sObject[] => [
+  find(r.objects, 'Deployment', API),
+  find(r.objects, 'Deployment', WORKER),
+];
 
 describe('chart renders every ci/ scenario into valid Kubernetes objects', () => {
   it('has the scenarios the issue asks for', () => {
-    for (const s of ['defaults', 'existing-secret', 'keda', 'ingress-tls', 'external-redis', 'bundled-redis', 'httproute', 'monitoring', 'scheduling']) {
+    for (const s of [
+      'defaults',
+      'existing-secret',
+      'keda',
+      'ingress-tls',
+      'external-redis',
+      'bundled-redis',
+      'httproute',
+      'monitoring',
+      'scheduling',
+    ]) {
       expect(SCENARIOS).toContain(`${s}-values.yaml`);
     }
   });
@@ -45,8 +70,22 @@ describe('chart renders every ci/ scenario into valid Kubernetes objects', () =>
       }
     }
     expect(problems).toEqual([]);
-    for (const k of ['Deployment', 'Service', 'Secret', 'Ingress', 'HTTPRoute', 'ScaledObject', 'TriggerAuthentication', 'HorizontalPodAutoscaler',
-      'PodDisruptionBudget', 'NetworkPolicy', 'ServiceAccount', 'ServiceMonitor', 'PrometheusRule', 'ConfigMap']) {
+    for (const k of [
+      'Deployment',
+      'Service',
+      'Secret',
+      'Ingress',
+      'HTTPRoute',
+      'ScaledObject',
+      'TriggerAuthentication',
+      'HorizontalPodAutoscaler',
+      'PodDisruptionBudget',
+      'NetworkPolicy',
+      'ServiceAccount',
+      'ServiceMonitor',
+      'PrometheusRule',
+      'ConfigMap',
+    ]) {
       expect(kinds).toContain(k);
     }
   });
@@ -59,7 +98,9 @@ describe('chart renders every ci/ scenario into valid Kubernetes objects', () =>
     expect(res?.message).toMatch(/containerPort must be integer/);
     const so = structuredClone(find(rendered('keda-values.yaml').objects, 'ScaledObject', WORKER)) as K8sObject;
     at<Array<{ metadata: Record<string, unknown> }>>(so, 'spec', 'triggers')[0]!.metadata.listLength = 5;
-    expect(checkCustomResource(so)).toEqual([`ScaledObject/${WORKER}: triggers[0].metadata.listLength must be a string`]);
+    expect(checkCustomResource(so)).toEqual([
+      `ScaledObject/${WORKER}: triggers[0].metadata.listLength must be a string`,
+    ]);
   });
 
   it('labels every object with the standard app.kubernetes.io labels', () => {
@@ -75,21 +116,27 @@ describe('chart renders every ci/ scenario into valid Kubernetes objects', () =>
 });
 
 describe('api and worker Deployments', () => {
-  it.each(SCENARIOS)('%s: one image, ROLE per component, probes on the http port, /metrics on the metrics port', (s) => {
-    const r = rendered(s);
-    for (const [dep, role] of deployments(r).map((d, i) => [d, i === 0 ? 'api' : 'worker'] as const)) {
-      const c = containerOf(dep);
-      expect(at(dep, 'spec', 'template', 'metadata', 'labels', 'app.kubernetes.io/component')).toBe(role);
-      expect(envOf(dep, 'ROLE')?.value).toBe(role);
-      expect(c.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }, { name: 'metrics', containerPort: 9090, protocol: 'TCP' }]);
-      expect(envOf(dep, 'PORT')?.value).toBe('8080');
-      expect(envOf(dep, 'METRICS_PORT')?.value).toBe('9090');
-      expect(c.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
-      expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
-      expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
-    }
-    expect(containerOf(deployments(r)[0]!).image).toBe(containerOf(deployments(r)[1]!).image);
-  });
+  it.each(SCENARIOS)(
+    '%s: one image, ROLE per component, probes on the http port, /metrics on the metrics port',
+    (s) => {
+      const r = rendered(s);
+      for (const [dep, role] of deployments(r).map((d, i) => [d, i === 0 ? 'api' : 'worker'] as const)) {
+        const c = containerOf(dep);
+        expect(at(dep, 'spec', 'template', 'metadata', 'labels', 'app.kubernetes.io/component')).toBe(role);
+        expect(envOf(dep, 'ROLE')?.value).toBe(role);
+        expect(c.ports).toEqual([
+          { name: 'http', containerPort: 8080, protocol: 'TCP' },
+          { name: 'metrics', containerPort: 9090, protocol: 'TCP' },
+        ]);
+        expect(envOf(dep, 'PORT')?.value).toBe('8080');
+        expect(envOf(dep, 'METRICS_PORT')?.value).toBe('9090');
+        expect(c.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+        expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+        expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      }
+      expect(containerOf(deployments(r)[0]!).image).toBe(containerOf(deployments(r)[1]!).image);
+    },
+  );
 
   it.each(SCENARIOS)('%s: hardened security context with a numeric non-root user, resources set', (s) => {
     for (const dep of deployments(rendered(s))) {
@@ -115,12 +162,17 @@ describe('api and worker Deployments', () => {
 
   it.each(SCENARIOS)('%s: secrets reach the pods only through secretKeyRef, never inline', (s) => {
     const r = rendered(s);
-    const secrets = new Map(ofKind(r.objects, 'Secret').map((o) => [o.metadata.name, at<Record<string, string>>(o, 'data')]));
+    const secrets = new Map(
+      ofKind(r.objects, 'Secret').map((o) => [o.metadata.name, at<Record<string, string>>(o, 'data')]),
+    );
     // The Redis ACL user name is not secret (and may be a common word such as the app name).
     const inlineSecrets = [...secrets.values()].flatMap((d) =>
-      Object.entries(d).filter(([k]) => k !== 'redis-username').map(([, v]) => Buffer.from(v, 'base64').toString('utf8')),
+      Object.entries(d)
+        .filter(([k]) => k !== 'redis-username')
+        .map(([, v]) => Buffer.from(v, 'base64').toString('utf8')),
     );
-    if (!s.startsWith('existing-secret') && !s.startsWith('keda-existing')) expect(inlineSecrets).toContain('ci-proxy-password-0123456789');
+    if (!s.startsWith('existing-secret') && !s.startsWith('keda-existing'))
+      expect(inlineSecrets).toContain('ci-proxy-password-0123456789');
     for (const dep of deployments(r)) {
       const text = JSON.stringify(dep);
       for (const secret of inlineSecrets) expect(text).not.toContain(secret);
@@ -146,7 +198,10 @@ describe('api and worker Deployments', () => {
   it('workers get the password only when they must derive the job key from it', () => {
     const withKey = find(rendered('keda-values.yaml').objects, 'Deployment', WORKER);
     expect(envOf(withKey, 'PROXY_PASSWORD')).toBeUndefined();
-    expect(envOf(withKey, 'JOB_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: FULL, key: 'job-encryption-key' });
+    expect(envOf(withKey, 'JOB_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef).toEqual({
+      name: FULL,
+      key: 'job-encryption-key',
+    });
     const derived = find(rendered('defaults-values.yaml').objects, 'Deployment', WORKER);
     expect(envOf(derived, 'JOB_ENCRYPTION_KEY')).toBeUndefined();
     expect(envOf(derived, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: FULL, key: 'proxy-password' });
@@ -156,8 +211,14 @@ describe('api and worker Deployments', () => {
     const r = rendered('existing-secret-values.yaml');
     expect(ofKind(r.objects, 'Secret')).toEqual([]);
     const [api, worker] = deployments(r);
-    expect(envOf(api!, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: 'fusion-proxy-auth', key: 'password' });
-    expect(envOf(worker!, 'JOB_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: 'fusion-proxy-auth', key: 'job-key' });
+    expect(envOf(api!, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'fusion-proxy-auth',
+      key: 'password',
+    });
+    expect(envOf(worker!, 'JOB_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'fusion-proxy-auth',
+      key: 'job-key',
+    });
     expect(envOf(worker!, 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({ name: 'fusion-proxy-redis', key: 'url' });
   });
 
@@ -172,7 +233,9 @@ describe('api and worker Deployments', () => {
     expect(envOf(worker!, 'WORKER_CONCURRENCY')?.value).toBe('4');
     expect(envOf(worker!, 'QUEUE_NAME')?.value).toBe('fusion-commands');
     // The server stops waiting for work before the kubelet kills it.
-    expect(Number(envOf(worker!, 'SHUTDOWN_GRACE_MS')?.value)).toBeLessThan(at<number>(worker, 'spec', 'template', 'spec', 'terminationGracePeriodSeconds') * 1000);
+    expect(Number(envOf(worker!, 'SHUTDOWN_GRACE_MS')?.value)).toBeLessThan(
+      at<number>(worker, 'spec', 'template', 'spec', 'terminationGracePeriodSeconds') * 1000,
+    );
   });
 });
 
@@ -180,18 +243,32 @@ describe('scheduling and pass-through options', () => {
   it('fills the selector into custom topology spread constraints and passes the rest through', () => {
     const r = rendered('scheduling-values.yaml');
     const [api, worker] = deployments(r);
-    expect(at(api, 'spec', 'template', 'spec', 'topologySpreadConstraints')).toEqual([{
-      maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule',
-      labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'fusion-proxy', 'app.kubernetes.io/instance': 'fp', 'app.kubernetes.io/component': 'api' } },
-    }]);
+    expect(at(api, 'spec', 'template', 'spec', 'topologySpreadConstraints')).toEqual([
+      {
+        maxSkew: 1,
+        topologyKey: 'topology.kubernetes.io/zone',
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: {
+          matchLabels: {
+            'app.kubernetes.io/name': 'fusion-proxy',
+            'app.kubernetes.io/instance': 'fp',
+            'app.kubernetes.io/component': 'api',
+          },
+        },
+      },
+    ]);
     expect(at(api, 'spec', 'template', 'spec', 'nodeSelector')).toEqual({ 'kubernetes.io/os': 'linux' });
     expect(at(api, 'spec', 'template', 'spec', 'tolerations', 0, 'key')).toBe('dedicated');
     expect(at(worker, 'spec', 'template', 'spec', 'affinity', 'nodeAffinity')).toBeDefined();
     expect(at(api, 'spec', 'template', 'metadata', 'annotations', 'example.com/scrape')).toBe('false');
     for (const d of [api!, worker!]) {
-      expect(containerOf(d).image).toBe('ghcr.io/fusion-proxy/fusion-proxy@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef');
+      expect(containerOf(d).image).toBe(
+        'ghcr.io/fusion-proxy/fusion-proxy@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+      );
       expect(envOf(d, 'AUTH_MAX_FAILURES')?.value).toBe('20');
-      expect(at(d, 'spec', 'template', 'spec', 'containers', 0, 'envFrom')).toEqual([{ secretRef: { name: 'fusion-proxy-extra' } }]);
+      expect(at(d, 'spec', 'template', 'spec', 'containers', 0, 'envFrom')).toEqual([
+        { secretRef: { name: 'fusion-proxy-extra' } },
+      ]);
       expect(at(d, 'spec', 'template', 'spec', 'imagePullSecrets')).toEqual([{ name: 'registry-credentials' }]);
       expect(d.metadata.labels?.team).toBe('identity');
       expect(d.metadata.annotations?.owner).toBe('identity-team');
@@ -199,16 +276,26 @@ describe('scheduling and pass-through options', () => {
     expect(envOf(worker!, 'AUTH_FAILURE_WINDOW_MS')?.value).toBe('120000');
     expect(envOf(api!, 'AUTH_FAILURE_WINDOW_MS')).toBeUndefined();
     expect(at(find(r.objects, 'PodDisruptionBudget', API), 'spec', 'minAvailable')).toBe(1);
-    expect(at(find(r.objects, 'HorizontalPodAutoscaler', WORKER), 'spec', 'behavior', 'scaleDown', 'stabilizationWindowSeconds')).toBe(600);
+    expect(
+      at(
+        find(r.objects, 'HorizontalPodAutoscaler', WORKER),
+        'spec',
+        'behavior',
+        'scaleDown',
+        'stabilizationWindowSeconds',
+      ),
+    ).toBe(600);
     expect(find(r.objects, 'ServiceAccount', FULL).metadata.annotations).toEqual({
-      'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/fusion-proxy', owner: 'identity-team',
+      'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/fusion-proxy',
+      owner: 'identity-team',
     });
     expect(at(find(r.objects, 'ConfigMap', 'fp-extra'), 'data', 'note')).toBe('extra object');
   });
 });
 
 describe('scaling', () => {
-  const hpaTargets = (r: Rendered): string[] => ofKind(r.objects, 'HorizontalPodAutoscaler').map((h) => at<string>(h, 'spec', 'scaleTargetRef', 'name'));
+  const hpaTargets = (r: Rendered): string[] =>
+    ofKind(r.objects, 'HorizontalPodAutoscaler').map((h) => at<string>(h, 'spec', 'scaleTargetRef', 'name'));
 
   it('KEDA watches exactly the BullMQ wait list the code uses', () => {
     for (const s of ['keda-values.yaml', 'keda-existing-secret-values.yaml', 'bundled-redis-values.yaml']) {
@@ -250,23 +337,41 @@ describe('scaling', () => {
       { parameter: 'password', name: FULL, key: 'redis-password' },
       { parameter: 'username', name: FULL, key: 'redis-username' },
     ]);
-    expect(at(find(acl.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata', 'address')).toBe('10.0.0.12:6390');
+    expect(at(find(acl.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata', 'address')).toBe(
+      '10.0.0.12:6390',
+    );
 
     const existing = rendered('keda-existing-secret-values.yaml');
-    expect(at(find(existing.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata')).toMatchObject({ address: 'redis.example.internal:6379', enableTLS: 'true', databaseIndex: '3' });
-    expect(at(find(existing.objects, 'TriggerAuthentication', WORKER), 'spec', 'secretTargetRef')).toEqual([{ parameter: 'password', name: 'fusion-proxy-redis', key: 'redis-password' }]);
+    expect(at(find(existing.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata')).toMatchObject({
+      address: 'redis.example.internal:6379',
+      enableTLS: 'true',
+      databaseIndex: '3',
+    });
+    expect(at(find(existing.objects, 'TriggerAuthentication', WORKER), 'spec', 'secretTargetRef')).toEqual([
+      { parameter: 'password', name: 'fusion-proxy-redis', key: 'redis-password' },
+    ]);
 
     // No password anywhere: no TriggerAuthentication, no authenticationRef.
     const bundled = rendered('bundled-redis-values.yaml');
     expect(ofKind(bundled.objects, 'TriggerAuthentication')).toEqual([]);
-    expect(at(find(bundled.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'authenticationRef')).toBeUndefined();
-    expect(at(find(bundled.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata', 'address')).toBe(`${FULL}-redis:6379`);
+    expect(
+      at(find(bundled.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'authenticationRef'),
+    ).toBeUndefined();
+    expect(at(find(bundled.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata', 'address')).toBe(
+      `${FULL}-redis:6379`,
+    );
   });
 
   it('renders a PodDisruptionBudget only where a component can have more than one pod', () => {
-    expect(ofKind(rendered('defaults-values.yaml').objects, 'PodDisruptionBudget').map((p) => p.metadata.name).sort()).toEqual([API, WORKER]);
+    expect(
+      ofKind(rendered('defaults-values.yaml').objects, 'PodDisruptionBudget')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual([API, WORKER]);
     // bundled: one api pod, workers on KEDA up to 10
-    expect(ofKind(rendered('bundled-redis-values.yaml').objects, 'PodDisruptionBudget').map((p) => p.metadata.name)).toEqual([WORKER]);
+    expect(
+      ofKind(rendered('bundled-redis-values.yaml').objects, 'PodDisruptionBudget').map((p) => p.metadata.name),
+    ).toEqual([WORKER]);
   });
 });
 
@@ -274,7 +379,9 @@ describe('exposure', () => {
   it('Ingress: TLS for every host, cert-manager issuer, streaming annotations, only the proxy path', () => {
     const ing = find(rendered('ingress-tls-values.yaml').objects, 'Ingress', API);
     expect(at(ing, 'spec', 'ingressClassName')).toBe('nginx');
-    expect(at(ing, 'spec', 'tls')).toEqual([{ hosts: ['fusion-proxy.example.com', 'fusion.example.org'], secretName: 'fusion-proxy.example.com-tls' }]);
+    expect(at(ing, 'spec', 'tls')).toEqual([
+      { hosts: ['fusion-proxy.example.com', 'fusion.example.org'], secretName: 'fusion-proxy.example.com-tls' },
+    ]);
     expect(ing.metadata.annotations).toMatchObject({
       'cert-manager.io/cluster-issuer': 'letsencrypt-prod',
       'nginx.ingress.kubernetes.io/proxy-buffering': 'off',
@@ -282,11 +389,14 @@ describe('exposure', () => {
       'nginx.ingress.kubernetes.io/proxy-body-size': '10m',
     });
     // Longer than REQUEST_TIMEOUT_MS: a stream may be idle between heartbeats, but never this long.
-    for (const k of ['proxy-read-timeout', 'proxy-send-timeout']) expect(Number(ing.metadata.annotations?.[`nginx.ingress.kubernetes.io/${k}`])).toBeGreaterThan(300);
+    for (const k of ['proxy-read-timeout', 'proxy-send-timeout'])
+      expect(Number(ing.metadata.annotations?.[`nginx.ingress.kubernetes.io/${k}`])).toBeGreaterThan(300);
     const rules = at<Array<{ host: string; http: { paths: unknown[] } }>>(ing, 'spec', 'rules');
     expect(rules.map((r) => r.host)).toEqual(['fusion-proxy.example.com', 'fusion.example.org']);
     for (const rule of rules) {
-      expect(rule.http.paths).toEqual([{ path: '/fusion', pathType: 'Exact', backend: { service: { name: API, port: { name: 'http' } } } }]);
+      expect(rule.http.paths).toEqual([
+        { path: '/fusion', pathType: 'Exact', backend: { service: { name: API, port: { name: 'http' } } } },
+      ]);
     }
     expect(ofKind(rendered('defaults-values.yaml').objects, 'Ingress')).toEqual([]);
   });
@@ -294,7 +404,11 @@ describe('exposure', () => {
   it('HTTPRoute: attaches to the Gateway and routes only the proxy path to the api Service', () => {
     const r = rendered('httproute-values.yaml');
     const route = find(r.objects, 'HTTPRoute', API);
-    expect(at(route, 'spec', 'parentRefs', 0)).toEqual({ name: 'public-gateway', namespace: 'gateway-system', sectionName: 'https' });
+    expect(at(route, 'spec', 'parentRefs', 0)).toEqual({
+      name: 'public-gateway',
+      namespace: 'gateway-system',
+      sectionName: 'https',
+    });
     expect(at(route, 'spec', 'hostnames')).toEqual(['fusion-proxy.example.com']);
     expect(at(route, 'spec', 'rules', 0)).toEqual({
       matches: [{ path: { type: 'Exact', value: '/' } }],
@@ -305,13 +419,18 @@ describe('exposure', () => {
     expect(at(svc, 'spec', 'ports')).toEqual([{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }]);
   });
 
-  it('behind the chart\'s Ingress or HTTPRoute the api trusts one proxy hop, so the password throttle sees clients, not the ingress', () => {
-    const api = (file: string, set?: Record<string, string>): K8sObject => find((set ? render({ valuesFiles: [file], setString: set }) : rendered(file)).objects, 'Deployment', API);
+  it("behind the chart's Ingress or HTTPRoute the api trusts one proxy hop, so the password throttle sees clients, not the ingress", () => {
+    const api = (file: string, set?: Record<string, string>): K8sObject =>
+      find((set ? render({ valuesFiles: [file], setString: set }) : rendered(file)).objects, 'Deployment', API);
     expect(envOf(api('ingress-tls-values.yaml'), 'TRUST_PROXY')?.value).toBe('1');
     expect(envOf(api('httproute-values.yaml'), 'TRUST_PROXY')?.value).toBe('1');
     expect(envOf(api('defaults-values.yaml'), 'TRUST_PROXY')).toBeUndefined();
-    expect(envOf(api('ingress-tls-values.yaml', { 'config.trustProxy': '10.0.0.0/8' }), 'TRUST_PROXY')?.value).toBe('10.0.0.0/8');
-    expect(envOf(find(rendered('ingress-tls-values.yaml').objects, 'Deployment', WORKER), 'TRUST_PROXY')).toBeUndefined();
+    expect(envOf(api('ingress-tls-values.yaml', { 'config.trustProxy': '10.0.0.0/8' }), 'TRUST_PROXY')?.value).toBe(
+      '10.0.0.0/8',
+    );
+    expect(
+      envOf(find(rendered('ingress-tls-values.yaml').objects, 'Deployment', WORKER), 'TRUST_PROXY'),
+    ).toBeUndefined();
   });
 });
 
@@ -331,7 +450,9 @@ describe('Redis', () => {
   it('external: the URL (with its password) lives in the chart Secret', () => {
     const r = rendered('external-redis-values.yaml');
     const data = at<Record<string, string>>(find(r.objects, 'Secret', FULL), 'data');
-    expect(Buffer.from(data['redis-url']!, 'base64').toString()).toBe('redis://fusion:ci-redis-password@10.0.0.12:6390');
+    expect(Buffer.from(data['redis-url']!, 'base64').toString()).toBe(
+      'redis://fusion:ci-redis-password@10.0.0.12:6390',
+    );
     expect(ofKind(r.objects, 'Deployment').map((d) => d.metadata.name)).not.toContain(`${FULL}-redis`);
   });
 });
@@ -344,12 +465,19 @@ describe('NetworkPolicy (on by default)', () => {
     expect(at(np, 'spec', 'podSelector', 'matchLabels', 'app.kubernetes.io/component')).toBe('api');
     const ingress = at<Rule[]>(np, 'spec', 'ingress');
     expect(ingress).toEqual([
-      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }], ports: [{ port: 'http', protocol: 'TCP' }] },
-      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics', protocol: 'TCP' }] },
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+        ports: [{ port: 'http', protocol: 'TCP' }],
+      },
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        ports: [{ port: 'metrics', protocol: 'TCP' }],
+      },
     ]);
     // The named ports resolve to what the server listens on: PORT for http, METRICS_PORT for metrics.
     const api = find(rendered('defaults-values.yaml').objects, 'Deployment', API);
-    const portOf = (name: string): number | undefined => containerOf(api).ports?.find((p) => p.name === name)?.containerPort;
+    const portOf = (name: string): number | undefined =>
+      containerOf(api).ports?.find((p) => p.name === name)?.containerPort;
     expect(portOf('metrics')).toBe(Number(envOf(api, 'METRICS_PORT')?.value));
     expect(portOf('http')).toBe(Number(envOf(api, 'PORT')?.value));
     const egressPorts = at<Rule[]>(np, 'spec', 'egress').flatMap((r) => (r.ports ?? []).map((p) => p.port));
@@ -359,34 +487,62 @@ describe('NetworkPolicy (on by default)', () => {
   it('worker: no ingress but Prometheus on the metrics port; egress to DNS, Redis and the platform API over 443', () => {
     const np = find(rendered('external-redis-values.yaml').objects, 'NetworkPolicy', WORKER);
     expect(at<Rule[]>(np, 'spec', 'ingress')).toEqual([
-      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics', protocol: 'TCP' }] },
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        ports: [{ port: 'metrics', protocol: 'TCP' }],
+      },
     ]);
     const egress = at<Rule[]>(np, 'spec', 'egress');
     expect(egress.find((r) => r.ports?.[0]?.port === 6390)?.to).toEqual([{ ipBlock: { cidr: '10.0.0.12/32' } }]);
-    expect(egress.find((r) => r.ports?.[0]?.port === 443)?.to).toEqual([{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }]);
+    expect(egress.find((r) => r.ports?.[0]?.port === 443)?.to).toEqual([
+      { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } },
+    ]);
   });
 
-  it('bundled Redis accepts only this release\'s api and workers, plus KEDA when it scales them', () => {
+  it("bundled Redis accepts only this release's api and workers, plus KEDA when it scales them", () => {
     const np = find(rendered('bundled-redis-values.yaml').objects, 'NetworkPolicy', `${FULL}-redis`);
     const from = at<unknown[]>(np, 'spec', 'ingress', 0, 'from');
     expect(from).toHaveLength(2);
     expect(JSON.stringify(from[0])).toContain('"values":["api","worker"]');
     expect(from[1]).toEqual({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'keda' } } });
     expect(at(np, 'spec', 'egress')).toEqual([]);
-    const egress = at<Rule[]>(find(rendered('bundled-redis-values.yaml').objects, 'NetworkPolicy', API), 'spec', 'egress');
-    expect(egress[1]?.to).toEqual([{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'fusion-proxy', 'app.kubernetes.io/instance': 'fp', 'app.kubernetes.io/component': 'redis' } } }]);
+    const egress = at<Rule[]>(
+      find(rendered('bundled-redis-values.yaml').objects, 'NetworkPolicy', API),
+      'spec',
+      'egress',
+    );
+    expect(egress[1]?.to).toEqual([
+      {
+        podSelector: {
+          matchLabels: {
+            'app.kubernetes.io/name': 'fusion-proxy',
+            'app.kubernetes.io/instance': 'fp',
+            'app.kubernetes.io/component': 'redis',
+          },
+        },
+      },
+    ]);
   });
 
   it('can be turned off', () => {
-    expect(ofKind(render({ valuesFiles: ['defaults-values.yaml'], set: { 'networkPolicy.enabled': false } }).objects, 'NetworkPolicy')).toEqual([]);
+    expect(
+      ofKind(
+        render({ valuesFiles: ['defaults-values.yaml'], set: { 'networkPolicy.enabled': false } }).objects,
+        'NetworkPolicy',
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('metrics objects', () => {
   it('ServiceMonitors for api and workers carry the Prometheus selector labels and scrape /metrics on the metrics port', () => {
     const r = rendered('monitoring-values.yaml');
-    const selects = (sel: Record<string, string>, labels: Record<string, string> | undefined): boolean => Object.entries(sel).every(([k, v]) => labels?.[k] === v);
-    for (const [name, component, service] of [[API, 'api', `${API}-metrics`], [WORKER, 'worker', WORKER]] as const) {
+    const selects = (sel: Record<string, string>, labels: Record<string, string> | undefined): boolean =>
+      Object.entries(sel).every(([k, v]) => labels?.[k] === v);
+    for (const [name, component, service] of [
+      [API, 'api', `${API}-metrics`],
+      [WORKER, 'worker', WORKER],
+    ] as const) {
       const sm = find(r.objects, 'ServiceMonitor', name);
       expect(sm.metadata.labels?.release).toBe('kube-prometheus-stack');
       expect(at(sm, 'spec', 'endpoints')).toHaveLength(1);
@@ -397,11 +553,17 @@ describe('metrics objects', () => {
       const selected = ofKind(r.objects, 'Service').filter((s) => selects(sel, s.metadata.labels));
       expect(selected.map((s) => s.metadata.name)).toEqual([service]);
       expect(at(selected[0]!, 'spec', 'clusterIP')).toBe('None');
-      expect(at(selected[0]!, 'spec', 'ports')).toEqual([{ name: 'metrics', port: 9090, targetPort: 'metrics', protocol: 'TCP' }]);
-      expect(at(selected[0]!, 'spec', 'selector')).toEqual(at(find(r.objects, 'Deployment', name), 'spec', 'selector', 'matchLabels'));
+      expect(at(selected[0]!, 'spec', 'ports')).toEqual([
+        { name: 'metrics', port: 9090, targetPort: 'metrics', protocol: 'TCP' },
+      ]);
+      expect(at(selected[0]!, 'spec', 'selector')).toEqual(
+        at(find(r.objects, 'Deployment', name), 'spec', 'selector', 'matchLabels'),
+      );
     }
     // The api's traffic Service (the Ingress / HTTPRoute backend) carries only http.
-    expect(at<Array<{ name: string }>>(find(r.objects, 'Service', API), 'spec', 'ports').map((p) => p.name)).toEqual(['http']);
+    expect(at<Array<{ name: string }>>(find(r.objects, 'Service', API), 'spec', 'ports').map((p) => p.name)).toEqual([
+      'http',
+    ]);
     // The alerts select the jobs Prometheus gives those Services (job = Service name).
     const rules = JSON.stringify(at(find(r.objects, 'PrometheusRule', FULL), 'spec'));
     expect(rules).toContain(`job=~\\"${API}-metrics|${WORKER}\\"`);
@@ -415,6 +577,13 @@ describe('metrics objects', () => {
   it('the PrometheusRule has the four alerts the issue asks for', () => {
     const rule = find(rendered('monitoring-values.yaml').objects, 'PrometheusRule', FULL);
     const alerts = at<Array<{ alert: string }>>(rule, 'spec', 'groups', 0, 'rules').map((r) => r.alert);
-    expect(alerts).toEqual(expect.arrayContaining(['FusionProxyPlatformRateLimited', 'FusionProxyQueueBacklog', 'FusionProxyJobsFailing', 'FusionProxyNoWorkers']));
+    expect(alerts).toEqual(
+      expect.arrayContaining([
+        'FusionProxyPlatformRateLimited',
+        'FusionProxyQueueBacklog',
+        'FusionProxyJobsFailing',
+        'FusionProxyNoWorkers',
+      ]),
+    );
   });
 });

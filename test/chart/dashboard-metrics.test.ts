@@ -37,7 +37,9 @@ function dashboardExprs(): string[] {
 function ruleExprs(): string[] {
   const r = render({ valuesFiles: ['monitoring-values.yaml'] });
   const rule = find(r.objects, 'PrometheusRule', 'fp-fusion-proxy');
-  return at<Array<{ rules: Array<{ expr: string }> }>>(rule, 'spec', 'groups').flatMap((g) => g.rules.map((x) => x.expr));
+  return at<Array<{ rules: Array<{ expr: string }> }>>(rule, 'spec', 'groups').flatMap((g) =>
+    g.rules.map((x) => x.expr),
+  );
 }
 
 async function processMetricNames(): Promise<Set<string>> {
@@ -51,9 +53,13 @@ async function processMetricNames(): Promise<Set<string>> {
 describe('metrics used by the dashboard and the alerts', () => {
   it('the scanner finds metric names and ignores functions, labels, keywords and variables', () => {
     expect(
-      metricNames('histogram_quantile(0.95, sum by (le, command) (rate(fusion_job_duration_seconds_bucket{namespace=~"$namespace",state="x"}[$__rate_interval]))) / on() group_left(pod) max(other_metric) > 1e-9'),
+      metricNames(
+        'histogram_quantile(0.95, sum by (le, command) (rate(fusion_job_duration_seconds_bucket{namespace=~"$namespace",state="x"}[$__rate_interval]))) / on() group_left(pod) max(other_metric) > 1e-9',
+      ),
     ).toEqual(['fusion_job_duration_seconds_bucket', 'other_metric']);
-    expect(metricNames('label_values(fusion_process_process_start_time_seconds{namespace=~"$namespace"}, job)')).toEqual(['fusion_process_process_start_time_seconds']);
+    expect(
+      metricNames('label_values(fusion_process_process_start_time_seconds{namespace=~"$namespace"}, job)'),
+    ).toEqual(['fusion_process_process_start_time_seconds']);
     expect(baseMetric('fusion_job_duration_seconds_count', KNOWN)).toBe('fusion_job_duration_seconds');
     expect(baseMetric('fusion_jobs_total', KNOWN)).toBe('fusion_jobs_total');
   });
@@ -76,8 +82,19 @@ describe('metrics used by the dashboard and the alerts', () => {
 
   it('the dashboard plots what the issue lists', () => {
     const used = new Set(dashboardExprs().flatMap((e) => metricNames(e).map((n) => baseMetric(n, KNOWN))));
-    for (const m of [METRIC.platformRequests, METRIC.platform429, METRIC.rateLimiterWait, METRIC.rateLimitConfiguredRps, METRIC.queueJobs,
-      METRIC.jobDuration, METRIC.activeStreams, METRIC.streamBytes, METRIC.errors, METRIC.queueWorkers, METRIC.httpRequests]) {
+    for (const m of [
+      METRIC.platformRequests,
+      METRIC.platform429,
+      METRIC.rateLimiterWait,
+      METRIC.rateLimitConfiguredRps,
+      METRIC.queueJobs,
+      METRIC.jobDuration,
+      METRIC.activeStreams,
+      METRIC.streamBytes,
+      METRIC.errors,
+      METRIC.queueWorkers,
+      METRIC.httpRequests,
+    ]) {
       expect(used).toContain(m);
     }
   });

@@ -30,7 +30,10 @@ function parseDockerfile(text: string): { args: Map<string, string>; stages: Sta
     const upper = op.toUpperCase();
     if (upper === 'FROM') {
       const [, image = '', name = ''] = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(rest) ?? [];
-      const resolved = image.replace(/\$\{(\w+)\}|\$(\w+)/g, (_m, a: string | undefined, b: string | undefined) => args.get((a ?? b)!) ?? '');
+      const resolved = image.replace(
+        /\$\{(\w+)\}|\$(\w+)/g,
+        (_m, a: string | undefined, b: string | undefined) => args.get((a ?? b)!) ?? '',
+      );
       stages.push({ from: resolved, name: name || String(stages.length), instructions: [] });
     } else if (upper === 'ARG' && stages.length === 0) {
       const [, k = '', v = ''] = /^(\w+)=?(.*)$/.exec(rest) ?? [];
@@ -50,13 +53,16 @@ const stage = (name: string): Stage => {
 };
 const runs = (s: Stage): string[] => s.instructions.filter((i) => i.op === 'RUN').map((i) => i.args);
 const finalStage = dockerfile.stages.at(-1)!;
-const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+};
 const ciRun = readFileSync(path.join(REPO_ROOT, '.ci/run'), 'utf8');
 
 describe('Dockerfile', () => {
   it('uses node:20 bookworm-slim pinned by tag in every stage', () => {
     expect(dockerfile.stages.length).toBeGreaterThanOrEqual(3);
-    for (const s of dockerfile.stages) expect(s.from).toMatch(/^node:20\.\d+\.\d+-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
+    for (const s of dockerfile.stages)
+      expect(s.from).toMatch(/^node:20\.\d+\.\d+-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
   });
 
   it('build stage runs the same install and build commands as .ci/run', () => {
@@ -69,7 +75,9 @@ describe('Dockerfile', () => {
     expect(build).toContain('npm run build');
     expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
     // Everything the build script reads is copied in before it runs.
-    const copied = stage('build').instructions.filter((i) => i.op === 'COPY').flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const copied = stage('build')
+      .instructions.filter((i) => i.op === 'COPY')
+      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
     for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src']) {
       expect(copied).toContain(f);
       expect(existsSync(path.join(REPO_ROOT, f))).toBe(true);
@@ -89,7 +97,10 @@ describe('Dockerfile', () => {
     expect(users).toHaveLength(1);
     const [uid, gid] = users[0]!.split(':').map(Number);
     expect(Number.isInteger(uid) && uid! > 0).toBe(true);
-    const values = parse(readFileSync(path.join(CHART_DIR, 'values.yaml'), 'utf8')) as Record<string, { containerSecurityContext: { runAsUser: number; runAsGroup: number } }>;
+    const values = parse(readFileSync(path.join(CHART_DIR, 'values.yaml'), 'utf8')) as Record<
+      string,
+      { containerSecurityContext: { runAsUser: number; runAsGroup: number } }
+    >;
     for (const c of ['api', 'worker']) {
       expect(values[c]!.containerSecurityContext.runAsUser).toBe(uid);
       expect(values[c]!.containerSecurityContext.runAsGroup).toBe(gid);
@@ -107,8 +118,23 @@ describe('Dockerfile', () => {
   });
 
   it('.dockerignore keeps secrets, git, dependencies and dev files out of the context', () => {
-    const ignore = readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8').split(/\r?\n/).map((l) => l.trim());
-    for (const p of ['**/node_modules', 'dist', '.git', '.env', '.env.*', '.npmrc', 'test', 'bench', 'charts', 'coverage']) expect(ignore).toContain(p);
-    for (const needed of ['src', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) expect(ignore).not.toContain(needed);
+    const ignore = readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8')
+      .split(/\r?\n/)
+      .map((l) => l.trim());
+    for (const p of [
+      '**/node_modules',
+      'dist',
+      '.git',
+      '.env',
+      '.env.*',
+      '.npmrc',
+      'test',
+      'bench',
+      'charts',
+      'coverage',
+    ])
+      expect(ignore).toContain(p);
+    for (const needed of ['src', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'])
+      expect(ignore).not.toContain(needed);
   });
 });

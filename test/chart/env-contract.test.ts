@@ -7,7 +7,9 @@ import { CI_VALUES_DIR, type K8sObject, type Rendered, at, containerOf, find, of
  * The chart and the server agree on the environment: every variable a rendered pod gets is one
  * src/server/env.ts reads, and the whole environment passes loadEnv() for the pod's role.
  */
-const SCENARIOS = readdirSync(CI_VALUES_DIR).filter((f) => f.endsWith('-values.yaml')).sort();
+const SCENARIOS = readdirSync(CI_VALUES_DIR)
+  .filter((f) => f.endsWith('-values.yaml'))
+  .sort();
 const FULL = 'fp-fusion-proxy';
 
 // Stand-ins for Secrets the operator manages (existingSecret): valid values of each variable.
@@ -18,13 +20,15 @@ const EXTERNAL: Record<string, string> = {
 };
 
 function podEnv(r: Rendered, dep: K8sObject): Record<string, string> {
-  const secrets = new Map(ofKind(r.objects, 'Secret').map((s) => [s.metadata.name, at<Record<string, string>>(s, 'data')]));
+  const secrets = new Map(
+    ofKind(r.objects, 'Secret').map((s) => [s.metadata.name, at<Record<string, string>>(s, 'data')]),
+  );
   const env: Record<string, string> = {};
   for (const e of containerOf(dep).env ?? []) {
     const ref = e.valueFrom?.secretKeyRef;
     if (ref) {
       const data = secrets.get(ref.name);
-      env[e.name] = data ? Buffer.from(data[ref.key] ?? '', 'base64').toString('utf8') : EXTERNAL[e.name] ?? 'x';
+      env[e.name] = data ? Buffer.from(data[ref.key] ?? '', 'base64').toString('utf8') : (EXTERNAL[e.name] ?? 'x');
     } else {
       env[e.name] = e.value ?? '';
     }

@@ -23,7 +23,12 @@ interface SkaffoldConfig {
 const config = parse(readFileSync(path.join(REPO_ROOT, 'skaffold.yaml'), 'utf8')) as SkaffoldConfig;
 const values = parse(readFileSync(path.join(CHART_DIR, 'values.yaml'), 'utf8')) as Record<string, unknown>;
 const hasValue = (key: string): boolean =>
-  key.split('.').reduce<unknown>((cur, k) => (cur && typeof cur === 'object' && k in cur ? (cur as Record<string, unknown>)[k] : undefined), values) !== undefined;
+  key
+    .split('.')
+    .reduce<unknown>(
+      (cur, k) => (cur && typeof cur === 'object' && k in cur ? (cur as Record<string, unknown>)[k] : undefined),
+      values,
+    ) !== undefined;
 
 describe('skaffold.yaml', () => {
   const release = config.deploy.helm.releases[0]!;
@@ -43,7 +48,15 @@ describe('skaffold.yaml', () => {
 
   it('the chart accepts what the tag template yields with and without a digest (local builds are not pushed)', () => {
     const image = (tag: string): string => {
-      const r = render({ set: { 'auth.proxyPassword': 'dev-password-0123456789', 'redis.bundled.enabled': true, 'image.registry': '', 'image.repository': 'fusion-proxy' }, setString: { 'image.tag': tag } });
+      const r = render({
+        set: {
+          'auth.proxyPassword': 'dev-password-0123456789',
+          'redis.bundled.enabled': true,
+          'image.registry': '',
+          'image.repository': 'fusion-proxy',
+        },
+        setString: { 'image.tag': tag },
+      });
       return containerOf(find(r.objects, 'Deployment', 'fp-fusion-proxy-api')).image;
     };
     const digest = `sha256:${'0'.repeat(64)}`;
@@ -56,7 +69,11 @@ describe('skaffold.yaml', () => {
     expect(setValues['redis.bundled.enabled']).toBe(true);
     for (const key of Object.keys(setValues)) expect(hasValue(key)).toBe(true);
     const set = Object.fromEntries(Object.entries(setValues).map(([k, v]) => [k, v as string | number | boolean]));
-    const r = render({ release: release.name, namespace: release.namespace, set: { ...set, 'auth.proxyPassword': 'dev-password-0123456789' } });
+    const r = render({
+      release: release.name,
+      namespace: release.namespace,
+      set: { ...set, 'auth.proxyPassword': 'dev-password-0123456789' },
+    });
     for (const pf of dev.portForward) {
       expect(pf.resourceType).toBe('service');
       expect(pf.namespace).toBe(release.namespace);

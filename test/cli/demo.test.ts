@@ -5,8 +5,12 @@ describe('fusion-proxy demo', () => {
   it('aggregates a generated tenant through the embedded proxy and prints a summary that adds up', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
-    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+    const stdout = jest
+      .spyOn(process.stdout, 'write')
+      .mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    const stderr = jest
+      .spyOn(process.stderr, 'write')
+      .mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
     let code: number;
     try {
       code = await run(['--identities', '300', '--per-source', '150', '--seed', '7']);
@@ -36,7 +40,9 @@ describe('fusion-proxy demo', () => {
 
   it('rejects a bad option with usage and exit code 2', async () => {
     const err: string[] = [];
-    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+    const stderr = jest
+      .spyOn(process.stderr, 'write')
+      .mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
     try {
       expect(await run(['--identities', 'many'])).toBe(2);
     } finally {

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CASE_OPTIONS, DEFINITION_TYPES, LEVELS, MAP_MERGE_STRATEGIES, MERGE_STRATEGIES, parseFusionConfig, type FusionConfig } from '../../src/core/config/fusion-config';
+import {
+  CASE_OPTIONS,
+  DEFINITION_TYPES,
+  LEVELS,
+  MAP_MERGE_STRATEGIES,
+  MERGE_STRATEGIES,
+  parseFusionConfig,
+  type FusionConfig,
+} from '../../src/core/config/fusion-config';
 import { INTERNAL_ATTRIBUTES, KEY_ATTRIBUTE, NAME_ATTRIBUTE } from '../../src/core/aggregation/connector-account';
 import { ALGORITHMS } from '../../src/core/matching/types';
 import { FORM_ONLY_KEYS, fromPlatformForm } from '../../src/connector/platform-form';
@@ -16,7 +24,11 @@ interface SpecItem {
 interface Spec {
   sourceConfig: SpecItem[];
   sourceConfigInitialValues: Record<string, unknown>;
-  accountSchema: { identityAttribute: string; displayAttribute: string; attributes: Array<{ name: string; multi?: boolean }> };
+  accountSchema: {
+    identityAttribute: string;
+    displayAttribute: string;
+    attributes: Array<{ name: string; multi?: boolean }>;
+  };
   entitlementSchemas: Array<{ type: string; identityAttribute: string; attributes: Array<{ name: string }> }>;
 }
 
@@ -32,9 +44,11 @@ const field = (key: string): SpecItem => {
   if (!f) throw new Error(`connector-spec.json has no field ${key}`);
   return f;
 };
-const cardKeys = (key: string): string[] => (field(key).subMenus ?? []).flatMap((m) => m.items.map((i) => i.key!)).sort();
+const cardKeys = (key: string): string[] =>
+  (field(key).subMenus ?? []).flatMap((m) => m.items.map((i) => i.key!)).sort();
 const optionValues = (item: SpecItem): string[] => (item.options ?? []).map((o) => o.value);
-const cardItem = (card: string, key: string): SpecItem => (field(card).subMenus ?? []).flatMap((m) => m.items).find((i) => i.key === key)!;
+const cardItem = (card: string, key: string): SpecItem =>
+  (field(card).subMenus ?? []).flatMap((m) => m.items).find((i) => i.key === key)!;
 
 /** Wraps an object so every property the parser reads is recorded. */
 function recording<T extends object>(target: T, reads: Set<string>): T {
@@ -47,8 +61,22 @@ function recording<T extends object>(target: T, reads: Set<string>): T {
 }
 
 /** Runs the real parser on a valid configuration and returns the keys it read at each level. */
-function keysTheParserReads(): { top: string[]; map: string[]; definition: string[]; sourceOptions: string[]; matching: string[]; rule: string[] } {
-  const r = { top: new Set<string>(), map: new Set<string>(), definition: new Set<string>(), sourceOptions: new Set<string>(), matching: new Set<string>(), rule: new Set<string>() };
+function keysTheParserReads(): {
+  top: string[];
+  map: string[];
+  definition: string[];
+  sourceOptions: string[];
+  matching: string[];
+  rule: string[];
+} {
+  const r = {
+    top: new Set<string>(),
+    map: new Set<string>(),
+    definition: new Set<string>(),
+    sourceOptions: new Set<string>(),
+    matching: new Set<string>(),
+    rule: new Set<string>(),
+  };
   const raw = {
     baseurl: 'https://tenant.api.example.com',
     clientId: 'cid',
@@ -56,13 +84,28 @@ function keysTheParserReads(): { top: string[]; map: string[]; definition: strin
     sources: ['HR'],
     sourceOptions: { HR: recording({}, r.sourceOptions) },
     // attributeMerge "source" so the parser also reads `source`.
-    attributeMaps: [recording({ newAttribute: 'dept', existingAttributes: ['department'], attributeMerge: 'source', source: 'HR' }, r.map)],
+    attributeMaps: [
+      recording(
+        { newAttribute: 'dept', existingAttributes: ['department'], attributeMerge: 'source', source: 'HR' },
+        r.map,
+      ),
+    ],
     attributeDefinitions: [recording({ name: 'uid', expression: '$firstname', maxLength: 8 }, r.definition)],
-    matching: recording({ attributes: [recording({ attribute: 'email', algorithm: 'exact', threshold: 90 }, r.rule)], reviewTopK: 5 }, r.matching),
+    matching: recording(
+      { attributes: [recording({ attribute: 'email', algorithm: 'exact', threshold: 90 }, r.rule)], reviewTopK: 5 },
+      r.matching,
+    ),
   };
   parseFusionConfig(recording(raw, r.top));
   const sorted = (s: Set<string>): string[] => [...s].sort();
-  return { top: sorted(r.top), map: sorted(r.map), definition: sorted(r.definition), sourceOptions: sorted(r.sourceOptions), matching: sorted(r.matching), rule: sorted(r.rule) };
+  return {
+    top: sorted(r.top),
+    map: sorted(r.map),
+    definition: sorted(r.definition),
+    sourceOptions: sorted(r.sourceOptions),
+    matching: sorted(r.matching),
+    rule: sorted(r.rule),
+  };
 }
 
 /** Set by the platform itself, never by the operator: not a field of the form. */
@@ -72,7 +115,9 @@ describe('connector-spec.json declares exactly the configuration the core reads'
   const reads = keysTheParserReads();
 
   it('the parser read something at every level (the recording works)', () => {
-    expect(reads.top).toEqual(expect.arrayContaining(['baseurl', 'sources', 'attributeMaps', 'matching', 'proxyPassword']));
+    expect(reads.top).toEqual(
+      expect.arrayContaining(['baseurl', 'sources', 'attributeMaps', 'matching', 'proxyPassword']),
+    );
     expect(reads.map.length).toBeGreaterThan(0);
     expect(reads.rule.length).toBeGreaterThan(0);
   });
@@ -80,7 +125,11 @@ describe('connector-spec.json declares exactly the configuration the core reads'
   it('every top-level key the parser reads is a field of the form, and every field is read (after the form mapping)', () => {
     const formKeys = fields.map((f) => f.key!);
     expect(new Set(formKeys).size).toBe(formKeys.length);
-    const asSentToTheCore = Object.keys(fromPlatformForm(Object.fromEntries(formKeys.map((k) => [k, k === 'matchingAttributes' || k === 'sourceOptions' ? [] : 'x']))));
+    const asSentToTheCore = Object.keys(
+      fromPlatformForm(
+        Object.fromEntries(formKeys.map((k) => [k, k === 'matchingAttributes' || k === 'sourceOptions' ? [] : 'x'])),
+      ),
+    );
     expect(asSentToTheCore.sort()).toEqual(reads.top.filter((k) => !PLATFORM_SET_KEYS.includes(k)));
     for (const k of FORM_ONLY_KEYS) expect(formKeys).toContain(k);
   });
@@ -106,15 +155,23 @@ describe('connector-spec.json declares exactly the configuration the core reads'
   it('sourceConfigInitialValues are the parser defaults, and every optional scalar field has one', () => {
     const initial = spec.sourceConfigInitialValues;
     for (const k of Object.keys(initial)) expect(fields.map((f) => f.key)).toContain(k);
-    const parsed = parseFusionConfig(fromPlatformForm({ ...initial, baseurl: 'https://t.example', clientId: 'c', clientSecret: 's', sources: ['HR'] }));
+    const parsed = parseFusionConfig(
+      fromPlatformForm({ ...initial, baseurl: 'https://t.example', clientId: 'c', clientSecret: 's', sources: ['HR'] }),
+    );
     for (const [k, v] of Object.entries(initial)) {
       const actual = k === 'matchingReviewTopK' ? parsed.matching.reviewTopK : parsed[k as keyof FusionConfig];
       expect({ [k]: actual }).toEqual({ [k]: v });
     }
-    const defaults = parseFusionConfig({ baseurl: 'https://t.example', clientId: 'c', clientSecret: 's', sources: ['HR'] });
+    const defaults = parseFusionConfig({
+      baseurl: 'https://t.example',
+      clientId: 'c',
+      clientSecret: 's',
+      sources: ['HR'],
+    });
     for (const f of fields.filter((i) => ['toggle', 'number', 'select'].includes(i.type))) {
       expect(initial).toHaveProperty(f.key!);
-      if (f.key !== 'matchingReviewTopK') expect({ [f.key!]: initial[f.key!] }).toEqual({ [f.key!]: defaults[f.key as keyof FusionConfig] });
+      if (f.key !== 'matchingReviewTopK')
+        expect({ [f.key!]: initial[f.key!] }).toEqual({ [f.key!]: defaults[f.key as keyof FusionConfig] });
     }
   });
 
@@ -122,7 +179,12 @@ describe('connector-spec.json declares exactly the configuration the core reads'
     expect(spec.accountSchema.identityAttribute).toBe(KEY_ATTRIBUTE);
     expect(spec.accountSchema.displayAttribute).toBe(NAME_ATTRIBUTE);
     expect(spec.accountSchema.attributes.map((a) => a.name).sort()).toEqual([...INTERNAL_ATTRIBUTES].sort());
-    expect(spec.accountSchema.attributes.filter((a) => a.multi).map((a) => a.name).sort()).toEqual(['accounts', 'sources']);
+    expect(
+      spec.accountSchema.attributes
+        .filter((a) => a.multi)
+        .map((a) => a.name)
+        .sort(),
+    ).toEqual(['accounts', 'sources']);
     expect(spec.entitlementSchemas.map((e) => e.type)).toEqual(['group']);
     expect(spec.entitlementSchemas[0]!.attributes.map((a) => a.name)).toEqual(['id', 'name', 'attribute']);
   });
@@ -145,7 +207,10 @@ describe('fromPlatformForm', () => {
     const parsed = parseFusionConfig(core);
     expect(parsed.sourceOptions.AD).toEqual({ forceAggregation: true, accountFilter: 'name sw "a"' });
     expect(parsed.sourceOptions.HR).toEqual({ forceAggregation: false, accountFilter: '' });
-    expect(parsed.matching).toEqual({ attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 95, mandatory: true }], reviewTopK: 3 });
+    expect(parsed.matching).toEqual({
+      attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 95, mandatory: true }],
+      reviewTopK: 3,
+    });
   });
 
   it('leaves a configuration already in the core shape unchanged', () => {
@@ -156,8 +221,16 @@ describe('fromPlatformForm', () => {
   it('passes malformed cards on whole, so the core names the problem', () => {
     const bad = [{ forceAggregation: true }];
     expect(fromPlatformForm({ sourceOptions: bad }).sourceOptions).toBe(bad);
-    expect(() => parseFusionConfig(fromPlatformForm({ baseurl: 'https://t.example', clientId: 'c', clientSecret: 's', sources: ['HR'], sourceOptions: bad }))).toThrow(
-      /sourceOptions/,
-    );
+    expect(() =>
+      parseFusionConfig(
+        fromPlatformForm({
+          baseurl: 'https://t.example',
+          clientId: 'c',
+          clientSecret: 's',
+          sources: ['HR'],
+          sourceOptions: bad,
+        }),
+      ),
+    ).toThrow(/sourceOptions/);
   });
 });

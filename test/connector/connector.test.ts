@@ -1,5 +1,12 @@
 import { Writable } from 'node:stream';
-import { _withConfig, ConnectorError, ConnectorErrorType, type Connector, type Context, type RawResponse } from '@sailpoint/connector-sdk';
+import {
+  _withConfig,
+  ConnectorError,
+  ConnectorErrorType,
+  type Connector,
+  type Context,
+  type RawResponse,
+} from '@sailpoint/connector-sdk';
 import type { CommandContext, CommandOutput, CommandRunner } from '../../src/core/command-runner';
 import { COMMAND_TYPES, type CommandType } from '../../src/core/command-types';
 import { FusionError } from '../../src/core/errors';
@@ -16,7 +23,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-function collector(opts: { highWaterMark?: number; onWrite?: (r: RawResponse) => void; slow?: boolean } = {}): { writable: Writable; out: RawResponse[] } {
+function collector(opts: { highWaterMark?: number; onWrite?: (r: RawResponse) => void; slow?: boolean } = {}): {
+  writable: Writable;
+  out: RawResponse[];
+} {
   const out: RawResponse[] = [];
   const writable = new Writable({
     objectMode: true,
@@ -31,8 +41,16 @@ function collector(opts: { highWaterMark?: number; onWrite?: (r: RawResponse) =>
   return { writable, out };
 }
 
-async function exec(c: Connector, type: string, config: Record<string, unknown>, input: unknown, writable: Writable): Promise<void> {
-  await _withConfig(config, () => c._exec(type, { commandType: type, version: 1 } as unknown as Context, input, writable));
+async function exec(
+  c: Connector,
+  type: string,
+  config: Record<string, unknown>,
+  input: unknown,
+  writable: Writable,
+): Promise<void> {
+  await _withConfig(config, () =>
+    c._exec(type, { commandType: type, version: 1 } as unknown as Context, input, writable),
+  );
 }
 
 function baseConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -40,8 +58,21 @@ function baseConfig(extra: Record<string, unknown> = {}): Record<string, unknown
 }
 
 /** A runner that records its calls and yields the given items. */
-function recordingRunner(items: CommandOutput[]): { runner: () => CommandRunner; calls: Array<{ type: CommandType; input: Record<string, unknown>; config: Record<string, unknown>; ctx: CommandContext }> } {
-  const calls: Array<{ type: CommandType; input: Record<string, unknown>; config: Record<string, unknown>; ctx: CommandContext }> = [];
+function recordingRunner(items: CommandOutput[]): {
+  runner: () => CommandRunner;
+  calls: Array<{
+    type: CommandType;
+    input: Record<string, unknown>;
+    config: Record<string, unknown>;
+    ctx: CommandContext;
+  }>;
+} {
+  const calls: Array<{
+    type: CommandType;
+    input: Record<string, unknown>;
+    config: Record<string, unknown>;
+    ctx: CommandContext;
+  }> = [];
   const runner: CommandRunner = (type, input, config, ctx) => {
     calls.push({ type, input, config, ctx });
     return (async function* gen() {
@@ -65,8 +96,12 @@ describe('connector: registration', () => {
     await exec(c, 'std:spec:read', {}, {}, writable);
     const spec = (outputs(out)[0] as { specification: { commands: string[]; sourceConfig: unknown } }).specification;
     expect([...spec.commands].sort()).toEqual([...COMMAND_TYPES].sort());
-    const keys = JSON.stringify(spec.sourceConfig).match(/"key":"[^"]+"/g)?.map((k) => k.slice(7, -1));
-    expect(keys).toEqual(expect.arrayContaining(['proxyEnabled', 'proxyUrl', 'proxyPassword', 'baseurl', 'clientId', 'clientSecret']));
+    const keys = JSON.stringify(spec.sourceConfig)
+      .match(/"key":"[^"]+"/g)
+      ?.map((k) => k.slice(7, -1));
+    expect(keys).toEqual(
+      expect.arrayContaining(['proxyEnabled', 'proxyUrl', 'proxyPassword', 'baseurl', 'clientId', 'clientSecret']),
+    );
   });
 });
 
@@ -75,14 +110,17 @@ describe('connector: proxy-client role', () => {
     let releaseRest: () => void = () => undefined;
     const firstDelivered = new Promise<void>((r) => (releaseRest = r));
     let serverFinished = false;
-    const s = await startFakeProxyServer(async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      await writeChunk(res, '{"key":{"simple":{"id":"u1"}},"attributes":{"id":"u1"}}\n');
-      await firstDelivered; // the platform's writable must have item 1 before the server goes on
-      await writeChunk(res, '\n{"key":{"simple":{"id":"u2"}},"attributes":{"id":"u2"},"disabled":true}\n');
-      serverFinished = true;
-      res.end();
-    }, { path: '/fusion' });
+    const s = await startFakeProxyServer(
+      async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        await writeChunk(res, '{"key":{"simple":{"id":"u1"}},"attributes":{"id":"u1"}}\n');
+        await firstDelivered; // the platform's writable must have item 1 before the server goes on
+        await writeChunk(res, '\n{"key":{"simple":{"id":"u2"}},"attributes":{"id":"u2"},"disabled":true}\n');
+        serverFinished = true;
+        res.end();
+      },
+      { path: '/fusion' },
+    );
     servers.push(s);
     const runner = recordingRunner([]);
     const c = createFusionConnector({ logger: captureLogger(), env: {}, runner: runner.runner });
@@ -112,7 +150,7 @@ describe('connector: proxy-client role', () => {
     });
   });
 
-  it('respects the platform writable\'s backpressure: items arrive complete and in order through a slow, tiny buffer', async () => {
+  it("respects the platform writable's backpressure: items arrive complete and in order through a slow, tiny buffer", async () => {
     const n = 300;
     const s = await startFakeProxyServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -121,8 +159,18 @@ describe('connector: proxy-client role', () => {
     servers.push(s);
     const c = createFusionConnector({ logger: captureLogger(), env: {} });
     let maxBuffered = 0;
-    const col = collector({ highWaterMark: 2, slow: true, onWrite: () => (maxBuffered = Math.max(maxBuffered, col.writable.writableLength)) });
-    await exec(c, 'std:entitlement:list', baseConfig({ proxyEnabled: true, proxyUrl: s.url, proxyPassword: PASSWORD }), {}, col.writable);
+    const col = collector({
+      highWaterMark: 2,
+      slow: true,
+      onWrite: () => (maxBuffered = Math.max(maxBuffered, col.writable.writableLength)),
+    });
+    await exec(
+      c,
+      'std:entitlement:list',
+      baseConfig({ proxyEnabled: true, proxyUrl: s.url, proxyPassword: PASSWORD }),
+      {},
+      col.writable,
+    );
     expect(outputs(col.out)).toEqual(Array.from({ length: n }, (_, i) => ({ i })));
     // Without waiting for 'drain', all 300 items would queue in the writable at once.
     expect(maxBuffered).toBeLessThanOrEqual(2);
@@ -137,7 +185,13 @@ describe('connector: proxy-client role', () => {
     const logger = captureLogger();
     const c = createFusionConnector({ logger, env: {} });
     const { writable, out } = collector();
-    const p = exec(c, 'std:test-connection', baseConfig({ proxyEnabled: true, proxyUrl: s.url, proxyPassword: PASSWORD }), {}, writable);
+    const p = exec(
+      c,
+      'std:test-connection',
+      baseConfig({ proxyEnabled: true, proxyUrl: s.url, proxyPassword: PASSWORD }),
+      {},
+      writable,
+    );
     await expect(p).rejects.toBeInstanceOf(ConnectorError);
     const err = (await p.catch((e: unknown) => e)) as ConnectorError;
     expect(err.type).toBe(ConnectorErrorType.Generic);
@@ -164,7 +218,13 @@ describe('connector: proxy-client role', () => {
     try {
       const mod = await import('../../src/connector');
       const { writable, out } = collector();
-      await exec(mod.connector, 'std:test-connection', baseConfig({ proxyEnabled: true, proxyUrl: s.url, proxyPassword: PASSWORD }), {}, writable);
+      await exec(
+        mod.connector,
+        'std:test-connection',
+        baseConfig({ proxyEnabled: true, proxyUrl: s.url, proxyPassword: PASSWORD }),
+        {},
+        writable,
+      );
       expect(outputs(out)).toEqual([{ status: 'ok' }]);
       expect(s.requests).toHaveLength(1);
     } finally {
@@ -181,7 +241,13 @@ describe('connector: direct and proxy-server roles run the core in this process'
     const { runner, calls } = recordingRunner([{ status: 'ok' }]);
     const c = createFusionConnector({ logger: captureLogger(), env: {}, runner });
     const { writable, out } = collector();
-    await exec(c, 'std:test-connection', baseConfig({ proxyEnabled: false, proxyUrl: 'http://127.0.0.1:1/', proxyPassword: PASSWORD }), undefined, writable);
+    await exec(
+      c,
+      'std:test-connection',
+      baseConfig({ proxyEnabled: false, proxyUrl: 'http://127.0.0.1:1/', proxyPassword: PASSWORD }),
+      undefined,
+      writable,
+    );
     expect(outputs(out)).toEqual([{ status: 'ok' }]);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.type).toBe('std:test-connection');
@@ -202,7 +268,10 @@ describe('connector: direct and proxy-server roles run the core in this process'
     });
     await exec(c, 'std:test-connection', form, undefined, writable);
     expect(calls[0]!.config.sourceOptions).toEqual({ HR: { forceAggregation: true, accountFilter: '' } });
-    expect(calls[0]!.config.matching).toEqual({ attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 90, mandatory: false }], reviewTopK: 4 });
+    expect(calls[0]!.config.matching).toEqual({
+      attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 90, mandatory: false }],
+      reviewTopK: 4,
+    });
     expect(calls[0]!.config).not.toHaveProperty('matchingAttributes');
   });
 
@@ -212,7 +281,9 @@ describe('connector: direct and proxy-server roles run the core in this process'
     const c = createFusionConnector({ logger, env: {}, runner });
     await exec(c, 'std:account:list', baseConfig({ proxyEnabled: true }), {}, collector().writable);
     expect(calls).toHaveLength(1);
-    expect(logger.lines.filter((l) => l.level === 'warn').map((l) => l.text)).toEqual([expect.stringMatching(/no Proxy URL is set/)]);
+    expect(logger.lines.filter((l) => l.level === 'warn').map((l) => l.text)).toEqual([
+      expect.stringMatching(/no Proxy URL is set/),
+    ]);
   });
 
   it('direct: progress from the core becomes throttled keepAlive responses', async () => {
@@ -230,10 +301,15 @@ describe('connector: direct and proxy-server roles run the core in this process'
   });
 
   it('direct: a core FusionError becomes a ConnectorError; ACCOUNT_NOT_FOUND keeps the notFound type', async () => {
-    const failing = (code: 'ACCOUNT_NOT_FOUND' | 'TEMPLATE_ERROR'): (() => CommandRunner) => () => () =>
-      failedStream<CommandOutput>(new FusionError(code, `failure ${code}`));
+    const failing =
+      (code: 'ACCOUNT_NOT_FOUND' | 'TEMPLATE_ERROR'): (() => CommandRunner) =>
+      () =>
+      () =>
+        failedStream<CommandOutput>(new FusionError(code, `failure ${code}`));
     const notFound = createFusionConnector({ logger: captureLogger(), env: {}, runner: failing('ACCOUNT_NOT_FOUND') });
-    await expect(exec(notFound, 'std:account:read', baseConfig(), { identity: 'x' }, collector().writable)).rejects.toMatchObject({
+    await expect(
+      exec(notFound, 'std:account:read', baseConfig(), { identity: 'x' }, collector().writable),
+    ).rejects.toMatchObject({
       type: ConnectorErrorType.NotFound,
       message: 'failure ACCOUNT_NOT_FOUND',
     });
@@ -261,7 +337,13 @@ describe('connector: direct and proxy-server roles run the core in this process'
     const { runner, calls } = recordingRunner([{ id: 'a' }]);
     const c = createFusionConnector({ logger: captureLogger(), env: { PROXY_PASSWORD: PASSWORD }, runner });
     for (const given of [PASSWORD.toLowerCase(), undefined, '']) {
-      const p = exec(c, 'std:account:list', baseConfig({ proxyEnabled: true, proxyPassword: given }), {}, collector().writable);
+      const p = exec(
+        c,
+        'std:account:list',
+        baseConfig({ proxyEnabled: true, proxyPassword: given }),
+        {},
+        collector().writable,
+      );
       await expect(p).rejects.toBeInstanceOf(ConnectorError);
       await expect(p).rejects.toThrow(/does not match PROXY_PASSWORD/);
     }
@@ -277,7 +359,13 @@ describe('connector: direct and proxy-server roles run the core in this process'
     const { runner, calls } = recordingRunner([]);
     const c = createFusionConnector({ logger: captureLogger(), env: {}, runner });
     const { writable, out } = collector();
-    await exec(c, 'std:account:read', baseConfig({ proxyEnabled: 'true', proxyUrl: s.url, proxyPassword: PASSWORD }), { identity: 'x' }, writable);
+    await exec(
+      c,
+      'std:account:read',
+      baseConfig({ proxyEnabled: 'true', proxyUrl: s.url, proxyPassword: PASSWORD }),
+      { identity: 'x' },
+      writable,
+    );
     expect(outputs(out)).toEqual([{ id: 'x' }]);
     expect(calls).toHaveLength(0);
     expect((s.requests[0]!.body as { config: { proxyEnabled: unknown } }).config.proxyEnabled).toBe(false);

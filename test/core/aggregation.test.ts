@@ -2,7 +2,8 @@ import { createAccountListCommand } from '../../src/core/commands/account-comman
 import { RecordingReviewQueue } from '../../src/core/ports/review-queue';
 import { collect, failure, harness, run, type Harness, type LogLine } from './support';
 
-const list = (h: Harness, lines?: LogLine[], config?: Record<string, unknown>) => run(createAccountListCommand(h.deps), h, {}, lines, config);
+const list = (h: Harness, lines?: LogLine[], config?: Record<string, unknown>) =>
+  run(createAccountListCommand(h.deps), h, {}, lines, config);
 
 function tenant(extra: Record<string, unknown> = {}): Harness {
   const h = harness(extra);
@@ -20,7 +21,9 @@ describe('std:account:list', () => {
   test('new connector accounts come out disabled, with mapped and defined attributes; machine accounts skipped with one warning', async () => {
     const h = tenant({
       attributeMaps: [{ newAttribute: 'allGroups', existingAttributes: ['groups'], attributeMerge: 'list' }],
-      attributeDefinitions: [{ name: 'uid', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower' }],
+      attributeDefinitions: [
+        { name: 'uid', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower' },
+      ],
     });
     const lines: LogLine[] = [];
     const items = await collect(list(h, lines));
@@ -30,12 +33,18 @@ describe('std:account:list', () => {
       expect(item.identity).toMatch(/^[0-9a-f-]{36}$/);
       expect((item.attributes as Record<string, unknown>).id).toBe(item.identity);
     }
-    expect(items.map((i) => (i.attributes as Record<string, unknown>).uid).sort()).toEqual(['alovelace', 'ghopper', 'aturing'].sort());
+    expect(items.map((i) => (i.attributes as Record<string, unknown>).uid).sort()).toEqual(
+      ['alovelace', 'ghopper', 'aturing'].sort(),
+    );
     expect((items[2]?.attributes as Record<string, unknown>).allGroups).toEqual(['g1', 'g3']);
     const machineWarnings = lines.filter((l) => l.level === 'warn' && /machine accounts/.test(l.msg));
     expect(machineWarnings).toHaveLength(1);
     expect(machineWarnings[0]?.msg).toMatch(/Skipped 2 machine accounts/);
-    expect(h.summaries[0]).toMatchObject({ accountsCreated: 3, machineAccountsSkipped: 2, accountsPerSource: { Contractors: 2, LDAP: 3 } });
+    expect(h.summaries[0]).toMatchObject({
+      accountsCreated: 3,
+      machineAccountsSkipped: 2,
+      accountsPerSource: { Contractors: 2, LDAP: 3 },
+    });
   });
 
   test('a missing source name (exact, case-sensitive) is an error listing the names that exist', async () => {
@@ -52,11 +61,16 @@ describe('std:account:list', () => {
     const lines: LogLine[] = [];
     expect(await collect(list(h, lines))).toHaveLength(0);
     expect(lines.some((l) => l.level === 'warn' && /Source "LDAP" is disabled/.test(l.msg))).toBe(true);
-    expect(lines.some((l) => l.level === 'warn' && /produced no accounts.*disabled sources: LDAP/.test(l.msg))).toBe(true);
+    expect(lines.some((l) => l.level === 'warn' && /produced no accounts.*disabled sources: LDAP/.test(l.msg))).toBe(
+      true,
+    );
   });
 
   test('account filter (global and per source) excludes accounts', async () => {
-    const h = tenant({ accountFilter: 'attributes.department eq "IT"', sourceOptions: { LDAP: { accountFilter: 'not attributes.lastName sw "Hop"' } } });
+    const h = tenant({
+      accountFilter: 'attributes.department eq "IT"',
+      sourceOptions: { LDAP: { accountFilter: 'not attributes.lastName sw "Hop"' } },
+    });
     const items = await collect(list(h));
     expect(items.map((i) => (i.attributes as Record<string, unknown>).lastName)).toEqual(['Turing']);
     expect(h.summaries[0]?.filteredOut).toBe(2);
@@ -72,7 +86,9 @@ describe('std:account:list', () => {
     const h = tenant({ attributeDefinitions: [{ name: 'mail', expression: '$firstName.$nickname@x.com' }] });
     const e = await failure(list(h));
     expect(e.code).toBe('TEMPLATE_ERROR');
-    expect(e.message).toMatch(/Attribute definition "mail" failed for account .*Contractors account C1.*null-reference error in expression "\$firstName.\$nickname@x.com": \$nickname is missing/);
+    expect(e.message).toMatch(
+      /Attribute definition "mail" failed for account .*Contractors account C1.*null-reference error in expression "\$firstName.\$nickname@x.com": \$nickname is missing/,
+    );
   });
 
   test('forced aggregation: waits for the task; a failed task and a timeout fail clearly', async () => {
@@ -85,7 +101,9 @@ describe('std:account:list', () => {
     h.fake.taskOutcome = 'ERROR';
     const failed = await failure(list(h));
     expect(failed.code).toBe('AGGREGATION_FAILED');
-    expect(failed.message).toMatch(/Forced aggregation of source "LDAP" ended with ERROR: connector error: host unreachable/);
+    expect(failed.message).toMatch(
+      /Forced aggregation of source "LDAP" ended with ERROR: connector error: host unreachable/,
+    );
 
     h.fake.taskOutcome = 'SUCCESS';
     h.fake.taskPolls = 1_000_000;
@@ -94,14 +112,22 @@ describe('std:account:list', () => {
   });
 
   test('identity scope: an existing identity is a duplicate; the account waits for review and is not emitted', async () => {
-    const h = tenant({ matching: { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] }, fusionOwnerIsGlobalReviewer: true });
+    const h = tenant({
+      matching: { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] },
+      fusionOwnerIsGlobalReviewer: true,
+    });
     h.fake.addIdentity('grace', { firstName: 'Grace', lastName: 'Hopper' });
     const reviews = new RecordingReviewQueue();
     h.deps.reviewQueue = () => reviews;
     const items = await collect(list(h));
     expect(items.map((i) => (i.attributes as Record<string, unknown>).lastName).sort()).toEqual(['Lovelace', 'Turing']);
     expect(reviews.pending).toHaveLength(1);
-    expect(reviews.pending[0]).toMatchObject({ accountName: 'L1', sourceName: 'LDAP', reviewers: ['owner-1'], candidates: [{ candidateKind: 'identity' }] });
+    expect(reviews.pending[0]).toMatchObject({
+      accountName: 'L1',
+      sourceName: 'LDAP',
+      reviewers: ['owner-1'],
+      candidates: [{ candidateKind: 'identity' }],
+    });
     expect(h.summaries[0]?.potentialDuplicates).toBe(1);
 
     // A too strict scope query empties the baseline: no duplicate is found, and a warning says so.
@@ -114,7 +140,10 @@ describe('std:account:list', () => {
   });
 
   test('same-run duplicates: the second account of one person waits for review, across batches too', async () => {
-    const h = tenant({ batchSize: 1, matching: { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] } });
+    const h = tenant({
+      batchSize: 1,
+      matching: { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] },
+    });
     const ldap = [...h.fake.sources.values()].find((s) => s.name === 'LDAP')!;
     h.fake.addAccount(ldap, 'L2', { firstName: 'Ada', lastName: 'Lovelace' });
     const items = await collect(list(h));
@@ -126,8 +155,14 @@ describe('std:account:list', () => {
 
 describe('review decisions (lifecycle queue seam)', () => {
   test('pending waits, "not a duplicate" is created unmatched, "same person as" joins that connector account; decisions completed at the end', async () => {
-    const h = tenant({ matching: { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] } });
-    const first = (await collect(list(h))) as { identity: string; disabled: boolean; attributes: Record<string, unknown> }[];
+    const h = tenant({
+      matching: { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] },
+    });
+    const first = (await collect(list(h))) as {
+      identity: string;
+      disabled: boolean;
+      attributes: Record<string, unknown>;
+    }[];
     h.fake.ingest(h.own.id, first);
     const contractors = [...h.fake.sources.values()].find((s) => s.name === 'Contractors')!;
     const twinAda = h.fake.addAccount(contractors, 'C8', { firstName: 'Ada', lastName: 'Lovelace' });

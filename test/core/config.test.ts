@@ -42,7 +42,10 @@ describe('parseFusionConfig', () => {
       fusionFormExpirationDays: 7,
       proxyEnabled: false,
     });
-    expect(c.sourceOptions).toEqual({ HR: { forceAggregation: false, accountFilter: '' }, AD: { forceAggregation: false, accountFilter: '' } });
+    expect(c.sourceOptions).toEqual({
+      HR: { forceAggregation: false, accountFilter: '' },
+      AD: { forceAggregation: false, accountFilter: '' },
+    });
   });
 
   test('accepts every setting with a valid value', () => {
@@ -56,8 +59,21 @@ describe('parseFusionConfig', () => {
       identityScopeQuery: '',
       accountFilter: 'disabled eq false',
       attributeMerge: 'list',
-      attributeMaps: [{ newAttribute: 'groups', existingAttributes: ['memberOf'], attributeMerge: 'source', source: 'AD' }],
-      attributeDefinitions: [{ name: 'uid', expression: '$first$counter', type: 'unique', case: 'lower', normalize: true, spaces: true, maxLength: 8, digits: 2 }],
+      attributeMaps: [
+        { newAttribute: 'groups', existingAttributes: ['memberOf'], attributeMerge: 'source', source: 'AD' },
+      ],
+      attributeDefinitions: [
+        {
+          name: 'uid',
+          expression: '$first$counter',
+          type: 'unique',
+          case: 'lower',
+          normalize: true,
+          spaces: true,
+          maxLength: 8,
+          digits: 2,
+        },
+      ],
       maxAttempts: '250',
       fusionOwnerIsGlobalReviewer: true,
       fusionFormExpirationDays: 14,
@@ -79,7 +95,12 @@ describe('parseFusionConfig', () => {
     expect(c.logLevel).toBe('debug');
     expect(c.externalLoggingLevel).toBe('warn');
     expect(c.attributeDefinitions[0]).toMatchObject({ type: 'unique', digits: 2, maxLength: 8, counterStart: 1 });
-    expect(c.attributeMaps[0]).toEqual({ newAttribute: 'groups', existingAttributes: ['memberOf'], attributeMerge: 'source', source: 'AD' });
+    expect(c.attributeMaps[0]).toEqual({
+      newAttribute: 'groups',
+      existingAttributes: ['memberOf'],
+      attributeMerge: 'source',
+      source: 'AD',
+    });
   });
 
   const invalid: [string, Record<string, unknown>, RegExp][] = [
@@ -88,43 +109,136 @@ describe('parseFusionConfig', () => {
     ['clientId empty', { clientId: '' }, /clientId = "": allowed a non-empty string/],
     ['clientSecret number', { clientSecret: 42 }, /clientSecret = \(hidden\)/],
     ['proxyEnabled string', { proxyEnabled: 'yes' }, /proxyEnabled = "yes": allowed a boolean/],
-    ['proxyUrl required when enabled', { proxyEnabled: true, proxyPassword: 'x'.repeat(16) }, /proxyUrl = undefined: allowed an http\(s\) URL \(required\)/],
-    ['proxyPassword required when enabled', { proxyEnabled: true, proxyUrl: 'https://p.example.com' }, /proxyPassword = \(hidden\)/],
+    [
+      'proxyUrl required when enabled',
+      { proxyEnabled: true, proxyPassword: 'x'.repeat(16) },
+      /proxyUrl = undefined: allowed an http\(s\) URL \(required\)/,
+    ],
+    [
+      'proxyPassword required when enabled',
+      { proxyEnabled: true, proxyUrl: 'https://p.example.com' },
+      /proxyPassword = \(hidden\)/,
+    ],
     ['proxyPassword not a string', { proxyPassword: 7 }, /proxyPassword = \(hidden\): allowed a string/],
     ['spConnectorInstanceId', { spConnectorInstanceId: 5 }, /spConnectorInstanceId = 5/],
     ['sources missing', { sources: undefined }, /sources = undefined: allowed a non-empty list/],
     ['sources empty', { sources: [] }, /sources = \[\]: allowed a non-empty list/],
     ['sources duplicate', { sources: ['HR', 'HR'] }, /"HR" appears twice/],
     ['sources not strings', { sources: ['HR', 3] }, /sources = \["HR",3\]/],
-    ['sourceOptions unknown source (case-sensitive)', { sourceOptions: { hr: { forceAggregation: true } } }, /sourceOptions.hr = "hr": allowed a name listed in sources \("HR", "AD"\)/],
-    ['sourceOptions.forceAggregation', { sourceOptions: { HR: { forceAggregation: 1 } } }, /sourceOptions.HR.forceAggregation = 1/],
-    ['sourceOptions.accountFilter syntax', { sourceOptions: { HR: { accountFilter: 'name zz "a"' } } }, /sourceOptions.HR.accountFilter = .*unknown operator "zz"/],
+    [
+      'sourceOptions unknown source (case-sensitive)',
+      { sourceOptions: { hr: { forceAggregation: true } } },
+      /sourceOptions.hr = "hr": allowed a name listed in sources \("HR", "AD"\)/,
+    ],
+    [
+      'sourceOptions.forceAggregation',
+      { sourceOptions: { HR: { forceAggregation: 1 } } },
+      /sourceOptions.HR.forceAggregation = 1/,
+    ],
+    [
+      'sourceOptions.accountFilter syntax',
+      { sourceOptions: { HR: { accountFilter: 'name zz "a"' } } },
+      /sourceOptions.HR.accountFilter = .*unknown operator "zz"/,
+    ],
     ['includeIdentities', { includeIdentities: 'no' }, /includeIdentities = "no"/],
     ['identityScopeQuery empty', { identityScopeQuery: ' ' }, /identityScopeQuery = " ": allowed a search query/],
     ['accountFilter', { accountFilter: 'attributes.x eq' }, /accountFilter = "attributes.x eq".*expected a value/],
     ['attributeMerge', { attributeMerge: 'last' }, /attributeMerge = "last": allowed one of first, list, concatenate/],
     ['attributeMaps not a list', { attributeMaps: {} }, /attributeMaps = \{\}: allowed a list of objects/],
-    ['attributeMaps.newAttribute', { attributeMaps: [{ existingAttributes: ['a'] }] }, /attributeMaps\[0\].newAttribute = undefined/],
-    ['attributeMaps.existingAttributes', { attributeMaps: [{ newAttribute: 'x', existingAttributes: 'a' }] }, /attributeMaps\[0\].existingAttributes = "a"/],
-    ['attributeMaps.attributeMerge', { attributeMaps: [{ newAttribute: 'x', existingAttributes: ['a'], attributeMerge: 'sum' }] }, /attributeMaps\[0\].attributeMerge = "sum": allowed one of first, list, concatenate, source/],
-    ['attributeMaps.source unknown', { attributeMaps: [{ newAttribute: 'x', existingAttributes: ['a'], attributeMerge: 'source', source: 'ad' }] }, /attributeMaps\[0\].source = "ad"/],
-    ['attributeDefinitions.name', { attributeDefinitions: [{ expression: '$a' }] }, /attributeDefinitions\[0\].name = undefined/],
-    ['attributeDefinitions.expression', { attributeDefinitions: [{ name: 'a' }] }, /attributeDefinitions\[0\].expression = undefined/],
-    ['attributeDefinitions.type', { attributeDefinitions: [{ name: 'a', expression: '$a', type: 'random' }] }, /attributeDefinitions\[0\].type = "random": allowed one of normal, unique, uuid, counter/],
-    ['attributeDefinitions.case', { attributeDefinitions: [{ name: 'a', expression: '$a', case: 'title' }] }, /attributeDefinitions\[0\].case = "title"/],
-    ['attributeDefinitions.normalize', { attributeDefinitions: [{ name: 'a', expression: '$a', normalize: 'y' }] }, /attributeDefinitions\[0\].normalize = "y"/],
-    ['attributeDefinitions.spaces', { attributeDefinitions: [{ name: 'a', expression: '$a', spaces: 2 }] }, /attributeDefinitions\[0\].spaces = 2/],
-    ['attributeDefinitions.maxLength', { attributeDefinitions: [{ name: 'a', expression: '$a', maxLength: 0 }] }, /attributeDefinitions\[0\].maxLength = 0: allowed an integer from 1 to 10000/],
-    ['attributeDefinitions.counterStart', { attributeDefinitions: [{ name: 'a', expression: '$a', counterStart: -1 }] }, /counterStart = -1/],
-    ['attributeDefinitions.digits', { attributeDefinitions: [{ name: 'a', expression: '$a', digits: 1.5 }] }, /digits = 1.5: allowed an integer from 1 to 20/],
-    ['attributeDefinitions.refresh', { attributeDefinitions: [{ name: 'a', expression: '$a', refresh: 'x' }] }, /refresh = "x"/],
-    ['attributeDefinitions duplicate', { attributeDefinitions: [{ name: 'a', expression: '$a' }, { name: 'a', expression: '$b' }] }, /attributeDefinitions\[1\].name = "a": allowed a name not already defined/],
+    [
+      'attributeMaps.newAttribute',
+      { attributeMaps: [{ existingAttributes: ['a'] }] },
+      /attributeMaps\[0\].newAttribute = undefined/,
+    ],
+    [
+      'attributeMaps.existingAttributes',
+      { attributeMaps: [{ newAttribute: 'x', existingAttributes: 'a' }] },
+      /attributeMaps\[0\].existingAttributes = "a"/,
+    ],
+    [
+      'attributeMaps.attributeMerge',
+      { attributeMaps: [{ newAttribute: 'x', existingAttributes: ['a'], attributeMerge: 'sum' }] },
+      /attributeMaps\[0\].attributeMerge = "sum": allowed one of first, list, concatenate, source/,
+    ],
+    [
+      'attributeMaps.source unknown',
+      { attributeMaps: [{ newAttribute: 'x', existingAttributes: ['a'], attributeMerge: 'source', source: 'ad' }] },
+      /attributeMaps\[0\].source = "ad"/,
+    ],
+    [
+      'attributeDefinitions.name',
+      { attributeDefinitions: [{ expression: '$a' }] },
+      /attributeDefinitions\[0\].name = undefined/,
+    ],
+    [
+      'attributeDefinitions.expression',
+      { attributeDefinitions: [{ name: 'a' }] },
+      /attributeDefinitions\[0\].expression = undefined/,
+    ],
+    [
+      'attributeDefinitions.type',
+      { attributeDefinitions: [{ name: 'a', expression: '$a', type: 'random' }] },
+      /attributeDefinitions\[0\].type = "random": allowed one of normal, unique, uuid, counter/,
+    ],
+    [
+      'attributeDefinitions.case',
+      { attributeDefinitions: [{ name: 'a', expression: '$a', case: 'title' }] },
+      /attributeDefinitions\[0\].case = "title"/,
+    ],
+    [
+      'attributeDefinitions.normalize',
+      { attributeDefinitions: [{ name: 'a', expression: '$a', normalize: 'y' }] },
+      /attributeDefinitions\[0\].normalize = "y"/,
+    ],
+    [
+      'attributeDefinitions.spaces',
+      { attributeDefinitions: [{ name: 'a', expression: '$a', spaces: 2 }] },
+      /attributeDefinitions\[0\].spaces = 2/,
+    ],
+    [
+      'attributeDefinitions.maxLength',
+      { attributeDefinitions: [{ name: 'a', expression: '$a', maxLength: 0 }] },
+      /attributeDefinitions\[0\].maxLength = 0: allowed an integer from 1 to 10000/,
+    ],
+    [
+      'attributeDefinitions.counterStart',
+      { attributeDefinitions: [{ name: 'a', expression: '$a', counterStart: -1 }] },
+      /counterStart = -1/,
+    ],
+    [
+      'attributeDefinitions.digits',
+      { attributeDefinitions: [{ name: 'a', expression: '$a', digits: 1.5 }] },
+      /digits = 1.5: allowed an integer from 1 to 20/,
+    ],
+    [
+      'attributeDefinitions.refresh',
+      { attributeDefinitions: [{ name: 'a', expression: '$a', refresh: 'x' }] },
+      /refresh = "x"/,
+    ],
+    [
+      'attributeDefinitions duplicate',
+      {
+        attributeDefinitions: [
+          { name: 'a', expression: '$a' },
+          { name: 'a', expression: '$b' },
+        ],
+      },
+      /attributeDefinitions\[1\].name = "a": allowed a name not already defined/,
+    ],
     ['maxAttempts', { maxAttempts: 0 }, /maxAttempts = 0: allowed an integer from 1 to 100000/],
     ['fusionOwnerIsGlobalReviewer', { fusionOwnerIsGlobalReviewer: 'on' }, /fusionOwnerIsGlobalReviewer = "on"/],
     ['fusionFormExpirationDays', { fusionFormExpirationDays: 0 }, /fusionFormExpirationDays = 0/],
-    ['provisioningTimeout', { provisioningTimeout: 'soon' }, /provisioningTimeout = "soon": allowed an integer from 1 to 86400/],
+    [
+      'provisioningTimeout',
+      { provisioningTimeout: 'soon' },
+      /provisioningTimeout = "soon": allowed an integer from 1 to 86400/,
+    ],
     ['enableQueue', { enableQueue: 1 }, /enableQueue = 1/],
-    ['maxConcurrentRequests', { maxConcurrentRequests: 0 }, /maxConcurrentRequests = 0: allowed an integer from 1 to 100/],
+    [
+      'maxConcurrentRequests',
+      { maxConcurrentRequests: 0 },
+      /maxConcurrentRequests = 0: allowed an integer from 1 to 100/,
+    ],
     ['requestsPerSecond', { requestsPerSecond: -5 }, /requestsPerSecond = -5: allowed an integer from 1 to 1000/],
     ['enableBatching', { enableBatching: 'true!' }, /enableBatching = "true!"/],
     ['batchSize', { batchSize: 100000 }, /batchSize = 100000: allowed an integer from 1 to 10000/],
@@ -133,7 +247,11 @@ describe('parseFusionConfig', () => {
     ['reset', { reset: 'maybe' }, /reset = "maybe"/],
     ['logLevel', { logLevel: 'trace' }, /logLevel = "trace": allowed one of error, warn, info, debug/],
     ['externalLoggingEnabled', { externalLoggingEnabled: 'x' }, /externalLoggingEnabled = "x"/],
-    ['externalLoggingUrl required', { externalLoggingEnabled: true }, /externalLoggingUrl = undefined: allowed an http\(s\) URL \(required\)/],
+    [
+      'externalLoggingUrl required',
+      { externalLoggingEnabled: true },
+      /externalLoggingUrl = undefined: allowed an http\(s\) URL \(required\)/,
+    ],
     ['externalLoggingUrl bad', { externalLoggingUrl: 'ftp://x' }, /externalLoggingUrl = "ftp:\/\/x"/],
     ['externalLoggingLevel', { externalLoggingLevel: 'verbose' }, /externalLoggingLevel = "verbose"/],
   ];
@@ -153,12 +271,25 @@ describe('parseFusionConfig', () => {
 
 describe('matching section', () => {
   test('is parsed by the matching engine parser', () => {
-    const c = parseFusionConfig({ ...valid(), matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 90, mandatory: true }], reviewTopK: 5 } });
-    expect(c.matching).toEqual({ attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 90, mandatory: true }], reviewTopK: 5 });
+    const c = parseFusionConfig({
+      ...valid(),
+      matching: {
+        attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 90, mandatory: true }],
+        reviewTopK: 5,
+      },
+    });
+    expect(c.matching).toEqual({
+      attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 90, mandatory: true }],
+      reviewTopK: 5,
+    });
   });
 
   test('invalid matching values are configuration errors naming the field', () => {
-    expect(problem({ matching: { attributes: [{ attribute: 'x', algorithm: 'soundex', threshold: 90 }] } })).toMatch(/matching.attributes\[0\].algorithm = .*soundex/);
-    expect(problem({ matching: { attributes: [{ attribute: 'x', algorithm: 'exact', threshold: 190 }] } })).toMatch(/matching.attributes\[0\].threshold/);
+    expect(problem({ matching: { attributes: [{ attribute: 'x', algorithm: 'soundex', threshold: 90 }] } })).toMatch(
+      /matching.attributes\[0\].algorithm = .*soundex/,
+    );
+    expect(problem({ matching: { attributes: [{ attribute: 'x', algorithm: 'exact', threshold: 190 }] } })).toMatch(
+      /matching.attributes\[0\].threshold/,
+    );
   });
 });

@@ -17,7 +17,12 @@ let redis: Redis;
 let initialIdentities: Set<string>;
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 7, tenant: { identities: 60, accountsPerSource: 40, machineRate: 0.05 }, rateLimit: false, logRequests: false });
+  sim = await startSimulator({
+    seed: 7,
+    tenant: { identities: 60, accountsPerSource: 40, machineRate: 0.05 },
+    rateLimit: false,
+    logRequests: false,
+  });
   redis = openRedis();
   initialIdentities = new Set(sim.tenant.identities.keys());
 });
@@ -38,7 +43,14 @@ function configFor(extra: Record<string, unknown> = {}): Record<string, unknown>
     requestsPerSecond: 1000,
     maxConcurrentRequests: 20,
     attributeDefinitions: [
-      { name: 'login', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower', normalize: true, spaces: true },
+      {
+        name: 'login',
+        expression: '$firstName.substring(0,1)$lastName',
+        type: 'unique',
+        case: 'lower',
+        normalize: true,
+        spaces: true,
+      },
       { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 6 },
     ],
     matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },
@@ -49,9 +61,14 @@ function configFor(extra: Record<string, unknown> = {}): Record<string, unknown>
 function setup(extra: Record<string, unknown> = {}, runtime: { redis?: Redis; keyPrefix?: string } = {}) {
   const summaries: AggregationSummary[] = [];
   const lines: LogLine[] = [];
-  const runner = createProductionRunner({ ...runtime, taskPollMs: 100, onAggregationSummary: (s) => summaries.push(s) });
+  const runner = createProductionRunner({
+    ...runtime,
+    taskPollMs: 100,
+    onAggregationSummary: (s) => summaries.push(s),
+  });
   const config = configFor(extra);
-  const invoke = (type: string, input: Record<string, unknown>): AsyncIterable<CommandOutput> => runner(type as CommandType, input, config, context(lines));
+  const invoke = (type: string, input: Record<string, unknown>): AsyncIterable<CommandOutput> =>
+    runner(type as CommandType, input, config, context(lines));
   return { summaries, lines, invoke, aggregate: () => runPlatformAggregation({ tenant: sim.tenant, invoke }) };
 }
 
@@ -68,7 +85,10 @@ function resetTenantState(): void {
   sim.tenant.formInstances.clear();
   sim.tenant.versions.forms++;
   const src = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
-  sim.tenant.replaceSource({ ...src, connectorAttributes: { spConnectorInstanceId: src.connectorAttributes.spConnectorInstanceId } });
+  sim.tenant.replaceSource({
+    ...src,
+    connectorAttributes: { spConnectorInstanceId: src.connectorAttributes.spConnectorInstanceId },
+  });
 }
 
 function assertNoDuplicates(attr: string): void {
@@ -135,7 +155,16 @@ describe('aggregation against the simulator', () => {
     if (keys.length) await redis.del(...keys);
     const src = sim.tenant.sourceByName('Contractors')!;
     const template = [...sim.tenant.accountsOfSource(src.id).values()].find((a) => !a.isMachine)!;
-    sim.tenant.addAccount({ ...template, id: sim.tenant.newId(), nativeIdentity: 'CLONE-1', attributes: { ...template.attributes, displayName: 'Totally Different Person', firstName: template.attributes.firstName } });
+    sim.tenant.addAccount({
+      ...template,
+      id: sim.tenant.newId(),
+      nativeIdentity: 'CLONE-1',
+      attributes: {
+        ...template.attributes,
+        displayName: 'Totally Different Person',
+        firstName: template.attributes.firstName,
+      },
+    });
     const again = await t.aggregate();
     expect(again.created).toBe(1);
     assertNoDuplicates('login');
@@ -150,8 +179,16 @@ describe('aggregation against the simulator', () => {
     expect(String(rejected[0]!.reason)).toMatch(/Another aggregation of source "Identity Fusion" is in progress/);
 
     const src = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
-    sim.tenant.replaceSource({ ...src, connectorAttributes: { ...src.connectorAttributes, processing: { runId: 'crashed', startedAt: '2026-01-01T00:00:00Z' } } });
-    await expect(t.aggregate()).rejects.toThrow(/did not finish .*confirm that no other aggregation of this source is running/);
+    sim.tenant.replaceSource({
+      ...src,
+      connectorAttributes: {
+        ...src.connectorAttributes,
+        processing: { runId: 'crashed', startedAt: '2026-01-01T00:00:00Z' },
+      },
+    });
+    await expect(t.aggregate()).rejects.toThrow(
+      /did not finish .*confirm that no other aggregation of this source is running/,
+    );
     expect(sim.tenant.source(src.id).connectorAttributes.processing ?? null).toBeNull();
     await expect(t.aggregate()).resolves.toMatchObject({ removed: 0 });
   });
@@ -160,13 +197,17 @@ describe('aggregation against the simulator', () => {
     const t = setup({ batchSize: 5 });
     const runner = createProductionRunner({ taskPollMs: 100 });
     const abort = new AbortController();
-    const iter = runner('std:account:list', {}, configFor({ batchSize: 5 }), context([], abort.signal))[Symbol.asyncIterator]();
+    const iter = runner('std:account:list', {}, configFor({ batchSize: 5 }), context([], abort.signal))[
+      Symbol.asyncIterator
+    ]();
     expect((await iter.next()).done).toBe(false);
     expect(sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes.processing).toBeTruthy();
     abort.abort();
-    await expect((async () => {
-      while (!(await iter.next()).done);
-    })()).rejects.toMatchObject({ code: 'COMMAND_CANCELLED' });
+    await expect(
+      (async () => {
+        while (!(await iter.next()).done);
+      })(),
+    ).rejects.toMatchObject({ code: 'COMMAND_CANCELLED' });
     expect(sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes.processing ?? null).toBeNull();
     await expect(t.aggregate()).resolves.toMatchObject({ removed: 0 });
   });
@@ -202,7 +243,9 @@ describe('aggregation against the simulator', () => {
     sim.control.setAggregationOutcome(ldap.id, { kind: 'succeed', afterPolls: 1 });
     expect((await collect(forced)).length).toBeGreaterThan(0);
     sim.control.setAggregationOutcome(ldap.id, { kind: 'fail', afterPolls: 1, message: 'LDAP server unreachable' });
-    await expect(collect(forced)).rejects.toThrow(/Forced aggregation of source "LDAP" ended with ERROR.*LDAP server unreachable/);
+    await expect(collect(forced)).rejects.toThrow(
+      /Forced aggregation of source "LDAP" ended with ERROR.*LDAP server unreachable/,
+    );
     sim.control.setAggregationOutcome(ldap.id, { kind: 'never' });
     await expect(collect(forced)).rejects.toThrow(/did not finish within the provisioning timeout of 1 s/);
     sim.control.setAggregationOutcome(ldap.id, { kind: 'succeed', afterPolls: 1 });
@@ -232,18 +275,24 @@ describe('aggregation against the simulator', () => {
     expect(t.summaries[1]!.awaitingReview).toBe(review.formsCreated);
 
     const instances = [...sim.tenant.formInstances.values()] as Record<string, unknown>[];
-    const instanceOf = (accountId: string) => instances.find((i) => JSON.stringify(i.formInput ?? {}).includes(accountId))!;
+    const instanceOf = (accountId: string) =>
+      instances.find((i) => JSON.stringify(i.formInput ?? {}).includes(accountId))!;
     const [a, b] = review.created.map((c) => c.accountId);
     const instA = instanceOf(a!);
     const instB = instanceOf(b!);
     sim.control.completeFormInstance(String(instA.id), { newIdentity: true });
-    const candidates = JSON.parse(String((instB.formInput as Record<string, unknown>).candidates)) as { id: string; kind: string }[];
+    const candidates = JSON.parse(String((instB.formInput as Record<string, unknown>).candidates)) as {
+      id: string;
+      kind: string;
+    }[];
     const target = candidates.find((c) => c.kind === 'identity')!;
     sim.control.completeFormInstance(String(instB.id), { newIdentity: false, identity: target.id });
 
     const applied = await t.aggregate();
     expect(applied.created).toBe(2);
-    const made = connectorAccounts().filter((x) => (x.attributes.accounts as string[]).some((id) => id === a || id === b));
+    const made = connectorAccounts().filter((x) =>
+      (x.attributes.accounts as string[]).some((id) => id === a || id === b),
+    );
     expect(made).toHaveLength(2);
     const linked = made.find((x) => (x.attributes.accounts as string[]).includes(b!))!;
     expect(linked.identityId).toBe(target.id);

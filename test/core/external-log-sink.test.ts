@@ -16,7 +16,11 @@ function receiver(): Promise<{ server: Server; url: string; batches: LogRecord[]
       res.writeHead(204).end();
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/logs`, batches })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/logs`, batches }),
+    ),
+  );
 }
 
 describe('ExternalLogSink', () => {
@@ -38,7 +42,9 @@ describe('ExternalLogSink', () => {
     runWithLogContext({ jobId: 'job-42', command: 'std:account:list' }, () => sink.write(rec(1)));
     await sink.close();
     await new Promise<void>((r) => server.close(() => r()));
-    expect(batches.flat()).toEqual([expect.objectContaining({ msg: 'line 1', jobId: 'job-42', command: 'std:account:list' })]);
+    expect(batches.flat()).toEqual([
+      expect.objectContaining({ msg: 'line 1', jobId: 'job-42', command: 'std:account:list' }),
+    ]);
   });
 
   test('a URL that is down never throws or blocks; records are dropped and counted; the buffer is bounded', async () => {

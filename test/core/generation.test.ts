@@ -6,7 +6,13 @@ import { mergeAttributes, sortBySourceOrder } from '../../src/core/aggregation/a
 import { type FusionError } from '../../src/core/errors';
 
 function config(extra: Record<string, unknown>): FusionConfig {
-  return parseFusionConfig({ baseurl: 'https://t.example.com', clientId: 'c', clientSecret: 's', sources: ['HR', 'AD', 'LMS'], ...extra });
+  return parseFusionConfig({
+    baseurl: 'https://t.example.com',
+    clientId: 'c',
+    clientSecret: 's',
+    sources: ['HR', 'AD', 'LMS'],
+    ...extra,
+  });
 }
 
 function generator(c: FusionConfig, counters: Record<string, number> = {}, persisted: Record<string, number>[] = []) {
@@ -17,7 +23,11 @@ function generator(c: FusionConfig, counters: Record<string, number> = {}, persi
   return { gen: new AttributeGenerator(c, registry, store), registry, store };
 }
 
-const subject = (context: Record<string, unknown>, existing: Record<string, unknown> = {}) => ({ label: `"${String(context.first)}"`, context, existing });
+const subject = (context: Record<string, unknown>, existing: Record<string, unknown> = {}) => ({
+  label: `"${String(context.first)}"`,
+  context,
+  existing,
+});
 
 describe('unique generation', () => {
   const c = config({
@@ -55,7 +65,10 @@ describe('unique generation', () => {
   });
 
   test('an expression that always yields the same value retries up to maxAttempts, then names attribute, expression and last value', () => {
-    const fixed = config({ maxAttempts: 5, attributeDefinitions: [{ name: 'uid', expression: '#if($counter)x#{else}x#end', type: 'unique', digits: 3 }] });
+    const fixed = config({
+      maxAttempts: 5,
+      attributeDefinitions: [{ name: 'uid', expression: '#if($counter)x#{else}x#end', type: 'unique', digits: 3 }],
+    });
     const { gen } = generator(fixed);
     gen.generate(subject({ first: 'a' }));
     let err: FusionError | undefined;
@@ -65,17 +78,23 @@ describe('unique generation', () => {
       err = e as FusionError;
     }
     expect(err?.code).toBe('UNIQUE_EXHAUSTED');
-    expect(err?.message).toMatch(/"uid".*after 5 attempts of expression "#if\(\$counter\)x#\{else\}x#end"; last value tried "x"/);
+    expect(err?.message).toMatch(
+      /"uid".*after 5 attempts of expression "#if\(\$counter\)x#\{else\}x#end"; last value tried "x"/,
+    );
   });
 
   test('a Velocity error names the attribute, the expression, the account and the kind', () => {
-    const bad = config({ attributeDefinitions: [{ name: 'uid', expression: '$first.substr(0,1)$lastName', type: 'unique' }] });
+    const bad = config({
+      attributeDefinitions: [{ name: 'uid', expression: '$first.substr(0,1)$lastName', type: 'unique' }],
+    });
     const { gen } = generator(bad);
     expect(() => gen.generate(subject({ first: 'Ann' }))).toThrow(
       /Attribute definition "uid" failed for account "Ann": method-not-found error in expression "\$first.substr\(0,1\)\$lastName": .*use substring/,
     );
     const nullRef = config({ attributeDefinitions: [{ name: 'uid', expression: '$first$lastName', type: 'normal' }] });
-    expect(() => generator(nullRef).gen.generate(subject({ first: 'Ann' }))).toThrow(/null-reference error .*\$lastName is missing/);
+    expect(() => generator(nullRef).gen.generate(subject({ first: 'Ann' }))).toThrow(
+      /null-reference error .*\$lastName is missing/,
+    );
   });
 
   test('a syntax error fails when the run compiles its templates', () => {
@@ -86,7 +105,9 @@ describe('unique generation', () => {
 
 describe('counters and uuids', () => {
   test('counter continues from the persisted state, padded, and skips taken values', async () => {
-    const c = config({ attributeDefinitions: [{ name: 'empNo', expression: 'E$counter', type: 'counter', digits: 4, counterStart: 1 }] });
+    const c = config({
+      attributeDefinitions: [{ name: 'empNo', expression: 'E$counter', type: 'counter', digits: 4, counterStart: 1 }],
+    });
     const persisted: Record<string, number>[] = [];
     const { gen, registry, store } = generator(c, { empNo: 7 }, persisted);
     registry.register('empNo', 'E0009');
@@ -98,7 +119,9 @@ describe('counters and uuids', () => {
   });
 
   test('counterStart applies to a fresh counter', () => {
-    const c = config({ attributeDefinitions: [{ name: 'n', expression: '$counter', type: 'counter', counterStart: 1000 }] });
+    const c = config({
+      attributeDefinitions: [{ name: 'n', expression: '$counter', type: 'counter', counterStart: 1000 }],
+    });
     expect(generator(c).gen.generate(subject({})).n).toBe('1000');
   });
 
@@ -121,7 +144,10 @@ describe('counters and uuids', () => {
         { name: 'label', expression: '$first' },
       ],
     });
-    const out = generator(c).gen.generate({ ...subject({ first: 'Ada', sources: ['HR'] }, { dn: 'Old' }), keepExisting: true });
+    const out = generator(c).gen.generate({
+      ...subject({ first: 'Ada', sources: ['HR'] }, { dn: 'Old' }),
+      keepExisting: true,
+    });
     expect(out).toEqual({ dn: 'Old', label: 'Ada' });
   });
 });

@@ -17,7 +17,12 @@ let own: OwnRedis;
 let redis: Redis;
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 11, tenant: { identities: 30, accountsPerSource: 20, machineRate: 0 }, rateLimit: false, logRequests: false });
+  sim = await startSimulator({
+    seed: 11,
+    tenant: { identities: 30, accountsPerSource: 20, machineRate: 0 },
+    rateLimit: false,
+    logRequests: false,
+  });
   own = await startOwnRedis();
   // The options `fusion-proxy serve` gives the workers' shared connection.
   redis = new Redis(own.url, { maxRetriesPerRequest: 3, disconnectTimeout: 200 });
@@ -44,7 +49,8 @@ function setup() {
   };
   const lines: LogLine[] = [];
   const runner = createProductionRunner({ redis, keyPrefix: uniquePrefix('outage') + ':', taskPollMs: 100 });
-  const invoke = (type: string, input: Record<string, unknown>) => runner(type as CommandType, input, config, context(lines));
+  const invoke = (type: string, input: Record<string, unknown>) =>
+    runner(type as CommandType, input, config, context(lines));
   return { lines, fusionId, aggregate: () => runPlatformAggregation({ tenant: sim.tenant, invoke }) };
 }
 

@@ -8,7 +8,8 @@ import type { ReviewDecisionView, ReviewQueue } from '../../src/core/ports/revie
 import { collect, harness, run, type Harness } from './support';
 
 const matching = { attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }] };
-const list = (h: Harness, config: Record<string, unknown> = h.config) => collect(run(createAccountListCommand(h.deps), h, {}, [], config)) as Promise<AccountItem[]>;
+const list = (h: Harness, config: Record<string, unknown> = h.config) =>
+  collect(run(createAccountListCommand(h.deps), h, {}, [], config)) as Promise<AccountItem[]>;
 
 /** A lifecycle queue with fixed decisions, recording what the run completes and discards. */
 function lifecycle(h: Harness, decisions: Map<string, ReviewDecisionView>) {
@@ -84,10 +85,18 @@ describe('"same person as" a connector account', () => {
     expect(q1.submitted).toEqual([twin.id]);
     const review = h.summaries[0]!.pendingReviews[0]!;
     // Across batches the candidate is the new connector account's key; within a batch, the source account.
-    expect(review.candidates[0]).toMatchObject({ candidateKind: 'account', candidateId: 'batchSize' in extra ? out[0]!.identity : first.id });
+    expect(review.candidates[0]).toMatchObject({
+      candidateKind: 'account',
+      candidateId: 'batchSize' in extra ? out[0]!.identity : first.id,
+    });
     h.fake.ingest(h.own.id, out);
 
-    const q2 = lifecycle(h, new Map<string, ReviewDecisionView>([[twin.id, { kind: 'link', identityId: review.candidates[0]!.candidateId, candidateKind: 'account' }]]));
+    const q2 = lifecycle(
+      h,
+      new Map<string, ReviewDecisionView>([
+        [twin.id, { kind: 'link', identityId: review.candidates[0]!.candidateId, candidateKind: 'account' }],
+      ]),
+    );
     const next = await list(h);
     expect(next).toHaveLength(1);
     expect(next[0]!.identity).toBe(out[0]!.identity);
@@ -106,7 +115,9 @@ describe('decisions are completed only when applied', () => {
     h.fake.ingest(h.own.id, await list(h));
     const ada = h.fake.accountsOf(h.own.id).find((a) => a.attributes.lastName === 'Lovelace')!;
     const twin = h.fake.addAccount(ldap, 'L1', { firstName: 'Ada', lastName: 'Lovelace' });
-    const decisions = new Map<string, ReviewDecisionView>([[twin.id, { kind: 'link', identityId: ada.identityId!, candidateKind: 'identity' }]]);
+    const decisions = new Map<string, ReviewDecisionView>([
+      [twin.id, { kind: 'link', identityId: ada.identityId!, candidateKind: 'identity' }],
+    ]);
 
     const limited = lifecycle(h, decisions);
     const out = await list(h, { ...h.config, aggregationBatchSize: 2 });
@@ -124,7 +135,9 @@ describe('decisions are completed only when applied', () => {
     ldap.enabled = true;
     const full = lifecycle(h, decisions);
     const out3 = await list(h);
-    expect((out3.find((i) => i.identity === ada.nativeIdentity)?.attributes.accounts as string[]).sort()).toEqual([c1.id, twin.id].sort());
+    expect((out3.find((i) => i.identity === ada.nativeIdentity)?.attributes.accounts as string[]).sort()).toEqual(
+      [c1.id, twin.id].sort(),
+    );
     expect(full.completed).toEqual([twin.id]);
   });
 });

@@ -8,15 +8,19 @@ const definitions = [
   { name: 'empNo', expression: 'F$counter', type: 'counter', digits: 5 },
 ];
 
-function tenant(extra: Record<string, unknown> = {}): Harness & { contractors: ReturnType<Harness['fake']['addSource']> } {
+function tenant(
+  extra: Record<string, unknown> = {},
+): Harness & { contractors: ReturnType<Harness['fake']['addSource']> } {
   const h = harness({ attributeDefinitions: definitions, ...extra });
   const contractors = h.fake.addSource('Contractors');
   h.fake.addSource('LDAP');
-  for (const [n, first] of ['ann', 'ann', 'bob'].entries()) h.fake.addAccount(contractors, `C${n}`, { firstName: first });
+  for (const [n, first] of ['ann', 'ann', 'bob'].entries())
+    h.fake.addAccount(contractors, `C${n}`, { firstName: first });
   return { ...h, contractors };
 }
 
-const list = (h: Harness, config = h.config) => collect(run(createAccountListCommand(h.deps), h, {}, [], config)) as Promise<AccountItem[]>;
+const list = (h: Harness, config = h.config) =>
+  collect(run(createAccountListCommand(h.deps), h, {}, [], config)) as Promise<AccountItem[]>;
 const values = (items: AccountItem[], attr: string) => items.map((i) => i.attributes[attr]).sort();
 
 describe('consecutive aggregations (fake platform)', () => {
@@ -83,7 +87,12 @@ describe('consecutive aggregations (fake platform)', () => {
     expect(values(rebuilt, 'empNo')).toEqual(['F00001', 'F00002', 'F00003']);
     expect(h.summaries[1]).toMatchObject({ reset: true, accountsReset: 3, accountsCreated: 3 });
     h.fake.ingest(h.own.id, rebuilt);
-    expect(h.fake.accountsOf(h.own.id).map((a) => a.nativeIdentity).sort()).toEqual(rebuilt.map((i) => i.identity).sort());
+    expect(
+      h.fake
+        .accountsOf(h.own.id)
+        .map((a) => a.nativeIdentity)
+        .sort(),
+    ).toEqual(rebuilt.map((i) => i.identity).sort());
     expect(h.fake.sources.get(h.own.id)?.connectorAttributes.reset).toBe(false);
     // The platform may still send reset: true in the config; the cleared flag on the source wins.
     const after = await list(h, resetConfig);
@@ -128,14 +137,18 @@ describe('limited and filtered runs', () => {
 
   test('an account no source account refreshed keeps its refresh values, even when they read $sources', async () => {
     const h = tenant({
-      attributeDefinitions: [...definitions, { name: 'origin', expression: '$sources.Contractors.get(0).firstName', refresh: true }],
+      attributeDefinitions: [
+        ...definitions,
+        { name: 'origin', expression: '$sources.Contractors.get(0).firstName', refresh: true },
+      ],
     });
     const first = await list(h);
     expect(values(first, 'origin')).toEqual(['ann', 'ann', 'bob']);
     h.fake.ingest(h.own.id, first);
     const limited = await list(h, { ...h.config, aggregationBatchSize: 1 });
     expect(limited.length).toBeGreaterThan(1);
-    for (const item of limited) expect(item.attributes.origin).toBe(first.find((f) => f.identity === item.identity)?.attributes.origin);
+    for (const item of limited)
+      expect(item.attributes.origin).toBe(first.find((f) => f.identity === item.identity)?.attributes.origin);
   });
 });
 
@@ -154,10 +167,15 @@ describe('run lock and processing flag', () => {
 
   test('a stale processing flag is cleared, the run asks for confirmation, the next run proceeds', async () => {
     const h = tenant();
-    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'crashed-run', startedAt: '2026-01-01T00:00:00Z' };
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = {
+      runId: 'crashed-run',
+      startedAt: '2026-01-01T00:00:00Z',
+    };
     const e = await failure(run(createAccountListCommand(h.deps), h));
     expect(e.code).toBe('AGGREGATION_STALE_FLAG');
-    expect(e.message).toMatch(/did not finish \(processing flag set by run crashed-run.*confirm that no other aggregation of this source is running/);
+    expect(e.message).toMatch(
+      /did not finish \(processing flag set by run crashed-run.*confirm that no other aggregation of this source is running/,
+    );
     expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
     expect(await list(h)).toHaveLength(3);
   });
@@ -166,24 +184,34 @@ describe('run lock and processing flag', () => {
     const h = tenant();
     const scope = await h.deps.runLock!.scope();
     // What a worker killed mid-run leaves: its flag, and a lock that has since expired.
-    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'killed-run', startedAt: '2026-01-01T00:00:00Z', scope };
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = {
+      runId: 'killed-run',
+      startedAt: '2026-01-01T00:00:00Z',
+      scope,
+    };
     expect(await list(h)).toHaveLength(3);
     expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
   });
 
   test('a flag of another lock scope (another deployment, or from before a Redis wipe) still asks for confirmation', async () => {
     const h = tenant();
-    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = { runId: 'elsewhere', startedAt: '2026-01-01T00:00:00Z', scope: 'redis:another-deployment' };
+    h.fake.sources.get(h.own.id)!.connectorAttributes.processing = {
+      runId: 'elsewhere',
+      startedAt: '2026-01-01T00:00:00Z',
+      scope: 'redis:another-deployment',
+    };
     expect((await failure(run(createAccountListCommand(h.deps), h))).code).toBe('AGGREGATION_STALE_FLAG');
     expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toBeNull();
     expect(await list(h)).toHaveLength(3);
   });
 
-  test('a running aggregation\'s flag names its lock scope', async () => {
+  test("a running aggregation's flag names its lock scope", async () => {
     const h = tenant();
     const iter = run(createAccountListCommand(h.deps), h)[Symbol.asyncIterator]();
     await iter.next();
-    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toMatchObject({ scope: await h.deps.runLock!.scope() });
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.processing).toMatchObject({
+      scope: await h.deps.runLock!.scope(),
+    });
     while (!(await iter.next()).done);
   });
 

@@ -13,8 +13,7 @@ export interface LogLine {
 }
 
 function recordingLogger(lines: LogLine[]): Logger {
-  const make =
-    (level: string): LogFn =>
+  const make = (level: string): LogFn =>
     ((a: Record<string, unknown> | string, b?: string) => {
       if (typeof a === 'string') lines.push({ level, msg: a, fields: {} });
       else lines.push({ level, msg: b ?? '', fields: a });
@@ -32,7 +31,9 @@ export async function collect(iter: AsyncIterable<CommandOutput>): Promise<Comma
   return out;
 }
 
-export async function failure(iter: AsyncIterable<CommandOutput>): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
+export async function failure(
+  iter: AsyncIterable<CommandOutput>,
+): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
   try {
     await collect(iter);
   } catch (e) {
@@ -52,7 +53,11 @@ export interface Harness {
 /** A fake tenant: the connector's own source, sources Contractors and LDAP, and a few identities. */
 export function harness(extra: Record<string, unknown> = {}): Harness {
   const fake = new FakePlatform();
-  const own = fake.addSource('Identity Fusion', { authoritative: true, connectorAttributes: { spConnectorInstanceId: 'inst-1' }, owner: { id: 'owner-1', name: 'owner' } });
+  const own = fake.addSource('Identity Fusion', {
+    authoritative: true,
+    connectorAttributes: { spConnectorInstanceId: 'inst-1' },
+    owner: { id: 'owner-1', name: 'owner' },
+  });
   const summaries: AggregationSummary[] = [];
   const deps: CoreDeps = {
     platform: () => fake,
@@ -71,6 +76,12 @@ export function harness(extra: Record<string, unknown> = {}): Harness {
   return { fake, deps, summaries, own, config };
 }
 
-export function run(command: CoreCommand, h: Harness, input: Record<string, unknown> = {}, lines: LogLine[] = [], config: Record<string, unknown> = h.config): AsyncIterable<CommandOutput> {
+export function run(
+  command: CoreCommand,
+  h: Harness,
+  input: Record<string, unknown> = {},
+  lines: LogLine[] = [],
+  config: Record<string, unknown> = h.config,
+): AsyncIterable<CommandOutput> {
   return command(input, config, context(lines));
 }

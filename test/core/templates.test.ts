@@ -42,7 +42,9 @@ describe('strict Velocity templates', () => {
   });
 
   test('method not found names the method and suggests substring for substr', () => {
-    expect(kindOf('$first.substr(0,1)')).toMatch(/^method-not-found: method substr\(\) does not exist on a string in \$first.substr\(\); use substring\(begin, end\) instead/);
+    expect(kindOf('$first.substr(0,1)')).toMatch(
+      /^method-not-found: method substr\(\) does not exist on a string in \$first.substr\(\); use substring\(begin, end\) instead/,
+    );
     expect(kindOf('$first.frobnicate()')).toMatch(/^method-not-found: method frobnicate\(\)/);
   });
 
@@ -70,7 +72,9 @@ describe('strict Velocity templates', () => {
 
 describe('post-processing', () => {
   test('case, spaces, normalise, maxLength in that order', () => {
-    expect(postProcess("zoë o'brien", { case: 'capitalize', spaces: true, normalize: true, maxLength: 7 })).toBe('ZoeObri');
+    expect(postProcess("zoë o'brien", { case: 'capitalize', spaces: true, normalize: true, maxLength: 7 })).toBe(
+      'ZoeObri',
+    );
     expect(postProcess('Ann Lee', { case: 'upper', spaces: false, normalize: false })).toBe('ANN LEE');
     expect(postProcess('Ann Lee', { case: 'lower', spaces: true, normalize: false })).toBe('annlee');
     expect(normalizeText('Łukasz Øster Straße')).toBe('Lukasz Oster Strasse');

@@ -9,7 +9,13 @@ import { startHarness, PASSWORD, CLIENT_SECRET, type Harness, type Mode } from '
 const MODES: Mode[] = ['embedded', 'queue'];
 
 function config(password = PASSWORD): Record<string, unknown> {
-  return { proxyEnabled: true, proxyPassword: password, baseurl: 'https://tenant.example', clientId: 'cid', clientSecret: CLIENT_SECRET };
+  return {
+    proxyEnabled: true,
+    proxyPassword: password,
+    baseurl: 'https://tenant.example',
+    clientId: 'cid',
+    clientSecret: CLIENT_SECRET,
+  };
 }
 
 describe.each(MODES)('proxy client against the real server (%s mode)', (mode) => {
@@ -26,7 +32,13 @@ describe.each(MODES)('proxy client against the real server (%s mode)', (mode) =>
   it('streams every item in order, and the runner saw a config it can use', async () => {
     const seen: ProxyItem[] = [];
     const result = await invokeProxy(
-      { url: url(), password: PASSWORD, type: 'std:account:list', input: { script: { items: 2000, itemBytes: 200 } }, config: config() },
+      {
+        url: url(),
+        password: PASSWORD,
+        type: 'std:account:list',
+        input: { script: { items: 2000, itemBytes: 200 } },
+        config: config(),
+      },
       (item) => void seen.push(item),
     );
     expect(result.items).toBe(2000);
@@ -57,7 +69,13 @@ describe.each(MODES)('proxy client against the real server (%s mode)', (mode) =>
   it('a wrong password is a PROXY_UNAUTHORIZED error naming the URL, and nothing runs', async () => {
     const before = h.runner.count;
     const err = await invokeProxy(
-      { url: url(), password: 'not-the-password', type: 'std:test-connection', input: {}, config: config('not-the-password') },
+      {
+        url: url(),
+        password: 'not-the-password',
+        type: 'std:test-connection',
+        input: {},
+        config: config('not-the-password'),
+      },
       () => undefined,
     ).catch((e: unknown) => e);
     expect(isFusionError(err, 'PROXY_UNAUTHORIZED')).toBe(true);
@@ -68,7 +86,13 @@ describe.each(MODES)('proxy client against the real server (%s mode)', (mode) =>
 
   it('a failure before the first item carries the server message', async () => {
     const err = await invokeProxy(
-      { url: url(), password: PASSWORD, type: 'std:account:list', input: { script: { failBeforeFirst: 'source HR does not exist' } }, config: config() },
+      {
+        url: url(),
+        password: PASSWORD,
+        type: 'std:account:list',
+        input: { script: { failBeforeFirst: 'source HR does not exist' } },
+        config: config(),
+      },
       () => undefined,
     ).catch((e: unknown) => e);
     expect(isFusionError(err, 'PROXY_SERVER_ERROR')).toBe(true);
@@ -78,22 +102,46 @@ describe.each(MODES)('proxy client against the real server (%s mode)', (mode) =>
   it('a failure after the first item fails the command instead of returning a short result', async () => {
     const seen: ProxyItem[] = [];
     const err = await invokeProxy(
-      { url: url(), password: PASSWORD, type: 'std:account:list', input: { script: { items: 10, failAfterItems: 3, failMessage: 'boom' } }, config: config() },
+      {
+        url: url(),
+        password: PASSWORD,
+        type: 'std:account:list',
+        input: { script: { items: 10, failAfterItems: 3, failMessage: 'boom' } },
+        config: config(),
+      },
       (item) => void seen.push(item),
     ).catch((e: unknown) => e);
     // The server's code and message arrive although the status line was long sent.
     expect(isFusionError(err, 'PROXY_SERVER_ERROR')).toBe(true);
-    expect((err as Error).message).toMatch(new RegExp(`failed std:account:list after ${seen.length} item\\(s\\) had been sent: .*boom.*incomplete and was not accepted`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `failed std:account:list after ${seen.length} item\\(s\\) had been sent: .*boom.*incomplete and was not accepted`,
+      ),
+    );
     expect(seen.length).toBeLessThan(10);
   });
 
   it('aborting the client call cancels the command on the server', async () => {
     const controller = new AbortController();
     const call = invokeProxy(
-      { url: url(), password: PASSWORD, type: 'std:account:list', input: { script: { items: 100, hangAfterItems: 1 } }, config: config(), signal: controller.signal },
+      {
+        url: url(),
+        password: PASSWORD,
+        type: 'std:account:list',
+        input: { script: { items: 100, hangAfterItems: 1 } },
+        config: config(),
+        signal: controller.signal,
+      },
       () => controller.abort(),
     ).catch((e: unknown) => e);
     expect(isFusionError(await call)).toBe(true);
-    await h.runner.waitFor((execs) => execs.some((e) => e.input.script !== undefined && (e.input.script as { hangAfterItems?: number }).hangAfterItems === 1 && e.cancelled));
+    await h.runner.waitFor((execs) =>
+      execs.some(
+        (e) =>
+          e.input.script !== undefined &&
+          (e.input.script as { hangAfterItems?: number }).hangAfterItems === 1 &&
+          e.cancelled,
+      ),
+    );
   });
 });

@@ -48,7 +48,10 @@ describe('the one error-code table', () => {
     for (const code of Object.keys(ERROR_CODES).filter((c): c is FusionErrorCode => c !== 'UNEXPECTED')) {
       const e = toConnectorError(new FusionError(code, `failure ${code}`)) as ConnectorError;
       expect(e).toBeInstanceOf(ConnectorError);
-      expect([code, e.type]).toEqual([code, ERROR_CODES[code].sdkType === 'notFound' ? ConnectorErrorType.NotFound : ConnectorErrorType.Generic]);
+      expect([code, e.type]).toEqual([
+        code,
+        ERROR_CODES[code].sdkType === 'notFound' ? ConnectorErrorType.NotFound : ConnectorErrorType.Generic,
+      ]);
       expect(e.message).toBe(`failure ${code}`);
     }
   });
@@ -61,8 +64,12 @@ describe('the one error-code table', () => {
     expect((toConnectorError(read) as ConnectorError).type).toBe(ConnectorErrorType.NotFound);
     // No code, an unknown code, or a client-side code: the generic server error.
     expect(statusError(500, JSON.stringify({ error: 'boom' }), ctx).code).toBe('PROXY_SERVER_ERROR');
-    expect(statusError(500, JSON.stringify({ error: 'boom', code: 'NO_SUCH_CODE' }), ctx).code).toBe('PROXY_SERVER_ERROR');
-    expect(statusError(502, JSON.stringify({ error: 'boom', code: 'PROXY_TLS_FAILED' }), ctx).code).toBe('PROXY_SERVER_ERROR');
+    expect(statusError(500, JSON.stringify({ error: 'boom', code: 'NO_SUCH_CODE' }), ctx).code).toBe(
+      'PROXY_SERVER_ERROR',
+    );
+    expect(statusError(502, JSON.stringify({ error: 'boom', code: 'PROXY_TLS_FAILED' }), ctx).code).toBe(
+      'PROXY_SERVER_ERROR',
+    );
     expect(statusError(502, '<html>bad gateway</html>', ctx).code).toBe('PROXY_SERVER_ERROR');
   });
 });

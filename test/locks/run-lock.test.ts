@@ -62,7 +62,11 @@ describe.each(implementations)('%s run lock', (_name, make) => {
   test('an on-demand renewal tells a held lock from a stolen one, without waiting for the timer', async () => {
     const lock = make();
     let lostCalls = 0;
-    const held = (await holdRunLock(lock, 'now', 'me', { ttlMs: 10_000, renewEveryMs: 60_000, onLost: () => lostCalls++ }))!;
+    const held = (await holdRunLock(lock, 'now', 'me', {
+      ttlMs: 10_000,
+      renewEveryMs: 60_000,
+      onLost: () => lostCalls++,
+    }))!;
     expect(await held.renew()).toBe(true);
     expect(held.lost).toBe(false);
     await lock.release('now', 'me');
@@ -80,7 +84,11 @@ describe.each(implementations)('%s run lock', (_name, make) => {
     await lock.acquire('busy', 'other', 10_000);
     expect(await holdRunLock(lock, 'busy', 'me', { ttlMs: 1000 })).toBeUndefined();
     let lostCalled = false;
-    const held = await holdRunLock(lock, 'stolen', 'me', { ttlMs: 40, renewEveryMs: 100, onLost: () => (lostCalled = true) });
+    const held = await holdRunLock(lock, 'stolen', 'me', {
+      ttlMs: 40,
+      renewEveryMs: 100,
+      onLost: () => (lostCalled = true),
+    });
     await lock.release('stolen', 'me');
     await lock.acquire('stolen', 'thief', 10_000);
     await sleep(250);
@@ -113,7 +121,7 @@ describe.each(implementations)('%s run lock', (_name, make) => {
 });
 
 describe('run-lock scope', () => {
-  test('every worker on one Redis shares a scope; another process\'s memory lock is another scope', async () => {
+  test("every worker on one Redis shares a scope; another process's memory lock is another scope", async () => {
     const prefix = `${uniquePrefix('scope')}:`;
     const a = await new RedisRunLock(redis, prefix).scope();
     expect(await new RedisRunLock(redis, prefix).scope()).toBe(a);

@@ -72,7 +72,13 @@ describe('fusion-proxy match', () => {
   it('prints NDJSON duplicates and a readable summary', async () => {
     const { code, out, err } = await cli(['--identities', identities, '--accounts', accounts, '--config', configFile]);
     expect(code).toBe(0);
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { accountId: string; candidateId: string; score: number; scores: Record<string, number> });
+    const lines = out
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { accountId: string; candidateId: string; score: number; scores: Record<string, number> },
+      );
     expect(lines.map((l) => `${l.accountId}>${l.candidateId}`).sort()).toEqual(['a1>i1', 'a2>i2', 'a4>a3', 'a5>i3']);
     const a1 = lines.find((l) => l.accountId === 'a1')!;
     expect(a1.scores.lastName).toBe(100);
@@ -83,32 +89,94 @@ describe('fusion-proxy match', () => {
 
   it('reports precision and recall against a truth file, as one JSON line with --summary-json', async () => {
     const truth = file('truth.csv', 'accountId,candidateId\na1,i1\na2,i2\na3,a4\n');
-    const { code, err } = await cli(['--identities', identities, '--accounts', accounts, '--config', configFile, '--truth', truth, '--summary-json']);
+    const { code, err } = await cli([
+      '--identities',
+      identities,
+      '--accounts',
+      accounts,
+      '--config',
+      configFile,
+      '--truth',
+      truth,
+      '--summary-json',
+    ]);
     expect(code).toBe(0);
     const lines = err.trim().split('\n');
     expect(lines).toHaveLength(1);
     const summary = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(summary).toMatchObject({ identities: 3, accounts: 5, duplicates: 4, truthPairs: 3, truePositives: 3, precision: 0.75, recall: 1 });
+    expect(summary).toMatchObject({
+      identities: 3,
+      accounts: 5,
+      duplicates: 4,
+      truthPairs: 3,
+      truePositives: 3,
+      precision: 0.75,
+      recall: 1,
+    });
   });
 
   const bad: [string, () => string[], RegExp][] = [
-    ['a missing file', () => ['--identities', join(dir, 'nope.json'), '--accounts', accounts, '--config', configFile], /cannot read identities file .*ENOENT/],
-    ['bad JSON', () => ['--identities', file('bad.json', '[{"id": '), '--accounts', accounts, '--config', configFile], /not valid JSON/],
-    ['a CSV without id column', () => ['--identities', identities, '--accounts', file('noid.csv', 'name\nx\n'), '--config', configFile], /no "id" column/],
+    [
+      'a missing file',
+      () => ['--identities', join(dir, 'nope.json'), '--accounts', accounts, '--config', configFile],
+      /cannot read identities file .*ENOENT/,
+    ],
+    [
+      'bad JSON',
+      () => ['--identities', file('bad.json', '[{"id": '), '--accounts', accounts, '--config', configFile],
+      /not valid JSON/,
+    ],
+    [
+      'a CSV without id column',
+      () => ['--identities', identities, '--accounts', file('noid.csv', 'name\nx\n'), '--config', configFile],
+      /no "id" column/,
+    ],
     [
       'an unknown algorithm',
-      () => ['--identities', identities, '--accounts', accounts, '--config', file('c1.json', JSON.stringify({ matching: { attributes: [{ attribute: 'a', algorithm: 'soundex', threshold: 80 }] } }))],
+      () => [
+        '--identities',
+        identities,
+        '--accounts',
+        accounts,
+        '--config',
+        file(
+          'c1.json',
+          JSON.stringify({ matching: { attributes: [{ attribute: 'a', algorithm: 'soundex', threshold: 80 }] } }),
+        ),
+      ],
       /algorithm = "soundex".*allowed one of/,
     ],
     [
       'a threshold out of range',
-      () => ['--identities', identities, '--accounts', accounts, '--config', file('c2.json', JSON.stringify({ matching: { attributes: [{ attribute: 'a', algorithm: 'dice', threshold: 150 }] } }))],
+      () => [
+        '--identities',
+        identities,
+        '--accounts',
+        accounts,
+        '--config',
+        file(
+          'c2.json',
+          JSON.stringify({ matching: { attributes: [{ attribute: 'a', algorithm: 'dice', threshold: 150 }] } }),
+        ),
+      ],
       /threshold = 150.*0 to 100/,
     ],
-    ['no matching attributes', () => ['--identities', identities, '--accounts', accounts, '--config', file('c3.json', '{}')], /no matching attributes/],
+    [
+      'no matching attributes',
+      () => ['--identities', identities, '--accounts', accounts, '--config', file('c3.json', '{}')],
+      /no matching attributes/,
+    ],
     ['a missing option', () => ['--identities', identities, '--config', configFile], /--accounts is required/],
-    ['an unknown option', () => ['--identities', identities, '--accounts', accounts, '--config', configFile, '--fast'], /unknown option "--fast"/],
-    ['a record without id', () => ['--identities', file('noid.json', '[{"attributes": {}}]'), '--accounts', accounts, '--config', configFile], /record 0 has no "id"/],
+    [
+      'an unknown option',
+      () => ['--identities', identities, '--accounts', accounts, '--config', configFile, '--fast'],
+      /unknown option "--fast"/,
+    ],
+    [
+      'a record without id',
+      () => ['--identities', file('noid.json', '[{"attributes": {}}]'), '--accounts', accounts, '--config', configFile],
+      /record 0 has no "id"/,
+    ],
   ];
   it.each(bad)('exits 2 with a clear error on %s', async (_label, argv, message) => {
     const { code, out, err } = await cli(argv());

@@ -19,7 +19,8 @@ import { randomRecords, rng } from './support/random-records';
 function pairs(result: MatchResult): string[] {
   const out: string[] = [];
   for (const list of result.duplicates.values()) {
-    for (const d of list) out.push(`${d.accountId}|${d.candidateId}|${d.candidateKind}|${d.score}|${JSON.stringify(d.scores)}`);
+    for (const d of list)
+      out.push(`${d.accountId}|${d.candidateId}|${d.candidateKind}|${d.score}|${JSON.stringify(d.scores)}`);
   }
   return out.sort();
 }
@@ -29,7 +30,12 @@ function pairs(result: MatchResult): string[] {
  * the accounts without a duplicate join the baseline under a new id (created connector accounts),
  * together with a few unrelated records. Index and oracle see the same sequence.
  */
-function replay(settings: MatchingSettings, records: MatchRecord[], baseline: number, batch: number): { matched: number; calls: number } {
+function replay(
+  settings: MatchingSettings,
+  records: MatchRecord[],
+  baseline: number,
+  batch: number,
+): { matched: number; calls: number } {
   const index = buildMatcher(settings);
   const oracle = buildExhaustiveMatcher(settings);
   const both = (f: (m: Matcher) => void): void => {
@@ -48,7 +54,9 @@ function replay(settings: MatchingSettings, records: MatchRecord[], baseline: nu
     expect(got.stats.pairs.matched).toBe(want.stats.pairs.matched);
     matched += got.stats.pairs.matched;
     calls++;
-    const created = news.filter((r) => !got.duplicates.has(r.id)).map((r) => ({ id: `k-${r.id}`, attributes: r.attributes }));
+    const created = news
+      .filter((r) => !got.duplicates.has(r.id))
+      .map((r) => ({ id: `k-${r.id}`, attributes: r.attributes }));
     // an iterable (not an array) and an empty chunk must work too
     both((m) => m.addBaseline(created.values()));
     both((m) => m.addBaseline([]));
@@ -98,13 +106,19 @@ describe('incremental matcher == exhaustive oracle over interleaved addBaseline/
   });
 
   it('finds a duplicate of an account created in an earlier batch (same-run semantics across batches)', () => {
-    const settings: MatchingSettings = { attributes: [{ attribute: 'displayName', algorithm: 'name-matcher', threshold: 85, mandatory: true }], reviewTopK: 10 };
+    const settings: MatchingSettings = {
+      attributes: [{ attribute: 'displayName', algorithm: 'name-matcher', threshold: 85, mandatory: true }],
+      reviewTopK: 10,
+    };
     const m = buildMatcher(settings);
     m.addBaseline([{ id: 'i1', attributes: { displayName: 'Alice Jones' } }]);
     const first = m.match([{ id: 'a1', attributes: { displayName: 'Robert Smith' } }]);
     expect(first.duplicates.size).toBe(0);
     m.addBaseline([{ id: 'key-1', attributes: { displayName: 'Robert Smith' } }]);
-    const second = m.match([{ id: 'a2', attributes: { displayName: 'Bob Smith' } }, { id: 'a3', attributes: { displayName: 'Robert Smith' } }]);
+    const second = m.match([
+      { id: 'a2', attributes: { displayName: 'Bob Smith' } },
+      { id: 'a3', attributes: { displayName: 'Robert Smith' } },
+    ]);
     expect(second.duplicates.get('a2')?.map((d) => d.candidateId)).toEqual(['key-1']);
     // a3 sees the baseline and the earlier new account of its own batch
     expect(second.duplicates.get('a3')?.map((d) => [d.candidateId, d.candidateKind])).toEqual([
@@ -112,7 +126,12 @@ describe('incremental matcher == exhaustive oracle over interleaved addBaseline/
       ['a2', 'account'],
     ]);
     // the new records of a call are not kept: a2 is no candidate of a later call
-    expect(m.match([{ id: 'a4', attributes: { displayName: 'Bob Smith' } }]).duplicates.get('a4')?.map((d) => d.candidateId)).toEqual(['key-1']);
+    expect(
+      m
+        .match([{ id: 'a4', attributes: { displayName: 'Bob Smith' } }])
+        .duplicates.get('a4')
+        ?.map((d) => d.candidateId),
+    ).toEqual(['key-1']);
   });
 });
 

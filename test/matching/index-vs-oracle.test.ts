@@ -12,7 +12,11 @@ import { randomRecords } from './support/random-records';
 const THRESHOLDS = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100];
 const LOSSLESS: readonly Algorithm[] = ALGORITHMS; // the name matcher's token index is lossless too
 
-function run(settings: MatchingSettings, records: MatchRecord[], baseline: number): { index: MatchResult; oracle: MatchResult } {
+function run(
+  settings: MatchingSettings,
+  records: MatchRecord[],
+  baseline: number,
+): { index: MatchResult; oracle: MatchResult } {
   const index = buildMatcher(settings);
   index.addBaseline(records.slice(0, baseline));
   const oracle = buildExhaustiveMatcher(settings);
@@ -25,7 +29,8 @@ function run(settings: MatchingSettings, records: MatchRecord[], baseline: numbe
 function pairs(result: MatchResult): string[] {
   const out: string[] = [];
   for (const list of result.duplicates.values()) {
-    for (const d of list) out.push(`${d.accountId}|${d.candidateId}|${d.candidateKind}|${d.score}|${JSON.stringify(d.scores)}`);
+    for (const d of list)
+      out.push(`${d.accountId}|${d.candidateId}|${d.candidateKind}|${d.score}|${JSON.stringify(d.scores)}`);
   }
   return out.sort();
 }
@@ -93,10 +98,21 @@ describe('index == oracle with several attributes', () => {
   });
 
   it('counts a full scan when the threshold leaves no filter, and none otherwise', () => {
-    const noFilter = run({ attributes: [{ attribute: 'a', algorithm: 'jaro-winkler', threshold: 0, mandatory: false }], reviewTopK: 10 }, records, 180);
+    const noFilter = run(
+      { attributes: [{ attribute: 'a', algorithm: 'jaro-winkler', threshold: 0, mandatory: false }], reviewTopK: 10 },
+      records,
+      180,
+    );
     expect(noFilter.index.stats.fullScans['jaro-winkler']).toBeGreaterThan(0);
-    const clean = randomRecords(5, 200, ['a'], 'x').map((r) => ({ ...r, attributes: { a: `${String(r.attributes.a ?? '')} value` } }));
-    const filtered = run({ attributes: [{ attribute: 'a', algorithm: 'levenshtein', threshold: 90, mandatory: false }], reviewTopK: 10 }, clean, 100);
+    const clean = randomRecords(5, 200, ['a'], 'x').map((r) => ({
+      ...r,
+      attributes: { a: `${String(r.attributes.a ?? '')} value` },
+    }));
+    const filtered = run(
+      { attributes: [{ attribute: 'a', algorithm: 'levenshtein', threshold: 90, mandatory: false }], reviewTopK: 10 },
+      clean,
+      100,
+    );
     expect(filtered.index.stats.fullScans.levenshtein ?? 0).toBe(0);
   });
 });

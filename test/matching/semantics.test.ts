@@ -1,5 +1,11 @@
 import { FusionError } from '../../src/core/errors';
-import { type MatchRecord, type MatchingSettings, buildExhaustiveMatcher, buildMatcher, parseMatchingSettings } from '../../src/core/matching';
+import {
+  type MatchRecord,
+  type MatchingSettings,
+  buildExhaustiveMatcher,
+  buildMatcher,
+  parseMatchingSettings,
+} from '../../src/core/matching';
 
 const rec = (id: string, attributes: Record<string, unknown>): MatchRecord => ({ id, attributes });
 
@@ -26,7 +32,11 @@ describe('semantics: mandatory attributes AND, at least one attribute passes', (
   const identity = rec('i1', { lastName: 'Smith', email: 'john.smith@acme.com', displayName: 'John Smith' });
 
   it('rejects a pair whose mandatory attribute fails even when others pass (the incumbent ORs them)', () => {
-    const r = match(nameAndEmail, [identity], [rec('a1', { lastName: 'Jones', email: 'john.smith@acme.com', displayName: 'John Smith' })]);
+    const r = match(
+      nameAndEmail,
+      [identity],
+      [rec('a1', { lastName: 'Jones', email: 'john.smith@acme.com', displayName: 'John Smith' })],
+    );
     expect(r.duplicates.size).toBe(0);
   });
 
@@ -45,16 +55,33 @@ describe('semantics: mandatory attributes AND, at least one attribute passes', (
   });
 
   it('a passing mandatory attribute is itself the passing attribute', () => {
-    const r = match(nameAndEmail, [identity], [rec('a1', { lastName: 'Smyth', email: 'x@y.org', displayName: 'Peter Smyth' })]);
+    const r = match(
+      nameAndEmail,
+      [identity],
+      [rec('a1', { lastName: 'Smyth', email: 'x@y.org', displayName: 'Peter Smyth' })],
+    );
     // the mandatory attribute passes (SM0 = SM0): that is a passing attribute
     expect(r.duplicates.get('a1')).toEqual([
-      { accountId: 'a1', candidateId: 'i1', candidateKind: 'identity', score: expect.any(Number), scores: { lastName: 100, email: expect.any(Number), displayName: 45 } },
+      {
+        accountId: 'a1',
+        candidateId: 'i1',
+        candidateKind: 'identity',
+        score: expect.any(Number),
+        scores: { lastName: 100, email: expect.any(Number), displayName: 45 },
+      },
     ]);
   });
 
   it('without mandatory attributes every attribute below its threshold means no match', () => {
-    const settings: MatchingSettings = { attributes: nameAndEmail.attributes.map((a) => ({ ...a, mandatory: false })), reviewTopK: 10 };
-    const r = match(settings, [identity], [rec('a1', { lastName: 'Jones', email: 'peter.jones@other.org', displayName: 'Peter Jones' })]);
+    const settings: MatchingSettings = {
+      attributes: nameAndEmail.attributes.map((a) => ({ ...a, mandatory: false })),
+      reviewTopK: 10,
+    };
+    const r = match(
+      settings,
+      [identity],
+      [rec('a1', { lastName: 'Jones', email: 'peter.jones@other.org', displayName: 'Peter Jones' })],
+    );
     expect(r.duplicates.size).toBe(0);
     const ok = match(settings, [identity], [rec('a2', { lastName: 'Jones', email: 'john.smith@acme.com' })]);
     expect(ok.duplicates.get('a2')?.[0]?.scores).toEqual({ lastName: 0, email: 100 });
@@ -62,7 +89,10 @@ describe('semantics: mandatory attributes AND, at least one attribute passes', (
   });
 
   it('an account with no comparable attribute never matches (the incumbent matches every identity)', () => {
-    const settings: MatchingSettings = { attributes: nameAndEmail.attributes.map((a) => ({ ...a, mandatory: false })), reviewTopK: 10 };
+    const settings: MatchingSettings = {
+      attributes: nameAndEmail.attributes.map((a) => ({ ...a, mandatory: false })),
+      reviewTopK: 10,
+    };
     const baseline = [identity, rec('i2', { displayName: 'Ann Lee' }), rec('i3', {})];
     const r = match(settings, baseline, [rec('a1', { department: 'IT' }), rec('a2', { lastName: '   ', email: null })]);
     expect(r.duplicates.size).toBe(0);
@@ -73,11 +103,15 @@ describe('semantics: mandatory attributes AND, at least one attribute passes', (
 
 describe('scope: new accounts against the baseline and each other', () => {
   it('reports the later of two same-run accounts as a duplicate of the earlier one only', () => {
-    const r = match(nameAndEmail, [], [
-      rec('a1', { lastName: 'Smith', displayName: 'Jon Smith' }),
-      rec('a2', { lastName: 'Smith', displayName: 'John Smith' }),
-      rec('a3', { lastName: 'Smith', displayName: 'John Smith' }),
-    ]);
+    const r = match(
+      nameAndEmail,
+      [],
+      [
+        rec('a1', { lastName: 'Smith', displayName: 'Jon Smith' }),
+        rec('a2', { lastName: 'Smith', displayName: 'John Smith' }),
+        rec('a3', { lastName: 'Smith', displayName: 'John Smith' }),
+      ],
+    );
     expect(r.duplicates.has('a1')).toBe(false);
     expect(r.duplicates.get('a2')?.map((d) => [d.candidateId, d.candidateKind])).toEqual([['a1', 'account']]);
     expect(r.duplicates.get('a3')?.map((d) => d.candidateId)).toEqual(['a2', 'a1']); // ranked by score
@@ -101,27 +135,43 @@ describe('scope: new accounts against the baseline and each other', () => {
 
 describe('multi-valued attributes', () => {
   it('scores the best value pair', () => {
-    const settings: MatchingSettings = { attributes: [{ attribute: 'email', algorithm: 'levenshtein', threshold: 90, mandatory: false }], reviewTopK: 10 };
-    const r = match(settings, [rec('i1', { email: ['old@acme.com', 'jane.doe@acme.com'] })], [
-      rec('a1', { email: ['jane.doe@acme.co', 'nobody@else.org'] }),
-      rec('a2', ['x'] as unknown as Record<string, unknown>),
-    ]);
+    const settings: MatchingSettings = {
+      attributes: [{ attribute: 'email', algorithm: 'levenshtein', threshold: 90, mandatory: false }],
+      reviewTopK: 10,
+    };
+    const r = match(
+      settings,
+      [rec('i1', { email: ['old@acme.com', 'jane.doe@acme.com'] })],
+      [
+        rec('a1', { email: ['jane.doe@acme.co', 'nobody@else.org'] }),
+        rec('a2', ['x'] as unknown as Record<string, unknown>),
+      ],
+    );
     expect(r.duplicates.get('a1')?.[0]?.scores.email).toBe(94.1);
   });
 });
 
 describe('stats explain the result', () => {
   it('counts pairs by reason and candidates per account', () => {
-    const r = match(nameAndEmail, [rec('i1', { lastName: 'Smith', email: 'a@b.c' }), rec('i2', { lastName: 'Smyth' }), rec('i3', { lastName: 'Smith', displayName: 'Ann Smith' })], [
-      rec('a1', { lastName: 'Smith', email: 'zzz@q.r', displayName: 'Bob Smith' }),
-    ]);
+    const r = match(
+      nameAndEmail,
+      [
+        rec('i1', { lastName: 'Smith', email: 'a@b.c' }),
+        rec('i2', { lastName: 'Smyth' }),
+        rec('i3', { lastName: 'Smith', displayName: 'Ann Smith' }),
+      ],
+      [rec('a1', { lastName: 'Smith', email: 'zzz@q.r', displayName: 'Bob Smith' })],
+    );
     expect(r.stats.pairsCompared).toBe(3);
     expect(r.stats.pairs.matched).toBe(3); // the mandatory attribute passes for all three
     expect(r.stats.candidatesMax).toBe(3);
     expect(r.stats.generatorUse).toEqual({ lastName: 1 });
     // With two mandatory attributes the index uses the cheaper one, which already filters the
     // failing pairs; the oracle scores every pair and shows each reason.
-    const settings = { ...nameAndEmail, attributes: [nameAndEmail.attributes[0]!, { ...nameAndEmail.attributes[2]!, mandatory: true }] };
+    const settings = {
+      ...nameAndEmail,
+      attributes: [nameAndEmail.attributes[0]!, { ...nameAndEmail.attributes[2]!, mandatory: true }],
+    };
     const oracle = buildExhaustiveMatcher(settings);
     oracle.addBaseline([rec('i1', { lastName: 'Smith', displayName: 'Ann Smith' }), rec('i2', { lastName: 'Smith' })]);
     const strict = oracle.match([rec('a1', { lastName: 'Smith', displayName: 'Bob Smith' })]);
@@ -130,11 +180,21 @@ describe('stats explain the result', () => {
 });
 
 describe('matching configuration', () => {
-  const valid = { matching: { attributes: [{ attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true }], reviewTopK: 5 } };
+  const valid = {
+    matching: {
+      attributes: [{ attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true }],
+      reviewTopK: 5,
+    },
+  };
 
   it('parses the matching section with defaults', () => {
-    expect(parseMatchingSettings(valid)).toEqual({ attributes: [{ attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true }], reviewTopK: 5 });
-    expect(parseMatchingSettings({ matching: { attributes: [{ attribute: 'a', algorithm: 'exact', threshold: '100' }] } })).toEqual({
+    expect(parseMatchingSettings(valid)).toEqual({
+      attributes: [{ attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true }],
+      reviewTopK: 5,
+    });
+    expect(
+      parseMatchingSettings({ matching: { attributes: [{ attribute: 'a', algorithm: 'exact', threshold: '100' }] } }),
+    ).toEqual({
       attributes: [{ attribute: 'a', algorithm: 'exact', threshold: 100, mandatory: false }],
       reviewTopK: 10,
     });
@@ -142,45 +202,86 @@ describe('matching configuration', () => {
   });
 
   it("reads the incumbent's matchingConfigs", () => {
-    expect(parseMatchingSettings({ matchingConfigs: [{ attribute: 'email', algorithm: 'jaro-winkler', fusionScore: 90, mandatory: false }] }).attributes).toEqual([
-      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
-    ]);
+    expect(
+      parseMatchingSettings({
+        matchingConfigs: [{ attribute: 'email', algorithm: 'jaro-winkler', fusionScore: 90, mandatory: false }],
+      }).attributes,
+    ).toEqual([{ attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false }]);
   });
 
   const bad: [string, unknown, RegExp][] = [
     ['section not an object', { matching: [] }, /matching = \[\].*an object/],
     ['attributes not an array', { matching: { attributes: {} } }, /matching.attributes/],
-    ['unknown algorithm', { matching: { attributes: [{ attribute: 'a', algorithm: 'lig3', threshold: 80 }] } }, /matching.attributes\[0\].algorithm = "lig3".*name-matcher, levenshtein/],
-    ['threshold above 100', { matching: { attributes: [{ attribute: 'a', algorithm: 'dice', threshold: 101 }] } }, /threshold = 101.*0 to 100/],
+    [
+      'unknown algorithm',
+      { matching: { attributes: [{ attribute: 'a', algorithm: 'lig3', threshold: 80 }] } },
+      /matching.attributes\[0\].algorithm = "lig3".*name-matcher, levenshtein/,
+    ],
+    [
+      'threshold above 100',
+      { matching: { attributes: [{ attribute: 'a', algorithm: 'dice', threshold: 101 }] } },
+      /threshold = 101.*0 to 100/,
+    ],
     ['threshold missing', { matching: { attributes: [{ attribute: 'a', algorithm: 'dice' }] } }, /threshold.*0 to 100/],
-    ['empty attribute', { matching: { attributes: [{ attribute: ' ', algorithm: 'dice', threshold: 1 }] } }, /attribute = " "/],
-    ['mandatory not boolean', { matching: { attributes: [{ attribute: 'a', algorithm: 'dice', threshold: 1, mandatory: 'yes' }] } }, /mandatory = "yes".*true or false/],
-    ['duplicate attribute', { matching: { attributes: [{ attribute: 'a', algorithm: 'dice', threshold: 1 }, { attribute: 'a', algorithm: 'exact', threshold: 1 }] } }, /attributes\[1\].attribute.*at most once/],
+    [
+      'empty attribute',
+      { matching: { attributes: [{ attribute: ' ', algorithm: 'dice', threshold: 1 }] } },
+      /attribute = " "/,
+    ],
+    [
+      'mandatory not boolean',
+      { matching: { attributes: [{ attribute: 'a', algorithm: 'dice', threshold: 1, mandatory: 'yes' }] } },
+      /mandatory = "yes".*true or false/,
+    ],
+    [
+      'duplicate attribute',
+      {
+        matching: {
+          attributes: [
+            { attribute: 'a', algorithm: 'dice', threshold: 1 },
+            { attribute: 'a', algorithm: 'exact', threshold: 1 },
+          ],
+        },
+      },
+      /attributes\[1\].attribute.*at most once/,
+    ],
     ['reviewTopK 0', { matching: { attributes: [], reviewTopK: 0 } }, /reviewTopK = 0.*1 to 1000/],
-    ['incumbent threshold out of range', { matchingConfigs: [{ attribute: 'a', algorithm: 'dice', fusionScore: -1 }] }, /matchingConfigs\[0\].fusionScore = -1/],
+    [
+      'incumbent threshold out of range',
+      { matchingConfigs: [{ attribute: 'a', algorithm: 'dice', fusionScore: -1 }] },
+      /matchingConfigs\[0\].fusionScore = -1/,
+    ],
   ];
-  it.each(bad)('rejects %s with MATCHING_INVALID naming field, value and what is allowed', (_label, config, message) => {
-    let error: unknown;
-    try {
-      parseMatchingSettings(config as Record<string, unknown>);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(FusionError);
-    expect((error as FusionError).code).toBe('MATCHING_INVALID');
-    expect((error as FusionError).message).toMatch(message);
-  });
+  it.each(bad)(
+    'rejects %s with MATCHING_INVALID naming field, value and what is allowed',
+    (_label, config, message) => {
+      let error: unknown;
+      try {
+        parseMatchingSettings(config as Record<string, unknown>);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(FusionError);
+      expect((error as FusionError).code).toBe('MATCHING_INVALID');
+      expect((error as FusionError).message).toMatch(message);
+    },
+  );
 });
 
 describe('metrics', () => {
   it('exports pairs by reason, full scans and candidates per account', async () => {
     const { registry } = await import('../../src/observability/metrics-registry');
     const { METRIC } = await import('../../src/observability/metric-names');
-    const settings: MatchingSettings = { attributes: [{ attribute: 'n', algorithm: 'exact', threshold: 0, mandatory: false }], reviewTopK: 10 };
+    const settings: MatchingSettings = {
+      attributes: [{ attribute: 'n', algorithm: 'exact', threshold: 0, mandatory: false }],
+      reviewTopK: 10,
+    };
     const m = buildMatcher(settings);
     m.addBaseline([rec('i1', { n: 'x' })]);
     m.match([rec('a1', { n: 'y' })]);
-    expect(await registry.getSingleMetricAsString(METRIC.matchingPairs)).toMatch(/fusion_matching_pairs_total\{reason="matched"\} \d+/);
+    expect(await registry.getSingleMetricAsString(METRIC.matchingPairs)).toMatch(
+      /fusion_matching_pairs_total\{reason="matched"\} \d+/,
+    );
     expect(await registry.getSingleMetricAsString(METRIC.matchingFullScans)).toMatch(/algorithm="exact"\} [1-9]/);
     expect(await registry.getSingleMetricAsString(METRIC.matchingCandidates)).toMatch(/attribute_algorithm="exact"/);
   });

@@ -20,9 +20,13 @@ describe('logger redaction', () => {
     const { port } = server.address() as AddressInfo;
     const err = await axios
       .create()
-      .post(`http://127.0.0.1:${port}/oauth/token`, 'grant_type=client_credentials&client_id=cid&client_secret=SECRET-XYZ', {
-        headers: { Authorization: 'Bearer TOKEN-ABC', 'content-type': 'application/x-www-form-urlencoded' },
-      })
+      .post(
+        `http://127.0.0.1:${port}/oauth/token`,
+        'grant_type=client_credentials&client_id=cid&client_secret=SECRET-XYZ',
+        {
+          headers: { Authorization: 'Bearer TOKEN-ABC', 'content-type': 'application/x-www-form-urlencoded' },
+        },
+      )
       .catch((e: unknown) => e);
     await new Promise<void>((r) => server.close(() => r()));
     const { lines, logger } = capture();
@@ -38,7 +42,11 @@ describe('logger redaction', () => {
 
   it('request log lines keep the path and drop the query string', async () => {
     const { lines, logger } = capture();
-    const app = await buildApp({ env: loadEnv({ PROXY_PASSWORD: 'p'.repeat(20), LOG_LEVEL: 'debug' }), probe: { mode: 'embedded', ready: async () => ({ ok: true }) }, logger });
+    const app = await buildApp({
+      env: loadEnv({ PROXY_PASSWORD: 'p'.repeat(20), LOG_LEVEL: 'debug' }),
+      probe: { mode: 'embedded', ready: async () => ({ ok: true }) },
+      logger,
+    });
     await app.inject({ method: 'GET', url: '/healthz?code=GATEWAY-KEY-123' });
     await app.close();
     const text = lines.join('\n');

@@ -3,7 +3,12 @@ import { offsetPages, searchAfterPages, type OffsetPage } from '../../src/platfo
 /** A list server over `data`: serves at most `cap` items per page, counts requests in flight. */
 function server(data: number[], opts: { cap?: number; withTotal?: boolean; failAt?: number } = {}) {
   const state = { inFlight: 0, maxInFlight: 0, requests: [] as number[], aborted: 0 };
-  const fetch = async (offset: number, limit: number, first: boolean, signal: AbortSignal): Promise<OffsetPage<number>> => {
+  const fetch = async (
+    offset: number,
+    limit: number,
+    first: boolean,
+    signal: AbortSignal,
+  ): Promise<OffsetPage<number>> => {
     state.requests.push(offset);
     state.inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
@@ -140,11 +145,15 @@ describe('searchAfterPages', () => {
     const calls: (string[] | undefined)[] = [];
     const ids = Array.from({ length: 25 }, (_, i) => `id${String(i).padStart(2, '0')}`);
     const out = await all(
-      searchAfterPages(10, (x: string) => x, async (after) => {
-        calls.push(after);
-        const start = after ? ids.indexOf(after[0]) + 1 : 0;
-        return ids.slice(start, start + 10);
-      }),
+      searchAfterPages(
+        10,
+        (x: string) => x,
+        async (after) => {
+          calls.push(after);
+          const start = after ? ids.indexOf(after[0]) + 1 : 0;
+          return ids.slice(start, start + 10);
+        },
+      ),
     );
     expect(out).toEqual(ids);
     expect(calls).toEqual([undefined, ['id09'], ['id19']]);

@@ -30,7 +30,11 @@ describe('PlatformClient against the simulator', () => {
     const accounts = await collect(client.listAccounts({ sourceId: ldap!.id }));
     expect(accounts.length).toBeGreaterThan(0);
     expect(new Set(accounts.map((a) => a.sourceId))).toEqual(new Set([ldap!.id]));
-    expect(accounts[0]).toMatchObject({ sourceName: 'LDAP', id: expect.any(String), nativeIdentity: expect.any(String) });
+    expect(accounts[0]).toMatchObject({
+      sourceName: 'LDAP',
+      id: expect.any(String),
+      nativeIdentity: expect.any(String),
+    });
     const one = await client.getAccount(accounts[0].id);
     expect(one?.id).toBe(accounts[0].id);
     expect(await client.getAccount('does-not-exist')).toBeUndefined();
@@ -63,7 +67,12 @@ describe('PlatformClient against the simulator', () => {
     const ids = (await collect(client.listAccounts({ sourceId: hr.id }))).map((a) => a.id);
     expect(ids.sort()).toEqual(reference);
     expect(new Set(ids).size).toBe(ids.length);
-    const limits = new Set(sim.control.requestLog().filter((e) => e.template === '/v3/accounts').map((e) => e.query.limit));
+    const limits = new Set(
+      sim.control
+        .requestLog()
+        .filter((e) => e.template === '/v3/accounts')
+        .map((e) => e.query.limit),
+    );
     expect(limits).toEqual(new Set([String(expectedLimit)]));
     client.close();
   });
@@ -76,7 +85,10 @@ describe('PlatformClient against the simulator', () => {
       const ids = (await collect(client.listAccounts({ sourceId: hr.id }))).map((a) => a.id);
       expect(ids).toHaveLength(600);
       expect(new Set(ids).size).toBe(600);
-      const offsets = big.control.requestLog().filter((e) => e.template === '/v3/accounts').map((e) => e.query.offset);
+      const offsets = big.control
+        .requestLog()
+        .filter((e) => e.template === '/v3/accounts')
+        .map((e) => e.query.offset);
       expect(offsets).toEqual(['0', '250', '500']);
       client.close();
       // Page sizes 50, 250 and 500 (clamped to 250) give identical account sets.
@@ -85,7 +97,12 @@ describe('PlatformClient against the simulator', () => {
         big.control.resetLog();
         const c = clientFor(big, { batchSize });
         sets.push((await collect(c.listAccounts({ sourceId: hr.id }))).map((a) => a.id).sort());
-        const limits = new Set(big.control.requestLog().filter((e) => e.template === '/v3/accounts').map((e) => e.query.limit));
+        const limits = new Set(
+          big.control
+            .requestLog()
+            .filter((e) => e.template === '/v3/accounts')
+            .map((e) => e.query.limit),
+        );
         expect(limits).toEqual(new Set([String(Math.min(batchSize, 250))]));
         c.close();
       }
@@ -113,7 +130,19 @@ describe('PlatformClient against the simulator', () => {
           const id = `zzzz-added-${String(i).padStart(2, '0')}`;
           added.push(id);
           const now = new Date().toISOString();
-          sim.tenant.addAccount({ id, sourceId: ldap.id, nativeIdentity: id, name: id, disabled: false, locked: false, isMachine: false, manuallyCorrelated: false, attributes: {}, created: now, modified: now });
+          sim.tenant.addAccount({
+            id,
+            sourceId: ldap.id,
+            nativeIdentity: id,
+            name: id,
+            disabled: false,
+            locked: false,
+            isMachine: false,
+            manuallyCorrelated: false,
+            attributes: {},
+            created: now,
+            modified: now,
+          });
         }
       }
       expect(seen).toEqual([...before, ...added].sort());
@@ -177,7 +206,12 @@ describe('PlatformClient against the simulator', () => {
     const sources = await collect(client.listSources());
     expect(sources.length).toBeGreaterThan(3);
     // Both faults fired (0 = dropped), then the page was served.
-    expect(sim.control.requestLog().filter((e) => e.template === '/v3/sources').map((e) => e.status)).toEqual([503, 0, 200]);
+    expect(
+      sim.control
+        .requestLog()
+        .filter((e) => e.template === '/v3/sources')
+        .map((e) => e.status),
+    ).toEqual([503, 0, 200]);
     client.close();
   });
 
@@ -257,7 +291,8 @@ describe('PlatformClient against the simulator', () => {
     expect(err.code).toBe('PLATFORM_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(3500);
     // The simulator saw the token request's client go away (499), within the deadline.
-    for (let i = 0; i < 50 && !sim.control.requestLog().some((e) => e.template === '/oauth/token'); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 50 && !sim.control.requestLog().some((e) => e.template === '/oauth/token'); i++)
+      await new Promise((r) => setTimeout(r, 10));
     const token = sim.control.requestLog().filter((e) => e.template === '/oauth/token');
     expect(token.map((e) => e.status)).toEqual([499]);
     expect(token[0].at + token[0].durationMs - started).toBeLessThan(3500);
@@ -310,7 +345,12 @@ describe('PlatformClient against the simulator', () => {
   it('concurrent first calls share one token request', async () => {
     sim.control.injectFault({ pathTemplate: '/oauth/token', latencyMs: 100, times: 1 });
     const client = clientFor(sim);
-    await Promise.all([client.getSource(sim.tenant.meta.managedSourceIds[0]), collect(client.listSources()), collect(client.searchIdentities('*')), client.getAccount('x')]);
+    await Promise.all([
+      client.getSource(sim.tenant.meta.managedSourceIds[0]),
+      collect(client.listSources()),
+      collect(client.searchIdentities('*')),
+      client.getAccount('x'),
+    ]);
     expect(sim.control.requestLog().filter((e) => e.template === '/oauth/token')).toHaveLength(1);
     client.close();
   });

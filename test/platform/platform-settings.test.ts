@@ -30,7 +30,13 @@ describe('readPlatformSettings', () => {
   });
 
   it('accepts numeric strings and boolean strings from form fields', () => {
-    const s = readPlatformSettings({ ...base, requestsPerSecond: '20', enableQueue: 'false', batchSize: 500, sources: ['HR', 'AD'] });
+    const s = readPlatformSettings({
+      ...base,
+      requestsPerSecond: '20',
+      enableQueue: 'false',
+      batchSize: 500,
+      sources: ['HR', 'AD'],
+    });
     expect(s.requestsPerSecond).toBe(20);
     expect(s.enableQueue).toBe(false);
     expect(s.batchSize).toBe(500);

@@ -28,8 +28,18 @@ describe('rate limiting against the simulator', () => {
     // The platform allows 10 per second; we are configured for 40: most pages meet a 429 first.
     sim.control.setRateLimit({ requests: 10, windowMs: 1000 });
     // One more 429 with an HTTP-date Retry-After.
-    sim.control.injectFault({ pathTemplate: '/v3/accounts', page: 4, status: 429, retryAfter: new Date(Date.now() + 1000).toUTCString(), times: 1 });
-    const client = clientFor(sim, { requestsPerSecond: 40, maxConcurrentRequests: 4, batchSize: 10 }, { policy: STORM_POLICY });
+    sim.control.injectFault({
+      pathTemplate: '/v3/accounts',
+      page: 4,
+      status: 429,
+      retryAfter: new Date(Date.now() + 1000).toUTCString(),
+      times: 1,
+    });
+    const client = clientFor(
+      sim,
+      { requestsPerSecond: 40, maxConcurrentRequests: 4, batchSize: 10 },
+      { policy: STORM_POLICY },
+    );
     clients.push(client);
     const hrId = [...sim.tenant.sources.values()].find((s) => s.name === 'HR')!.id;
     const ids = (await collect(client.listAccounts({ sourceId: hrId }))).map((a) => a.id);
@@ -58,7 +68,10 @@ describe('rate limiting against the simulator', () => {
     const keyPrefix = `${uniquePrefix('rl')}:`;
     const three = [0, 1, 2].map(() => clientFor(sim, { requestsPerSecond: 20, batchSize: 5 }, { redis, keyPrefix }));
     clients.push(...three);
-    const sourceIds = [...sim.tenant.sources.values()].filter((s) => s.name !== 'Legacy' && s.name !== 'Identity Fusion').map((s) => s.id).slice(0, 3);
+    const sourceIds = [...sim.tenant.sources.values()]
+      .filter((s) => s.name !== 'Legacy' && s.name !== 'Identity Fusion')
+      .map((s) => s.id)
+      .slice(0, 3);
     const lists = await Promise.all(three.map((c, i) => collect(c.listAccounts({ sourceId: sourceIds[i] }))));
     lists.forEach((accounts, i) => expect(accounts).toHaveLength(sim.tenant.accountsOfSource(sourceIds[i]).size));
     const log = sim.control.requestLog().filter((e) => e.template === '/v3/accounts');

@@ -20,7 +20,15 @@ describe('ReviewPlatform against the simulator', () => {
     const owner = sim.tenant.meta.ownerIdentityId ?? [...sim.tenant.identities.keys()][0];
     const names = ['Fusion Review a', 'Fusion Review b', 'Fusion Review c', 'Other form'];
     const defs = [];
-    for (const name of names) defs.push(await review.createFormDefinition({ name, ownerId: owner, formElements: [{ id: 's1', elementType: 'SECTION' }], formInput: [{ id: 'account', type: 'STRING', label: 'account' }] }));
+    for (const name of names)
+      defs.push(
+        await review.createFormDefinition({
+          name,
+          ownerId: owner,
+          formElements: [{ id: 's1', elementType: 'SECTION' }],
+          formInput: [{ id: 'account', type: 'STRING', label: 'account' }],
+        }),
+      );
     expect(defs[0]).toMatchObject({ id: expect.any(String), name: 'Fusion Review a', ownerId: owner });
 
     const exact = await collect(review.searchFormDefinitions({ name: 'Fusion Review b' }));
@@ -32,8 +40,23 @@ describe('ReviewPlatform against the simulator', () => {
     const expire = new Date(Date.now() + 7 * 86_400_000).toISOString();
     const sourceId = sim.tenant.meta.managedSourceIds[0];
     const created = [];
-    for (const r of reviewers) created.push(await review.createFormInstance({ formDefinitionId: defs[0].id, recipientIds: [r], expire, formInput: { account: 'acc-1' }, createdBySourceId: sourceId }));
-    expect(created[0]).toMatchObject({ formDefinitionId: defs[0].id, state: 'ASSIGNED', recipientIds: [reviewers[0]], expire, formInput: { account: 'acc-1' } });
+    for (const r of reviewers)
+      created.push(
+        await review.createFormInstance({
+          formDefinitionId: defs[0].id,
+          recipientIds: [r],
+          expire,
+          formInput: { account: 'acc-1' },
+          createdBySourceId: sourceId,
+        }),
+      );
+    expect(created[0]).toMatchObject({
+      formDefinitionId: defs[0].id,
+      state: 'ASSIGNED',
+      recipientIds: [reviewers[0]],
+      expire,
+      formInput: { account: 'acc-1' },
+    });
 
     const listed = await collect(review.listFormInstances(defs[0].id));
     expect(listed.map((i) => i.id).sort()).toEqual(created.map((i) => i.id).sort());
@@ -65,10 +88,19 @@ describe('ReviewPlatform against the simulator', () => {
 
   it('lists, creates and runs workflows', async () => {
     const owner = [...sim.tenant.identities.keys()][0];
-    const wf = await review.createWorkflow({ name: 'Fusion notifications', ownerId: owner, definition: { start: 'Send Email', steps: {} }, trigger: { type: 'EXTERNAL', attributes: {} } });
+    const wf = await review.createWorkflow({
+      name: 'Fusion notifications',
+      ownerId: owner,
+      definition: { start: 'Send Email', steps: {} },
+      trigger: { type: 'EXTERNAL', attributes: {} },
+    });
     expect(wf).toMatchObject({ name: 'Fusion notifications', enabled: false });
     expect((await collect(review.listWorkflows())).map((w) => w.id)).toContain(wf.id);
-    const run = await review.runWorkflow(wf.id, { subject: 'Review', body: 'Please review', recipients: ['a@example.com'] });
+    const run = await review.runWorkflow(wf.id, {
+      subject: 'Review',
+      body: 'Please review',
+      recipients: ['a@example.com'],
+    });
     expect(run.executionId).toEqual(expect.any(String));
     expect(sim.control.workflowRuns().at(-1)).toMatchObject({ workflowId: wf.id, input: { subject: 'Review' } });
   });

@@ -19,7 +19,11 @@ describe('simulator limits and faults through the PlatformClient', () => {
   let sim: RunningSimulator;
   useSimulator({ rateLimit: false }, (s) => (sim = s));
 
-  const statuses = (template: string): number[] => sim.control.requestLog().filter((e) => e.template === template).map((e) => e.status);
+  const statuses = (template: string): number[] =>
+    sim.control
+      .requestLog()
+      .filter((e) => e.template === template)
+      .map((e) => e.status);
 
   it('default limit: 100 requests per 10 s per client id, then 429 with Retry-After', async () => {
     const limited = await startSim(); // no rateLimit option: the platform-like default
@@ -104,7 +108,10 @@ describe('simulator limits and faults through the PlatformClient', () => {
     sim.control.resetLog();
     sim.control.injectFault({ pathTemplate: '/v3/sources/{id}', latencyMs: 40, times: Infinity });
     await Promise.all(Array.from({ length: 12 }, () => client.getSource(id)));
-    const spans = sim.control.requestLog().filter((e) => e.template === '/v3/sources/{id}').map((e) => [e.at, e.at + e.durationMs] as const);
+    const spans = sim.control
+      .requestLog()
+      .filter((e) => e.template === '/v3/sources/{id}')
+      .map((e) => [e.at, e.at + e.durationMs] as const);
     expect(spans).toHaveLength(12);
     // Most requests overlapping any one request's start, counted at the server.
     const peak = Math.max(...spans.map(([start]) => spans.filter(([a, b]) => a <= start && start < b).length));
@@ -120,16 +127,26 @@ describe('simulator limits and faults through the PlatformClient', () => {
       r429: await sample(METRIC.platform429, { endpoint: '/v3/sources/{id}' }),
       retries: await sample(METRIC.platformRetries, { endpoint: '/v3/sources/{id}', reason: 'rate_limited' }),
       waits: await sample(METRIC.rateLimiterWait, {}, '_count'),
-      durations: await sample(METRIC.platformRequestDuration, { endpoint: '/v3/sources/{id}', method: 'GET' }, '_count'),
+      durations: await sample(
+        METRIC.platformRequestDuration,
+        { endpoint: '/v3/sources/{id}', method: 'GET' },
+        '_count',
+      ),
       statuses: await sample(METRIC.platformRequests, { endpoint: '/v3/sources/{id}', method: 'GET', status: '429' }),
     };
     sim.control.injectFault({ pathTemplate: '/v3/sources/{id}', status: 429, retryAfter: '0', times: 1 });
     await client.getSource(id);
     expect(await sample(METRIC.platform429, { endpoint: '/v3/sources/{id}' })).toBe(before.r429 + 1);
-    expect(await sample(METRIC.platformRetries, { endpoint: '/v3/sources/{id}', reason: 'rate_limited' })).toBe(before.retries + 1);
+    expect(await sample(METRIC.platformRetries, { endpoint: '/v3/sources/{id}', reason: 'rate_limited' })).toBe(
+      before.retries + 1,
+    );
     expect(await sample(METRIC.rateLimiterWait, {}, '_count')).toBeGreaterThanOrEqual(before.waits + 2);
-    expect(await sample(METRIC.platformRequestDuration, { endpoint: '/v3/sources/{id}', method: 'GET' }, '_count')).toBe(before.durations + 2);
-    expect(await sample(METRIC.platformRequests, { endpoint: '/v3/sources/{id}', method: 'GET', status: '429' })).toBe(before.statuses + 1);
+    expect(
+      await sample(METRIC.platformRequestDuration, { endpoint: '/v3/sources/{id}', method: 'GET' }, '_count'),
+    ).toBe(before.durations + 2);
+    expect(await sample(METRIC.platformRequests, { endpoint: '/v3/sources/{id}', method: 'GET', status: '429' })).toBe(
+      before.statuses + 1,
+    );
     client.close();
   });
 });

@@ -33,7 +33,11 @@ export function useSimulator(opts: SimulatorOptions, bind: (sim: RunningSimulato
 /** Fast retries for tests; real backoff shape, small numbers. */
 export const FAST_POLICY = { baseDelayMs: 5, maxDelayMs: 50, maxAttempts: 4, attemptTimeoutMs: 10_000 };
 
-export function clientFor(sim: RunningSimulator, config: Record<string, unknown> = {}, deps: Partial<PlatformClientFactoryDeps> = {}): PlatformClient {
+export function clientFor(
+  sim: RunningSimulator,
+  config: Record<string, unknown> = {},
+  deps: Partial<PlatformClientFactoryDeps> = {},
+): PlatformClient {
   const settings = readPlatformSettings({
     baseurl: sim.baseurl,
     clientId: sim.clientId,
@@ -43,7 +47,12 @@ export function clientFor(sim: RunningSimulator, config: Record<string, unknown>
     ...config,
   });
   // Each test its own in-memory bucket, unless it passes Redis.
-  return createPlatformClient(settings, { logger: silentLogger, keyPrefix: `t${Math.random()}`, policy: FAST_POLICY, ...deps });
+  return createPlatformClient(settings, {
+    logger: silentLogger,
+    keyPrefix: `t${Math.random()}`,
+    policy: FAST_POLICY,
+    ...deps,
+  });
 }
 
 export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
@@ -64,7 +73,9 @@ export function maxInWindow(timestamps: number[], windowMs = 1000): number {
   return best;
 }
 
-export async function caught(p: Promise<unknown>): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
+export async function caught(
+  p: Promise<unknown>,
+): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
   try {
     await p;
   } catch (e) {

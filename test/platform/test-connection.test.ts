@@ -30,7 +30,12 @@ describe('std:test-connection', () => {
   it('answers one object with status success after GET /v3/sources', async () => {
     const out = await collect(command({}, config({ sources: ['HR', 'LDAP'] }), ctx()));
     expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({ status: 'success', disabledSources: [], warnings: [], configuredSources: ['HR', 'LDAP'] });
+    expect(out[0]).toMatchObject({
+      status: 'success',
+      disabledSources: [],
+      warnings: [],
+      configuredSources: ['HR', 'LDAP'],
+    });
     const calls = sim.control.requestLog().map((e) => `${e.method} ${e.template}`);
     expect(calls).toContain('GET /v3/sources');
   });

@@ -60,7 +60,17 @@ describe('RedisTokenBucket (shared by every pod)', () => {
 
   it('is atomic: three clients racing 30 requests get exactly one grant, the rest a wait within the gap', async () => {
     const keyPrefix = `${uniquePrefix('rl')}:`;
-    const clients = [0, 1, 2].map(() => new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 5, windowMs: 1000, keyPrefix }));
+    const clients = [0, 1, 2].map(
+      () =>
+        new RedisTokenBucket({
+          redis,
+          tenant: 'acme',
+          clientId: 'cid',
+          requestsPerSecond: 5,
+          windowMs: 1000,
+          keyPrefix,
+        }),
+    );
     const waits = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 3].tryAcquire()));
     expect(waits.filter((w) => w === 0)).toHaveLength(1);
     for (const w of waits.filter((x) => x !== 0)) {
@@ -71,8 +81,22 @@ describe('RedisTokenBucket (shared by every pod)', () => {
 
   it('a full window makes every client wait for its oldest grant to leave', async () => {
     const keyPrefix = `${uniquePrefix('rl')}:`;
-    const a = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 2, windowMs: 1000, keyPrefix });
-    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 2, windowMs: 1000, keyPrefix });
+    const a = new RedisTokenBucket({
+      redis,
+      tenant: 'acme',
+      clientId: 'cid',
+      requestsPerSecond: 2,
+      windowMs: 1000,
+      keyPrefix,
+    });
+    const b = new RedisTokenBucket({
+      redis,
+      tenant: 'acme',
+      clientId: 'cid',
+      requestsPerSecond: 2,
+      windowMs: 1000,
+      keyPrefix,
+    });
     await a.acquire();
     await b.acquire(); // after the 375 ms gap
     const wait = await a.tryAcquire();
@@ -91,11 +115,22 @@ describe('RedisTokenBucket (shared by every pod)', () => {
 
   it('stores no client id in clear and expires its keys', async () => {
     const keyPrefix = `${uniquePrefix('rl')}:`;
-    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'very-identifiable-client', requestsPerSecond: 2, keyPrefix });
+    const b = new RedisTokenBucket({
+      redis,
+      tenant: 'acme',
+      clientId: 'very-identifiable-client',
+      requestsPerSecond: 2,
+      keyPrefix,
+    });
     await b.tryAcquire();
     await b.holdFor(50);
     const keys = await redis.keys(`${keyPrefix}*`);
-    expect(keys.sort()).toEqual([bucketKeys(keyPrefix, 'acme', 'very-identifiable-client').hold, bucketKeys(keyPrefix, 'acme', 'very-identifiable-client').window].sort());
+    expect(keys.sort()).toEqual(
+      [
+        bucketKeys(keyPrefix, 'acme', 'very-identifiable-client').hold,
+        bucketKeys(keyPrefix, 'acme', 'very-identifiable-client').window,
+      ].sort(),
+    );
     for (const k of keys) {
       expect(k).not.toContain('very-identifiable-client');
       expect(await redis.pttl(k)).toBeGreaterThan(0);
@@ -127,7 +162,14 @@ describe('RedisTokenBucket (shared by every pod)', () => {
     // A script tag unique to this test gives shas the server has never seen (no SCRIPT FLUSH:
     // the script cache is global to the server every test file shares).
     const keyPrefix = `${uniquePrefix('rl')}:`;
-    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 1, keyPrefix, scriptTag: keyPrefix });
+    const b = new RedisTokenBucket({
+      redis,
+      tenant: 'acme',
+      clientId: 'cid',
+      requestsPerSecond: 1,
+      keyPrefix,
+      scriptTag: keyPrefix,
+    });
     const { acquire, hold } = b.scriptShas;
     const exists = async (): Promise<number[]> => (await redis.script('EXISTS', acquire, hold)) as number[];
     expect(await exists()).toEqual([0, 0]);
@@ -145,7 +187,12 @@ describe('RedisTokenBucket (shared by every pod)', () => {
 
   it('reports an unreachable Redis as RATE_LIMITER_UNAVAILABLE (a 500, not the 503 that says a command did not run)', async () => {
     const { Redis: RedisCtor } = await import('ioredis');
-    const dead = new RedisCtor('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+    const dead = new RedisCtor('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      enableOfflineQueue: false,
+    });
     const b = new RedisTokenBucket({ redis: dead, tenant: 'acme', clientId: 'cid', requestsPerSecond: 1 });
     await expect(b.tryAcquire()).rejects.toMatchObject({ code: 'RATE_LIMITER_UNAVAILABLE' });
     dead.disconnect();
@@ -163,7 +210,14 @@ describe('RedisTokenBucket local line', () => {
 
   it('serves local waiters in order, and one that gives up does not block the others', async () => {
     const keyPrefix = `${uniquePrefix('rl')}:`;
-    const b = new RedisTokenBucket({ redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 40, windowMs: 1000, keyPrefix }); // gap 18.75 ms
+    const b = new RedisTokenBucket({
+      redis,
+      tenant: 'acme',
+      clientId: 'cid',
+      requestsPerSecond: 40,
+      windowMs: 1000,
+      keyPrefix,
+    }); // gap 18.75 ms
     const order: number[] = [];
     const ac = new AbortController();
     const waiters = [0, 1, 2, 3].map((i) => b.acquire(i === 1 ? ac.signal : undefined).then(() => order.push(i)));

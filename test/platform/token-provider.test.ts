@@ -27,7 +27,13 @@ describe('TokenProvider: a shared token fetch never outlives its callers', () =>
   });
 
   function provider(timeoutMs = 30_000): TokenProvider {
-    return new TokenProvider({ baseurl: sim.baseurl, clientId: sim.clientId, clientSecret: sim.clientSecret, timeoutMs, http: axios.create({ httpAgent: agent }) });
+    return new TokenProvider({
+      baseurl: sim.baseurl,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      timeoutMs,
+      http: axios.create({ httpAgent: agent }),
+    });
   }
 
   it('keeps the fetch while one caller still waits, and aborts it when the last one gives up', async () => {

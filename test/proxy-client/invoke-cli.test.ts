@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { run, type InvokeIo } from '../../src/cli/invoke';
-import { closedPortUrl, generateSelfSignedCert, startFakeProxyServer, writeChunk, type TestServer } from '../support/fake-proxy-server';
+import {
+  closedPortUrl,
+  generateSelfSignedCert,
+  startFakeProxyServer,
+  writeChunk,
+  type TestServer,
+} from '../support/fake-proxy-server';
 
 const PASSWORD = 'Cli-Proxy-Secret-55102';
 const CLIENT_SECRET = 'cli-client-secret-77123';
@@ -36,13 +42,19 @@ function capture(onWrite?: (text: string) => void): { stream: Writable; text: ()
   return { stream, text: () => parts.join('') };
 }
 
-function io(env: Record<string, string | undefined> = {}, onStdout?: (text: string) => void): { io: InvokeIo; out: () => string; err: () => string } {
+function io(
+  env: Record<string, string | undefined> = {},
+  onStdout?: (text: string) => void,
+): { io: InvokeIo; out: () => string; err: () => string } {
   const out = capture(onStdout);
   const err = capture();
   return { io: { stdout: out.stream, stderr: err.stream, env }, out: out.text, err: err.text };
 }
 
-async function server(handler: Parameters<typeof startFakeProxyServer>[0], opts?: Parameters<typeof startFakeProxyServer>[1]): Promise<TestServer> {
+async function server(
+  handler: Parameters<typeof startFakeProxyServer>[0],
+  opts?: Parameters<typeof startFakeProxyServer>[1],
+): Promise<TestServer> {
   const s = await startFakeProxyServer(handler, opts);
   servers.push(s);
   return s;
@@ -64,12 +76,27 @@ describe('fusion-proxy invoke', () => {
       if (text.includes('"u1"')) release();
     });
     const code = await run(
-      ['--url', s.url, '--password', PASSWORD, '--type', 'std:account:list', '--config', file('c1.json', config), '--input', file('i1.json', { stateful: false })],
+      [
+        '--url',
+        s.url,
+        '--password',
+        PASSWORD,
+        '--type',
+        'std:account:list',
+        '--config',
+        file('c1.json', config),
+        '--input',
+        file('i1.json', { stateful: false }),
+      ],
       t.io,
     );
     expect({ code, err: t.err() }).toEqual({ code: 0, err: '' });
     expect(t.out()).toBe('{"id":"u1","name":"Zoë"}\n{"id":"u2"}\n');
-    expect(s.requests[0]!.body).toEqual({ type: 'std:account:list', input: { stateful: false }, config: { ...config, proxyEnabled: false, proxyPassword: PASSWORD } });
+    expect(s.requests[0]!.body).toEqual({
+      type: 'std:account:list',
+      input: { stateful: false },
+      config: { ...config, proxyEnabled: false, proxyPassword: PASSWORD },
+    });
   });
 
   it('takes the password from env PROXY_PASSWORD and the URL from the configuration', async () => {
@@ -78,7 +105,10 @@ describe('fusion-proxy invoke', () => {
       res.end('[{"status":"ok"}]');
     });
     const t = io({ PROXY_PASSWORD: PASSWORD });
-    const code = await run(['--type', 'std:test-connection', '--config', file('c2.json', { ...config, proxyUrl: s.url })], t.io);
+    const code = await run(
+      ['--type', 'std:test-connection', '--config', file('c2.json', { ...config, proxyUrl: s.url })],
+      t.io,
+    );
     expect(code).toBe(0);
     expect(t.out()).toBe('{"status":"ok"}\n');
     expect((s.requests[0]!.body as { config: { proxyPassword: string } }).config.proxyPassword).toBe(PASSWORD);
@@ -86,10 +116,13 @@ describe('fusion-proxy invoke', () => {
 
   it('trusts a custom CA for an https URL', async () => {
     const tls = generateSelfSignedCert();
-    const s = await server((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('[{"status":"ok"}]');
-    }, { tls });
+    const s = await server(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('[{"status":"ok"}]');
+      },
+      { tls },
+    );
     const argv = ['--url', s.url, '--type', 'std:test-connection', '--config', file('c3.json', config)];
     const without = io({ PROXY_PASSWORD: PASSWORD });
     expect(await run(argv, without.io)).toBe(1);
@@ -105,10 +138,15 @@ describe('fusion-proxy invoke', () => {
       res.end(JSON.stringify({ error: `boom while using ${CLIENT_SECRET}` }));
     });
     const t = io();
-    const code = await run(['--url', s.url, '--password', PASSWORD, '--type', 'std:account:list', '--config', file('c4.json', config)], t.io);
+    const code = await run(
+      ['--url', s.url, '--password', PASSWORD, '--type', 'std:account:list', '--config', file('c4.json', config)],
+      t.io,
+    );
     expect(code).toBe(1);
     expect(t.out()).toBe('');
-    expect(t.err()).toMatch(/^fusion-proxy invoke: The proxy server at http:\/\/127\.0\.0\.1:\d+\/ failed to run std:account:list \(HTTP 500\): boom while using \[redacted\]\. .*\[PROXY_SERVER_ERROR\]\n$/);
+    expect(t.err()).toMatch(
+      /^fusion-proxy invoke: The proxy server at http:\/\/127\.0\.0\.1:\d+\/ failed to run std:account:list \(HTTP 500\): boom while using \[redacted\]\. .*\[PROXY_SERVER_ERROR\]\n$/,
+    );
     expect(t.err()).not.toContain(PASSWORD);
     expect(t.err()).not.toContain(CLIENT_SECRET);
   });
@@ -116,7 +154,9 @@ describe('fusion-proxy invoke', () => {
   it('connection refused exits 1 with the URL and the cause', async () => {
     const url = await closedPortUrl();
     const t = io({ PROXY_PASSWORD: PASSWORD });
-    expect(await run(['--url', url, '--type', 'std:test-connection', '--config', file('c5.json', config)], t.io)).toBe(1);
+    expect(await run(['--url', url, '--type', 'std:test-connection', '--config', file('c5.json', config)], t.io)).toBe(
+      1,
+    );
     expect(t.err()).toContain(`Cannot connect to the proxy server at ${url}: connection refused`);
   });
 
@@ -126,26 +166,57 @@ describe('fusion-proxy invoke', () => {
       res.end();
     });
     const t = io({ PROXY_PASSWORD: PASSWORD });
-    expect(await run(['--url', s.url, '--type', 'std:account:list', '--config', file('c6.json', config)], t.io)).toBe(0);
+    expect(await run(['--url', s.url, '--type', 'std:account:list', '--config', file('c6.json', config)], t.io)).toBe(
+      0,
+    );
     expect(t.out()).toBe('');
-    expect(t.err()).toMatch(/^fusion-proxy invoke: warning: the proxy server returned an empty result for std:account:list/);
+    expect(t.err()).toMatch(
+      /^fusion-proxy invoke: warning: the proxy server returned an empty result for std:account:list/,
+    );
   });
 
   it.each([
     [[], /--type is required/],
-    [['--type', 'std:account:delete', '--config', 'x'], /unknown command type "std:account:delete"; expected one of: std:test-connection/],
+    [
+      ['--type', 'std:account:delete', '--config', 'x'],
+      /unknown command type "std:account:delete"; expected one of: std:test-connection/,
+    ],
     [['--type', 'std:account:list'], /--config FILE is required/],
-    [['--type', 'std:account:list', '--config', '/nonexistent/c.json'], /cannot read the config file \/nonexistent\/c\.json/],
+    [
+      ['--type', 'std:account:list', '--config', '/nonexistent/c.json'],
+      /cannot read the config file \/nonexistent\/c\.json/,
+    ],
     [['--type', 'std:account:list', '--bogus'], /Unknown option '--bogus'/],
     [['--type', 'std:account:list', '--config', 'BAD_JSON'], /the config file .* is not valid JSON/],
     [['--type', 'std:account:list', '--config', 'ARRAY_JSON'], /must contain a JSON object/],
     [['--type', 'std:account:list', '--config', 'GOOD'], /no proxy URL: pass --url/],
     [['--type', 'std:account:list', '--config', 'GOOD', '--url', 'http://127.0.0.1:1/'], /no proxy password/],
-    [['--type', 'std:account:list', '--config', 'GOOD', '--url', 'http://127.0.0.1:1/', '--password', 'pw-123456789', '--idle-timeout-ms', '0'], /--idle-timeout-ms must be a positive integer/],
+    [
+      [
+        '--type',
+        'std:account:list',
+        '--config',
+        'GOOD',
+        '--url',
+        'http://127.0.0.1:1/',
+        '--password',
+        'pw-123456789',
+        '--idle-timeout-ms',
+        '0',
+      ],
+      /--idle-timeout-ms must be a positive integer/,
+    ],
   ])('usage error %j exits 2 with a clear message', async (argv, pattern) => {
-    const files: Record<string, string> = { BAD_JSON: file('bad.json', '{nope'), ARRAY_JSON: file('arr.json', '[]'), GOOD: file('good.json', config) };
+    const files: Record<string, string> = {
+      BAD_JSON: file('bad.json', '{nope'),
+      ARRAY_JSON: file('arr.json', '[]'),
+      GOOD: file('good.json', config),
+    };
     const t = io();
-    const code = await run(argv.map((a) => files[a] ?? a), t.io);
+    const code = await run(
+      argv.map((a) => files[a] ?? a),
+      t.io,
+    );
     expect(code).toBe(2);
     expect(t.err()).toMatch(pattern);
     expect(t.err()).toContain('usage: fusion-proxy invoke');

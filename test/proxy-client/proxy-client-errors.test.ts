@@ -28,20 +28,31 @@ afterAll(() => {
   }
 });
 
-function options(url: string, extra: Partial<ProxyRequestOptions> = {}): ProxyRequestOptions & { logger: ReturnType<typeof captureLogger> } {
+function options(
+  url: string,
+  extra: Partial<ProxyRequestOptions> = {},
+): ProxyRequestOptions & { logger: ReturnType<typeof captureLogger> } {
   return {
     url,
     password: PASSWORD,
     type: 'std:account:list',
     input: {},
-    config: { baseurl: 'https://tenant.api.example.com', clientId: 'cid', clientSecret: CLIENT_SECRET, proxyEnabled: true, proxyUrl: url },
+    config: {
+      baseurl: 'https://tenant.api.example.com',
+      clientId: 'cid',
+      clientSecret: CLIENT_SECRET,
+      proxyEnabled: true,
+      proxyUrl: url,
+    },
     timeouts: { connectMs: 5_000, idleMs: 5_000 },
     logger: captureLogger(),
     ...extra,
   } as ProxyRequestOptions & { logger: ReturnType<typeof captureLogger> };
 }
 
-async function run(opts: ProxyRequestOptions & { logger: ReturnType<typeof captureLogger> }): Promise<{ items: ProxyItem[]; error?: FusionError }> {
+async function run(
+  opts: ProxyRequestOptions & { logger: ReturnType<typeof captureLogger> },
+): Promise<{ items: ProxyItem[]; error?: FusionError }> {
   const items: ProxyItem[] = [];
   try {
     await invokeProxy(opts, (item) => {
@@ -57,7 +68,11 @@ async function run(opts: ProxyRequestOptions & { logger: ReturnType<typeof captu
   }
 }
 
-async function expectFailure(opts: ProxyRequestOptions & { logger: ReturnType<typeof captureLogger> }, code: FusionErrorCode, pattern: RegExp): Promise<{ items: ProxyItem[]; error: FusionError }> {
+async function expectFailure(
+  opts: ProxyRequestOptions & { logger: ReturnType<typeof captureLogger> },
+  code: FusionErrorCode,
+  pattern: RegExp,
+): Promise<{ items: ProxyItem[]; error: FusionError }> {
   const r = await run(opts);
   expect(r.error).toBeDefined();
   const error = r.error as FusionError;
@@ -65,7 +80,10 @@ async function expectFailure(opts: ProxyRequestOptions & { logger: ReturnType<ty
   return { items: r.items, error };
 }
 
-async function server(handler: Parameters<typeof startFakeProxyServer>[0], opts?: Parameters<typeof startFakeProxyServer>[1]): Promise<TestServer> {
+async function server(
+  handler: Parameters<typeof startFakeProxyServer>[0],
+  opts?: Parameters<typeof startFakeProxyServer>[1],
+): Promise<TestServer> {
   const s = await startFakeProxyServer(handler, opts);
   servers.push(s);
   return s;
@@ -73,10 +91,13 @@ async function server(handler: Parameters<typeof startFakeProxyServer>[0], opts?
 
 describe('proxy client: request', () => {
   it('posts {type, input, config} with proxyEnabled false and the password in config.proxyPassword', async () => {
-    const s = await server((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      res.end('{"status":"ok"}\n');
-    }, { path: '/fusion' });
+    const s = await server(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.end('{"status":"ok"}\n');
+      },
+      { path: '/fusion' },
+    );
     const opts = options(s.url, { type: 'std:test-connection', input: { a: 1 } });
     const r = await run(opts);
     expect(r).toEqual({ items: [{ status: 'ok' }] });
@@ -93,7 +114,7 @@ describe('proxy client: request', () => {
   });
 });
 
-describe('proxy client: the spec\'s error rows', () => {
+describe("proxy client: the spec's error rows", () => {
   it('connection refused names the URL and the cause', async () => {
     const url = await closedPortUrl();
     const { error } = await expectFailure(options(url), 'PROXY_CONNECTION_FAILED', /connection refused/);
@@ -102,14 +123,22 @@ describe('proxy client: the spec\'s error rows', () => {
 
   it('DNS failure names the host problem', async () => {
     const url = 'http://fusion-proxy-does-not-exist.invalid:8080/run';
-    const { error } = await expectFailure(options(url), 'PROXY_CONNECTION_FAILED', /DNS lookup of the host name failed/);
+    const { error } = await expectFailure(
+      options(url),
+      'PROXY_CONNECTION_FAILED',
+      /DNS lookup of the host name failed/,
+    );
     expect(error.message).toContain(url);
   });
 
   it('idle timeout: a server that accepts and never answers', async () => {
     const s = await startSilentServer();
     servers.push(s);
-    const { error } = await expectFailure(options(s.url, { timeouts: { connectMs: 5_000, idleMs: 300 } }), 'PROXY_TIMEOUT', /did not answer std:account:list within 300 ms/);
+    const { error } = await expectFailure(
+      options(s.url, { timeouts: { connectMs: 5_000, idleMs: 300 } }),
+      'PROXY_TIMEOUT',
+      /did not answer std:account:list within 300 ms/,
+    );
     expect(error.message).toContain(s.url);
     expect(error.details).toMatchObject({ timeout: 'idle' });
   });
@@ -118,7 +147,11 @@ describe('proxy client: the spec\'s error rows', () => {
     const s = await startSilentServer();
     servers.push(s);
     const url = `https://127.0.0.1:${s.port}/`;
-    const { error } = await expectFailure(options(url, { timeouts: { connectMs: 300, idleMs: 5_000 } }), 'PROXY_TIMEOUT', /no connection and TLS handshake within 300 ms/);
+    const { error } = await expectFailure(
+      options(url, { timeouts: { connectMs: 300, idleMs: 5_000 } }),
+      'PROXY_TIMEOUT',
+      /no connection and TLS handshake within 300 ms/,
+    );
     expect(error.message).toContain(url);
     expect(error.details).toMatchObject({ timeout: 'connect' });
   });
@@ -129,7 +162,11 @@ describe('proxy client: the spec\'s error rows', () => {
       await writeChunk(res, '{"n":1}\n');
       // then silence, connection kept open
     });
-    const { items } = await expectFailure(options(s.url, { timeouts: { idleMs: 300 } }), 'PROXY_TIMEOUT', /sent nothing for 300 ms/);
+    const { items } = await expectFailure(
+      options(s.url, { timeouts: { idleMs: 300 } }),
+      'PROXY_TIMEOUT',
+      /sent nothing for 300 ms/,
+    );
     expect(items).toEqual([{ n: 1 }]);
   });
 
@@ -158,16 +195,23 @@ describe('proxy client: the spec\'s error rows', () => {
 
     it('a self-signed certificate fails the handshake with a TLS error naming the URL', async () => {
       const s = await server((_req, res) => void res.end('[]'), { tls });
-      const { error } = await expectFailure(options(s.url), 'PROXY_TLS_FAILED', /TLS handshake with the proxy server at https:\/\/127\.0\.0\.1:\d+\/ failed: .*self.signed/i);
+      const { error } = await expectFailure(
+        options(s.url),
+        'PROXY_TLS_FAILED',
+        /TLS handshake with the proxy server at https:\/\/127\.0\.0\.1:\d+\/ failed: .*self.signed/i,
+      );
       expect(s.requests).toHaveLength(0);
       expect(error.details).toMatchObject({ cause: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
     });
 
     it('the same server is accepted with its certificate given as a custom CA', async () => {
-      const s = await server((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('[{"id":"u1"},{"id":"u2"}]');
-      }, { tls });
+      const s = await server(
+        (_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('[{"id":"u1"},{"id":"u2"}]');
+        },
+        { tls },
+      );
       const r = await run(options(s.url, { ca: tls.cert }));
       expect(r).toEqual({ items: [{ id: 'u1' }, { id: 'u2' }] });
     });
@@ -183,7 +227,11 @@ describe('proxy client: the spec\'s error rows', () => {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: `proxy password mismatch (got ${PASSWORD})` }));
     });
-    const { error } = await expectFailure(options(s.url), 'PROXY_UNAUTHORIZED', /rejected the proxy password \(HTTP 401\): proxy password mismatch \(got \[redacted\]\)/);
+    const { error } = await expectFailure(
+      options(s.url),
+      'PROXY_UNAUTHORIZED',
+      /rejected the proxy password \(HTTP 401\): proxy password mismatch \(got \[redacted\]\)/,
+    );
     expect(error.message).toContain(s.url);
     expect(error.details).toMatchObject({ status: 401 });
   });
@@ -193,7 +241,11 @@ describe('proxy client: the spec\'s error rows', () => {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'Velocity error in attribute "uid": null reference $lastname' }));
     });
-    const { error } = await expectFailure(options(s.url), 'PROXY_SERVER_ERROR', /failed to run std:account:list \(HTTP 500\): Velocity error in attribute "uid": null reference \$lastname\. Read the proxy server logs/);
+    const { error } = await expectFailure(
+      options(s.url),
+      'PROXY_SERVER_ERROR',
+      /failed to run std:account:list \(HTTP 500\): Velocity error in attribute "uid": null reference \$lastname\. Read the proxy server logs/,
+    );
     expect(error.details).toMatchObject({ status: 500 });
   });
 
@@ -207,8 +259,16 @@ describe('proxy client: the spec\'s error rows', () => {
         res.end('{"error":"request body larger than 10485760 bytes"}');
       }
     });
-    await expectFailure(options(s.url.replace(/\/$/, '/missing')), 'PROXY_SERVER_ERROR', /HTTP 404\): <html> <body>Cannot POST \/missing<\/body><\/html>\. Check the path of the Proxy URL/);
-    await expectFailure(options(s.url), 'PROXY_SERVER_ERROR', /HTTP 413\): request body larger than 10485760 bytes\. .*BODY_LIMIT_BYTES/);
+    await expectFailure(
+      options(s.url.replace(/\/$/, '/missing')),
+      'PROXY_SERVER_ERROR',
+      /HTTP 404\): <html> <body>Cannot POST \/missing<\/body><\/html>\. Check the path of the Proxy URL/,
+    );
+    await expectFailure(
+      options(s.url),
+      'PROXY_SERVER_ERROR',
+      /HTTP 413\): request body larger than 10485760 bytes\. .*BODY_LIMIT_BYTES/,
+    );
   });
 
   it('a bare object is "Failed to parse JSON"', async () => {
@@ -216,7 +276,11 @@ describe('proxy client: the spec\'s error rows', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ key: { simple: { id: 'u1' } }, attributes: {} }));
     });
-    const { items } = await expectFailure(options(s.url), 'PROXY_BAD_RESPONSE', /^Failed to parse JSON from the proxy server at http:\/\/127\.0\.0\.1:\d+\/ \(std:account:list\): the body is a single bare JSON object/);
+    const { items } = await expectFailure(
+      options(s.url),
+      'PROXY_BAD_RESPONSE',
+      /^Failed to parse JSON from the proxy server at http:\/\/127\.0\.0\.1:\d+\/ \(std:account:list\): the body is a single bare JSON object/,
+    );
     expect(items).toEqual([]);
   });
 
@@ -225,7 +289,11 @@ describe('proxy client: the spec\'s error rows', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ data: [{ id: 'u1' }, { id: 'u2' }] }));
     });
-    const { items } = await expectFailure(options(s.url), 'PROXY_BAD_RESPONSE', /^Failed to parse JSON .*wraps its content in a "data" field/);
+    const { items } = await expectFailure(
+      options(s.url),
+      'PROXY_BAD_RESPONSE',
+      /^Failed to parse JSON .*wraps its content in a "data" field/,
+    );
     expect(items).toEqual([]);
   });
 
@@ -234,7 +302,11 @@ describe('proxy client: the spec\'s error rows', () => {
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       res.end('{"id":"u1"}\ngeneric error: \n + Error: boom after first chunk\n');
     });
-    const { items } = await expectFailure(options(s.url), 'PROXY_BAD_RESPONSE', /Failed to parse JSON .*line 2 is not valid JSON/);
+    const { items } = await expectFailure(
+      options(s.url),
+      'PROXY_BAD_RESPONSE',
+      /Failed to parse JSON .*line 2 is not valid JSON/,
+    );
     expect(items).toEqual([{ id: 'u1' }]);
   });
 
@@ -266,7 +338,11 @@ describe('proxy client: truncated or aborted streams are failures, never short s
       await writeChunk(res, '{"n":1}\n{"n":2}\n{"n":');
       res.socket?.destroy();
     });
-    const { items } = await expectFailure(options(s.url), 'PROXY_STREAM_ABORTED', /broke off the response to std:account:list|closed the connection before the response/);
+    const { items } = await expectFailure(
+      options(s.url),
+      'PROXY_STREAM_ABORTED',
+      /broke off the response to std:account:list|closed the connection before the response/,
+    );
     expect(items).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
@@ -295,7 +371,11 @@ describe('proxy client: truncated or aborted streams are failures, never short s
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('[{"n":1},{"n":2}');
     });
-    const { items } = await expectFailure(options(s.url), 'PROXY_STREAM_ABORTED', /is truncated: the JSON array ended without its closing bracket after 2 complete item/);
+    const { items } = await expectFailure(
+      options(s.url),
+      'PROXY_STREAM_ABORTED',
+      /is truncated: the JSON array ended without its closing bracket after 2 complete item/,
+    );
     expect(items).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
@@ -304,7 +384,11 @@ describe('proxy client: truncated or aborted streams are failures, never short s
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       res.end('{"n":1}\n{"n":2,"name":"Jo');
     });
-    const { items } = await expectFailure(options(s.url), 'PROXY_STREAM_ABORTED', /is truncated: the body ended in the middle of line 2/);
+    const { items } = await expectFailure(
+      options(s.url),
+      'PROXY_STREAM_ABORTED',
+      /is truncated: the body ended in the middle of line 2/,
+    );
     expect(items).toEqual([{ n: 1 }]);
   });
 });
@@ -314,7 +398,11 @@ describe('proxy client: options and cancellation', () => {
     await expectFailure(options('not a url'), 'CONFIG_INVALID', /Proxy URL "not a url" is not a valid URL/);
     await expectFailure(options('ftp://proxy.example.com/x'), 'CONFIG_INVALID', /must use http or https, not ftp/);
     await expectFailure(options('http://127.0.0.1:1/', { password: '' }), 'CONFIG_INVALID', /Proxy password is empty/);
-    await expectFailure(options('http://127.0.0.1:1/', { timeouts: { idleMs: -1 } }), 'CONFIG_INVALID', /idleMs must be a positive/);
+    await expectFailure(
+      options('http://127.0.0.1:1/', { timeouts: { idleMs: -1 } }),
+      'CONFIG_INVALID',
+      /idleMs must be a positive/,
+    );
   });
 
   it('never shows user info or the query string of the URL', async () => {
@@ -375,7 +463,11 @@ describe('proxy client: close-delimited (HTTP/1.0) responses', () => {
 
   it('refuses an account list of heartbeats only: an empty list taken as complete deletes every account', async () => {
     const url = await http10Server('\n\n\n');
-    await expectFailure(options(url), 'PROXY_STREAM_ABORTED', /no accounts in a response without length or chunks.*cannot be told from one that was broken off.*proxy_http_version 1\.1/);
+    await expectFailure(
+      options(url),
+      'PROXY_STREAM_ABORTED',
+      /no accounts in a response without length or chunks.*cannot be told from one that was broken off.*proxy_http_version 1\.1/,
+    );
   });
 
   it('accepts items it cannot check (documented), and an empty answer to a command other than the account list', async () => {
@@ -386,14 +478,28 @@ describe('proxy client: close-delimited (HTTP/1.0) responses', () => {
     expect(schema.error).toBeUndefined();
   });
 
-  it('reads the closing error line of a broken-off stream and raises the server\'s code with its message', async () => {
-    const url = await http10Server('{"identity":"a"}\n#fusion-error {"code":"PLATFORM_RATE_LIMITED","error":"the platform kept answering 429"}\n');
-    const { items } = await expectFailure(options(url), 'PLATFORM_RATE_LIMITED', /failed std:account:list after 1 item\(s\) had been sent: the platform kept answering 429\. The result is incomplete/);
+  it("reads the closing error line of a broken-off stream and raises the server's code with its message", async () => {
+    const url = await http10Server(
+      '{"identity":"a"}\n#fusion-error {"code":"PLATFORM_RATE_LIMITED","error":"the platform kept answering 429"}\n',
+    );
+    const { items } = await expectFailure(
+      options(url),
+      'PLATFORM_RATE_LIMITED',
+      /failed std:account:list after 1 item\(s\) had been sent: the platform kept answering 429\. The result is incomplete/,
+    );
     expect(items).toHaveLength(1);
   });
 
   it('a closing error line with a code it does not know is PROXY_STREAM_ABORTED, and a malformed one is invalid JSON', async () => {
-    await expectFailure(options(await http10Server('#fusion-error {"code":"SOMETHING_NEW","error":"x"}\n')), 'PROXY_STREAM_ABORTED', /after 0 item\(s\) had been sent: x/);
-    await expectFailure(options(await http10Server('#fusion-error not json\n')), 'PROXY_BAD_RESPONSE', /line 1 is not valid JSON/);
+    await expectFailure(
+      options(await http10Server('#fusion-error {"code":"SOMETHING_NEW","error":"x"}\n')),
+      'PROXY_STREAM_ABORTED',
+      /after 0 item\(s\) had been sent: x/,
+    );
+    await expectFailure(
+      options(await http10Server('#fusion-error not json\n')),
+      'PROXY_BAD_RESPONSE',
+      /line 1 is not valid JSON/,
+    );
   });
 });

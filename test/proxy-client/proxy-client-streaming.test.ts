@@ -9,7 +9,14 @@ afterEach(async () => {
 });
 
 function options(url: string): ProxyRequestOptions {
-  return { url, password: 'streaming-test-password', type: 'std:account:list', input: {}, config: {}, timeouts: { idleMs: 10_000 } };
+  return {
+    url,
+    password: 'streaming-test-password',
+    type: 'std:account:list',
+    input: {},
+    config: {},
+    timeouts: { idleMs: 10_000 },
+  };
 }
 
 /** A promise with its resolver, so the server can wait for the client's callback. */
@@ -23,30 +30,33 @@ describe('proxy client streams items before the response ends', () => {
   it.each([
     ['NDJSON', 'application/x-ndjson', (i: number) => `{"n":${i}}\n`, '', ''],
     ['JSON array', 'application/json', (i: number) => `${i === 1 ? '' : ','}{"n":${i}}`, '[', ']'],
-  ])('%s: the server writes item 1, waits until the callback has it, then writes the rest', async (_name, ct, line, open, close) => {
-    const firstSeen = signal();
-    let serverWaited = false;
-    const s = await startFakeProxyServer(async (_req, res) => {
-      res.writeHead(200, { 'content-type': ct });
-      await writeChunk(res, open + line(1));
-      await firstSeen.promise; // would hang (and time out) if the client buffered the whole body
-      serverWaited = true;
-      await writeChunk(res, line(2) + line(3));
-      res.end(close);
-    });
-    servers.push(s);
-    const seen: ProxyItem[] = [];
-    const result = await invokeProxy(options(s.url), (item) => {
-      seen.push(item);
-      if (item.n === 1) {
-        expect(serverWaited).toBe(false);
-        firstSeen.resolve();
-      }
-    });
-    expect(seen).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
-    expect(result.items).toBe(3);
-    expect(serverWaited).toBe(true);
-  });
+  ])(
+    '%s: the server writes item 1, waits until the callback has it, then writes the rest',
+    async (_name, ct, line, open, close) => {
+      const firstSeen = signal();
+      let serverWaited = false;
+      const s = await startFakeProxyServer(async (_req, res) => {
+        res.writeHead(200, { 'content-type': ct });
+        await writeChunk(res, open + line(1));
+        await firstSeen.promise; // would hang (and time out) if the client buffered the whole body
+        serverWaited = true;
+        await writeChunk(res, line(2) + line(3));
+        res.end(close);
+      });
+      servers.push(s);
+      const seen: ProxyItem[] = [];
+      const result = await invokeProxy(options(s.url), (item) => {
+        seen.push(item);
+        if (item.n === 1) {
+          expect(serverWaited).toBe(false);
+          firstSeen.resolve();
+        }
+      });
+      expect(seen).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+      expect(result.items).toBe(3);
+      expect(serverWaited).toBe(true);
+    },
+  );
 
   it('awaits an async callback before handing over the next item (backpressure)', async () => {
     const s = await startFakeProxyServer((_req, res) => {
@@ -99,7 +109,10 @@ describe('proxy client memory stays flat whatever the response size', () => {
     return m.heapUsed + m.arrayBuffers;
   }
 
-  async function streamAndMeasure(format: 'ndjson' | 'array', totalBytes: number): Promise<{ items: number; bytes: number; growth: number }> {
+  async function streamAndMeasure(
+    format: 'ndjson' | 'array',
+    totalBytes: number,
+  ): Promise<{ items: number; bytes: number; growth: number }> {
     const filler = 'x'.repeat(900);
     const s = await startFakeProxyServer(async (_req, res) => {
       res.writeHead(200, { 'content-type': format === 'ndjson' ? 'application/x-ndjson' : 'application/json' });

@@ -11,7 +11,7 @@ function prng(seed: number): () => number {
 
 function feed(parser: ResponseParser, body: Buffer, nextSize: () => number): ParseEvent[] {
   const out: ParseEvent[] = [];
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const n = Math.max(1, nextSize());
     out.push(...parser.push(body.subarray(i, i + n)));
     parser.assertOk();
@@ -21,11 +21,16 @@ function feed(parser: ResponseParser, body: Buffer, nextSize: () => number): Par
   return out;
 }
 
-const items = (evs: ParseEvent[]): unknown[] => evs.filter((e) => e.kind === 'item').map((e) => (e as { item: unknown }).item);
+const items = (evs: ParseEvent[]): unknown[] =>
+  evs.filter((e) => e.kind === 'item').map((e) => (e as { item: unknown }).item);
 const heartbeats = (evs: ParseEvent[]): number => evs.filter((e) => e.kind === 'heartbeat').length;
 
 function parseAll(body: string | Buffer, contentType?: string, chunk = 1): ParseEvent[] {
-  return feed(new ResponseParser({ contentType }), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'), () => chunk);
+  return feed(
+    new ResponseParser({ contentType }),
+    Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'),
+    () => chunk,
+  );
 }
 
 function failure(fn: () => unknown): ResponseFormatError {
@@ -65,7 +70,11 @@ describe('ResponseParser: JSON array', () => {
 
   it('handles strings dense with escapes (escaped quotes and backslashes) at any chunk boundary', () => {
     const rnd = prng(7);
-    const dense = Array.from({ length: 300 }, (_, i) => ({ i, s: '\\"\n\\\\"'.repeat(i % 17) + '"]}'.repeat(i % 5), t: '\\'.repeat(i % 4) }));
+    const dense = Array.from({ length: 300 }, (_, i) => ({
+      i,
+      s: '\\"\n\\\\"'.repeat(i % 17) + '"]}'.repeat(i % 5),
+      t: '\\'.repeat(i % 4),
+    }));
     const body = Buffer.from(JSON.stringify(dense), 'utf8');
     for (let round = 0; round < 5; round++) {
       expect(items(feed(new ResponseParser(), body, () => 1 + Math.floor(rnd() * 40)))).toEqual(dense);
@@ -97,7 +106,9 @@ describe('ResponseParser: JSON array', () => {
   });
 
   it('rejects non-objects, trailing commas, missing commas and trailing garbage', () => {
-    expect(failure(() => parseAll('[1,2]')).message).toMatch(/item 1 of the JSON array starts with "1", not a JSON object/);
+    expect(failure(() => parseAll('[1,2]')).message).toMatch(
+      /item 1 of the JSON array starts with "1", not a JSON object/,
+    );
     expect(failure(() => parseAll('[{"a":1},]')).message).toMatch(/trailing comma/);
     expect(failure(() => parseAll('[{"a":1} {"b":2}]')).message).toMatch(/expected "," or "]" after item 1/);
     expect(failure(() => parseAll('[{"a":1}] x')).message).toMatch(/after the end of the JSON array/);
@@ -186,7 +197,7 @@ describe('ResponseParser: NDJSON', () => {
   });
 });
 
-describe('ResponseParser: the spec\'s invalid responses', () => {
+describe("ResponseParser: the spec's invalid responses", () => {
   it('rejects a single bare object', () => {
     const e = failure(() => parseAll('{"id":"u1","attributes":{}}', 'application/json'));
     expect(e.kind).toBe('invalid');

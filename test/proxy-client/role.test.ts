@@ -5,7 +5,9 @@ const URL_ = 'https://proxy.example.com/fusion';
 describe('detectRole: the spec table', () => {
   it('row 1: proxyEnabled true AND PROXY_PASSWORD set -> proxy server (even with a proxy URL)', () => {
     expect(detectRole({ proxyEnabled: true }, { PROXY_PASSWORD: 'server-secret-123456' })).toBe('proxy-server');
-    expect(detectRole({ proxyEnabled: true, proxyUrl: URL_ }, { PROXY_PASSWORD: 'server-secret-123456' })).toBe('proxy-server');
+    expect(detectRole({ proxyEnabled: true, proxyUrl: URL_ }, { PROXY_PASSWORD: 'server-secret-123456' })).toBe(
+      'proxy-server',
+    );
   });
 
   it('row 2: proxyEnabled true AND proxy URL set AND no PROXY_PASSWORD -> proxy client', () => {

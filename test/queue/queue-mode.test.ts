@@ -184,7 +184,12 @@ describe('queue mode', () => {
   });
 
   it('gives BullMQ the lock and stall settings of the environment (WORKER_LOCK_MS, WORKER_STALLED_INTERVAL_MS)', async () => {
-    const h = await startHarness('queue', { ROLE: 'worker', PROXY_PASSWORD: '', WORKER_LOCK_MS: '8000', WORKER_STALLED_INTERVAL_MS: '2000' });
+    const h = await startHarness('queue', {
+      ROLE: 'worker',
+      PROXY_PASSWORD: '',
+      WORKER_LOCK_MS: '8000',
+      WORKER_STALLED_INTERVAL_MS: '2000',
+    });
     try {
       expect(h.server.worker!.worker.opts).toMatchObject({ lockDuration: 8000, stalledInterval: 2000 });
     } finally {
@@ -195,8 +200,13 @@ describe('queue mode', () => {
   it('serves only probes and metrics on a worker-only process', async () => {
     const h = await startHarness('queue', { ROLE: 'worker', PROXY_PASSWORD: '' });
     try {
-      await until(async () => ((await h.server.app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200 ? true : undefined));
-      expect((await h.server.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready', mode: 'worker' });
+      await until(async () =>
+        (await h.server.app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200 ? true : undefined,
+      );
+      expect((await h.server.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({
+        status: 'ready',
+        mode: 'worker',
+      });
       expect((await h.server.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
       const res = await post(`${h.base}/proxy`, commandBody());
       expect(res.status).toBe(404);

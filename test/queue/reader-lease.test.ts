@@ -10,7 +10,16 @@ import { JobCrypto } from '../../src/queue/job-crypto';
 import { sealCommand } from '../../src/queue/job-data';
 import { READER_LEASE_MS, resultKeys } from '../../src/queue/result-keys';
 import { ScriptedRunner } from '../support/scripted-runner';
-import { HARNESS_JOB_KEY, commandBody, delay, ndjsonItems, post, startHarness, workerFor, type Harness } from '../server/harness';
+import {
+  HARNESS_JOB_KEY,
+  commandBody,
+  delay,
+  ndjsonItems,
+  post,
+  startHarness,
+  workerFor,
+  type Harness,
+} from '../server/harness';
 
 jest.setTimeout(60_000);
 
@@ -70,7 +79,11 @@ describe('reader lease (queue mode)', () => {
     expect(res.complete).toBe(false);
     expect(h.runner.executions[before]).toMatchObject({ cancelled: true, finished: false });
     const end = Date.now() + 10_000;
-    while ((h.server.worker!.activeJobs > 0 || (await h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:out`)).length > 0) && Date.now() < end) await delay(25);
+    while (
+      (h.server.worker!.activeJobs > 0 || (await h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:out`)).length > 0) &&
+      Date.now() < end
+    )
+      await delay(25);
     expect(h.server.worker!.activeJobs).toBe(0);
     expect(await h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:out`)).toEqual([]);
   });
@@ -82,11 +95,18 @@ describe('reader lease (queue mode)', () => {
     const worker = workerFor({ ...h, env: { ...h.env, QUEUE_NAME: queueName } }, runner);
     try {
       const body = commandBody({ items: 1 });
-      const cmd = { type: 'std:account:list' as const, input: body.input as Record<string, unknown>, config: body.config as Record<string, unknown> };
+      const cmd = {
+        type: 'std:account:list' as const,
+        input: body.input as Record<string, unknown>,
+        config: body.config as Record<string, unknown>,
+      };
       // Queued with a lease that nobody holds: the api died between queuing and the start.
       await queue.add({ ...cmd, requestId: 'orphan' });
       // Queued the old way (no lease in the job): still runs.
-      const { lease: _lease, ...legacy } = sealCommand({ ...cmd, requestId: 'legacy' }, JobCrypto.fromKey(HARNESS_JOB_KEY));
+      const { lease: _lease, ...legacy } = sealCommand(
+        { ...cmd, requestId: 'legacy' },
+        JobCrypto.fromKey(HARNESS_JOB_KEY),
+      );
       await queue.queue.add('std:account:list', legacy, { jobId: 'legacy', removeOnComplete: true });
       await runner.waitFor((e) => e.length === 1, 30_000);
       const end = Date.now() + 30_000;

@@ -109,7 +109,11 @@ describe('result stream integrity', () => {
       });
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fusion-oom-redis-'));
       // A server of its own: the shared test Redis must not run out of memory under other tests.
-      child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+      child = spawn(
+        bin,
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+        { stdio: 'ignore' },
+      );
       url = `redis://127.0.0.1:${port}`;
       await until(() => redisPing(url, 300), 5000);
       const admin = new Redis(url);
@@ -227,8 +231,16 @@ describe('result stream integrity', () => {
       ['the first entries are missing', [data(1, 2), end(2, 4)], /expected output entry 0, got 1/],
       ['an entry in the middle is missing', [data(0, 2), data(2, 1), end(3, 5)], /expected output entry 1, got 2/],
       ['an entry is unnumbered', [data(0, 2), data(undefined, 1), end(2, 3)], /unnumbered/],
-      ['the last entries are missing', [data(0, 2), end(2, 3)], /wrote 2 entries with 3 items, 1 entries with 2 items arrived/],
-      ['the item total differs', [data(0, 2), data(1, 1), end(2, 4)], /wrote 2 entries with 4 items, 2 entries with 3 items arrived/],
+      [
+        'the last entries are missing',
+        [data(0, 2), end(2, 3)],
+        /wrote 2 entries with 3 items, 1 entries with 2 items arrived/,
+      ],
+      [
+        'the item total differs',
+        [data(0, 2), data(1, 1), end(2, 4)],
+        /wrote 2 entries with 4 items, 2 entries with 3 items arrived/,
+      ],
       ['the end entry has no totals', [data(0, 2), ['t', 'end']], /wrote \? entries/],
     ])('fails when %s', async (_why, entries, message) => {
       const r = await readCrafted(entries);
@@ -249,7 +261,11 @@ describe('result stream integrity', () => {
     });
 
     it('while the writer waits for a reader slower than the TTL', async () => {
-      const writer = new ResultStreamWriter(pair.writerConn, keys, writerOptions({ chunkBytes: 1024, maxBacklogEntries: 4, ttlMs: 300 }));
+      const writer = new ResultStreamWriter(
+        pair.writerConn,
+        keys,
+        writerOptions({ chunkBytes: 1024, maxBacklogEntries: 4, ttlMs: 300 }),
+      );
       const runner: CommandRunner = async function* (): AsyncGenerator<CommandOutput> {
         for (let i = 0; i < 200; i += 1) yield { i, pad: pad(100) };
       };
@@ -265,7 +281,11 @@ describe('result stream integrity', () => {
     });
 
     it('on progress signals', async () => {
-      const writer = new ResultStreamWriter(pair.writerConn, keys, writerOptions({ ttlMs: 200, progressIntervalMs: 20 }));
+      const writer = new ResultStreamWriter(
+        pair.writerConn,
+        keys,
+        writerOptions({ ttlMs: 200, progressIntervalMs: 20 }),
+      );
       writer.start();
       for (let i = 0; i < 40; i += 1) {
         writer.progress();

@@ -23,21 +23,54 @@ describe('review answers', () => {
   });
 
   it('the string "false" with a chosen candidate links (the incumbent read it as "new identity")', () => {
-    expect(readFormAnswer({ newIdentity: 'false', identity: 'id-1' }, CANDS)).toEqual({ kind: 'link', identityId: 'id-1', candidateKind: 'identity' });
-    expect(readFormAnswer({ identity: ['acc-2'], comments: 'same badge' }, CANDS)).toEqual({ kind: 'link', identityId: 'acc-2', candidateKind: 'account', comments: 'same badge' });
-    expect(readFormAnswer({ identity: [{ value: 'id-1', label: 'Ann' }] }, CANDS)).toMatchObject({ kind: 'link', identityId: 'id-1' });
+    expect(readFormAnswer({ newIdentity: 'false', identity: 'id-1' }, CANDS)).toEqual({
+      kind: 'link',
+      identityId: 'id-1',
+      candidateKind: 'identity',
+    });
+    expect(readFormAnswer({ identity: ['acc-2'], comments: 'same badge' }, CANDS)).toEqual({
+      kind: 'link',
+      identityId: 'acc-2',
+      candidateKind: 'account',
+      comments: 'same badge',
+    });
+    expect(readFormAnswer({ identity: [{ value: 'id-1', label: 'Ann' }] }, CANDS)).toMatchObject({
+      kind: 'link',
+      identityId: 'id-1',
+    });
     expect(readFormAnswer({ newIdentity: 'true' }, CANDS)).toEqual({ kind: 'new-identity' });
     expect(readFormAnswer({ newIdentity: true, identity: [] }, CANDS)).toEqual({ kind: 'new-identity' });
   });
 
   it('rejects ambiguous, empty, unknown and malformed answers with a reason', () => {
-    expect(readFormAnswer({ newIdentity: true, identity: 'id-1' }, CANDS)).toEqual({ kind: 'invalid', reason: expect.stringContaining('both') });
-    expect(readFormAnswer({}, CANDS)).toEqual({ kind: 'invalid', reason: expect.stringContaining('without a decision') });
-    expect(readFormAnswer({ newIdentity: false }, CANDS)).toEqual({ kind: 'invalid', reason: expect.stringContaining('no candidate was chosen') });
-    expect(readFormAnswer({ identity: 'stranger' }, CANDS)).toEqual({ kind: 'invalid', reason: expect.stringContaining('not one of the 2 candidates') });
-    expect(readFormAnswer({ identity: ['id-1', 'acc-2'] }, CANDS)).toEqual({ kind: 'invalid', reason: expect.stringContaining('expected one candidate id') });
-    expect(readFormAnswer({ identity: 'id-1' }, undefined)).toEqual({ kind: 'invalid', reason: expect.stringContaining('candidate list is missing') });
-    expect(readFormAnswer({ newIdentity: 'no' }, CANDS)).toEqual({ kind: 'invalid', reason: expect.stringContaining('"no"') });
+    expect(readFormAnswer({ newIdentity: true, identity: 'id-1' }, CANDS)).toEqual({
+      kind: 'invalid',
+      reason: expect.stringContaining('both'),
+    });
+    expect(readFormAnswer({}, CANDS)).toEqual({
+      kind: 'invalid',
+      reason: expect.stringContaining('without a decision'),
+    });
+    expect(readFormAnswer({ newIdentity: false }, CANDS)).toEqual({
+      kind: 'invalid',
+      reason: expect.stringContaining('no candidate was chosen'),
+    });
+    expect(readFormAnswer({ identity: 'stranger' }, CANDS)).toEqual({
+      kind: 'invalid',
+      reason: expect.stringContaining('not one of the 2 candidates'),
+    });
+    expect(readFormAnswer({ identity: ['id-1', 'acc-2'] }, CANDS)).toEqual({
+      kind: 'invalid',
+      reason: expect.stringContaining('expected one candidate id'),
+    });
+    expect(readFormAnswer({ identity: 'id-1' }, undefined)).toEqual({
+      kind: 'invalid',
+      reason: expect.stringContaining('candidate list is missing'),
+    });
+    expect(readFormAnswer({ newIdentity: 'no' }, CANDS)).toEqual({
+      kind: 'invalid',
+      reason: expect.stringContaining('"no"'),
+    });
   });
 });
 
@@ -63,7 +96,9 @@ describe('form naming and content', () => {
     expect(content.shown).toBe(2);
     expect(content.description).toContain('Showing 2 of 4 candidates');
     expect(storedCandidates(content.formInput)?.map((c) => c.id)).toEqual(ranked);
-    expect(() => buildFormContent(pendingReview({ candidates: [] }), 'fs', 2, new Map())).toThrow(expect.objectContaining({ code: 'INPUT_INVALID' }));
+    expect(() => buildFormContent(pendingReview({ candidates: [] }), 'fs', 2, new Map())).toThrow(
+      expect.objectContaining({ code: 'INPUT_INVALID' }),
+    );
     expect(storedCandidates({ candidates: 'not json' })).toBeUndefined();
     expect(storedCandidates({ candidates: '[{"id":1}]' })).toBeUndefined();
   });

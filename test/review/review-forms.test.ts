@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { resolveReviewers, NOTIFICATION_WORKFLOW, readReviewDecisions, type ReviewDecision } from '../../src/core/review';
+import {
+  resolveReviewers,
+  NOTIFICATION_WORKFLOW,
+  readReviewDecisions,
+  type ReviewDecision,
+} from '../../src/core/review';
 import { METRIC } from '../../src/observability/metric-names';
 import { registry } from '../../src/observability/metrics-registry';
 import type { PlatformClient } from '../../src/platform/platform-client';
@@ -34,7 +39,9 @@ describe('review forms against the simulator', () => {
 
   it('an account with 300 candidates gets a form detailing the best 10, saying "10 of 300", and keeping all 300', async () => {
     const identities = h.identityIds();
-    const ids = Array.from({ length: 300 }, (_, i) => (i < identities.length ? (identities[i] as string) : `cand${String(i).padStart(3, '0')}`));
+    const ids = Array.from({ length: 300 }, (_, i) =>
+      i < identities.length ? (identities[i] as string) : `cand${String(i).padStart(3, '0')}`,
+    );
     // scores in shuffled order: the form must rank them
     const scores = ids.map((_, i) => (i === 3 ? 99.9 : 60 + ((i * 37) % 300) / 10));
     const review = pendingReview({ candidates: candidates(ids, (i) => scores[i] as number) });
@@ -45,7 +52,10 @@ describe('review forms against the simulator', () => {
     const [def] = h.definitionsOf(review.accountId) as [JsonObject];
     expect(def['name']).toBe(`Fusion Review - Ann Lee [LDAP] #${review.accountId}`);
     expect(def['description']).toContain('Showing 10 of 300 candidates');
-    const sections = def['formElements'] as Array<{ id: string; config: { label: string; formElements: Array<{ key: string; config: Record<string, unknown> }> } }>;
+    const sections = def['formElements'] as Array<{
+      id: string;
+      config: { label: string; formElements: Array<{ key: string; config: Record<string, unknown> }> };
+    }>;
     const detailed = sections.find((s) => s.id === 'candidates')!;
     expect(detailed.config.label).toMatch(/^Showing 10 of 300 candidates/);
     expect(detailed.config.formElements).toHaveLength(10);
@@ -56,7 +66,12 @@ describe('review forms against the simulator', () => {
 
     const inst = h.onlyInstance(review.accountId);
     const input = inst['formInput'] as Record<string, string>;
-    expect(input).toMatchObject({ accountId: review.accountId, candidatesTotal: '300', candidatesShown: '10', round: '1' });
+    expect(input).toMatchObject({
+      accountId: review.accountId,
+      candidatesTotal: '300',
+      candidatesShown: '10',
+      round: '1',
+    });
     const stored = JSON.parse(input['candidates'] as string) as Array<{ id: string; score: number }>;
     expect(stored).toHaveLength(300);
     expect(new Set(stored.map((c) => c.id))).toEqual(new Set(ids));
@@ -64,11 +79,17 @@ describe('review forms against the simulator', () => {
     // The best candidate is a real identity: its display name heads the first candidate section.
     expect(stored[0]!.id).toBe(ids[3]);
     const best = detailed.config.formElements[0] as unknown as { config: { label: string } };
-    expect(best.config.label).toBe(`#1 ${sim.tenant.identities.get(ids[3] as string)!.name} (identity ${ids[3]}), score 99.9`);
+    expect(best.config.label).toBe(
+      `#1 ${sim.tenant.identities.get(ids[3] as string)!.name} (identity ${ids[3]}), score 99.9`,
+    );
 
     const summary = queue.summary();
     expect(summary.formsCreated).toBe(1);
-    expect(summary.created[0]).toMatchObject({ accountId: review.accountId, candidatesTotal: 300, candidatesShown: 10 });
+    expect(summary.created[0]).toMatchObject({
+      accountId: review.accountId,
+      candidatesTotal: 300,
+      candidatesShown: 10,
+    });
     expect(summary.pending.map((p) => p.accountId)).toEqual([review.accountId]);
     expect(await formsCreatedMetric()).toBe(before + 1);
     const [run] = h.runsFor(review.accountId);
@@ -96,7 +117,11 @@ describe('review forms against the simulator', () => {
     expect(wrongCase.problems.join(' ')).toContain('"ldap Reviewer" does not exist');
     expect(wrongCase.problems.join(' ')).toContain('"Owner is global reviewer?" is off');
 
-    const ownerOnly = await resolveReviewers(ports, { sourceName: 'No Such Source', owner, ownerIsGlobalReviewer: true });
+    const ownerOnly = await resolveReviewers(ports, {
+      sourceName: 'No Such Source',
+      owner,
+      ownerIsGlobalReviewer: true,
+    });
     expect(ownerOnly.reviewers.map((r) => r.id)).toEqual([h.ownerId]);
   });
 
@@ -110,7 +135,14 @@ describe('review forms against the simulator', () => {
       expect(errors).toHaveLength(1);
       expect(errors[0]!.msg).toContain('No reviewer for the potential duplicate Ann Lee [Unreviewed]');
       expect(errors[0]!.msg).toContain('"Unreviewed Reviewer" does not exist');
-      expect(queue.summary().noReviewer).toEqual([{ accountId: review.accountId, accountName: 'Ann Lee', sourceName: 'Unreviewed', reason: expect.stringContaining('"Owner is global reviewer?" is off') }]);
+      expect(queue.summary().noReviewer).toEqual([
+        {
+          accountId: review.accountId,
+          accountName: 'Ann Lee',
+          sourceName: 'Unreviewed',
+          reason: expect.stringContaining('"Owner is global reviewer?" is off'),
+        },
+      ]);
       queue.logSummary();
       expect(log.at('error').at(-1)!.obj).toMatchObject({ noReviewer: 1 });
     }
@@ -154,7 +186,9 @@ describe('review forms against the simulator', () => {
     expect(ra!.body).toContain(String(h.onlyInstance(a.accountId)['standAloneFormUrl']));
     const [rb] = h.runsFor(b.accountId);
     expect(rb!.recipients.sort()).toEqual([...new Set([...h.holders('Contractors'), h.ownerId])].map(emailOf).sort());
-    expect(sim.control.workflowRuns().filter((r) => r.workflowId === workflows[0]!['id']).length).toBeGreaterThanOrEqual(2);
+    expect(
+      sim.control.workflowRuns().filter((r) => r.workflowId === workflows[0]!['id']).length,
+    ).toBeGreaterThanOrEqual(2);
     expect(queue.summary().notificationsSent).toBe(2);
   });
 
@@ -170,7 +204,12 @@ describe('review forms against the simulator', () => {
     expect(h.instancesOf(review.accountId)).toHaveLength(1);
     const s = queue.summary();
     expect(s.notificationsSent).toBe(0);
-    expect(s.notificationProblems).toEqual([expect.objectContaining({ accountId: review.accountId, reason: expect.stringContaining('notification workflow failed') })]);
+    expect(s.notificationProblems).toEqual([
+      expect.objectContaining({
+        accountId: review.accountId,
+        reason: expect.stringContaining('notification workflow failed'),
+      }),
+    ]);
     expect(s.pending.map((p) => p.accountId)).toEqual([review.accountId]);
     expect(log.at('warn').some((l) => l.msg.includes('were not notified'))).toBe(true);
   });
@@ -179,7 +218,8 @@ describe('review forms against the simulator', () => {
     const fs = ns();
     const ids = h.identityIds();
     const target = ids[5] as string;
-    const mk = (): ReturnType<typeof pendingReview> => pendingReview({ candidates: candidates([target, ids[6] as string, ids[7] as string]) });
+    const mk = (): ReturnType<typeof pendingReview> =>
+      pendingReview({ candidates: candidates([target, ids[6] as string, ids[7] as string]) });
     const [fresh, linkA, linkB, waiting, submitted, garbled] = [mk(), mk(), mk(), mk(), mk(), mk()];
     const run1 = h.queue(fs).queue;
     for (const r of [fresh, linkA, linkB, waiting, submitted, garbled]) await run1.submit(r);
@@ -197,17 +237,31 @@ describe('review forms against the simulator', () => {
     const d = await run2.readDecisions();
     expect(d.get(fresh.accountId)).toMatchObject({ kind: 'new-identity', accountName: 'Ann Lee', sourceName: 'LDAP' });
     expect(d.get(linkA.accountId)).toMatchObject({ kind: 'link', identityId: target, candidateKind: 'identity' });
-    expect(d.get(linkB.accountId)).toMatchObject({ kind: 'link', identityId: target, comments: 'same employee number' });
-    expect(d.get(waiting.accountId)).toMatchObject({ kind: 'pending', state: 'ASSIGNED', reviewers: expect.arrayContaining(h.holders('LDAP')) });
+    expect(d.get(linkB.accountId)).toMatchObject({
+      kind: 'link',
+      identityId: target,
+      comments: 'same employee number',
+    });
+    expect(d.get(waiting.accountId)).toMatchObject({
+      kind: 'pending',
+      state: 'ASSIGNED',
+      reviewers: expect.arrayContaining(h.holders('LDAP')),
+    });
     expect(d.get(submitted.accountId)).toMatchObject({ kind: 'pending', state: 'SUBMITTED' });
     expect(d.get(garbled.accountId)).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('"yes"') });
     expect(d.size).toBe(6);
 
     const s = run2.summary();
-    expect(s.decided.map((x) => x.accountId).sort()).toEqual([fresh.accountId, linkA.accountId, linkB.accountId].sort());
+    expect(s.decided.map((x) => x.accountId).sort()).toEqual(
+      [fresh.accountId, linkA.accountId, linkB.accountId].sort(),
+    );
     expect(s.decided.filter((x) => x.identityId === target)).toHaveLength(2);
     expect(s.pending.map((p) => p.accountId).sort()).toEqual([waiting.accountId, submitted.accountId].sort());
-    expect(s.pending[0]).toMatchObject({ ageDays: expect.any(Number), reviewers: expect.any(Array), since: expect.any(String) });
+    expect(s.pending[0]).toMatchObject({
+      ageDays: expect.any(Number),
+      reviewers: expect.any(Array),
+      since: expect.any(String),
+    });
     expect(s.invalid).toEqual([expect.objectContaining({ accountId: garbled.accountId })]);
     expect(log.at('error')[0]!.msg).toContain('cannot be applied');
     expect(h.definitionsOf(garbled.accountId)).toEqual([]); // deleted: the account gets a new form
@@ -251,7 +305,9 @@ describe('review forms against the simulator', () => {
     expect(second['formInput']).toMatchObject({ round: '2', candidatesTotal: '12', accountId: review.accountId });
     expect(Date.parse(String(second['expire']))).toBeGreaterThan(Date.now() + 6.9 * DAY);
     expect(run2.log.at('warn').some((l) => l.msg.includes('was sent again (round 2 of 2)'))).toBe(true);
-    expect(run2.queue.summary().expired).toEqual([expect.objectContaining({ accountId: review.accountId, renewed: true, rounds: 1 })]);
+    expect(run2.queue.summary().expired).toEqual([
+      expect.objectContaining({ accountId: review.accountId, renewed: true, rounds: 1 }),
+    ]);
     expect(run2.queue.summary().pending.map((p) => p.accountId)).toEqual([review.accountId]);
     const runs = h.runsFor(review.accountId);
     expect(runs).toHaveLength(2);
@@ -263,7 +319,9 @@ describe('review forms against the simulator', () => {
       const d = (await r.queue.readDecisions()).get(review.accountId);
       expect(d).toMatchObject({ kind: 'expired', rounds: 2, renewed: false });
       expect(r.log.at('warn').filter((l) => l.msg.startsWith('Review expired:'))).toHaveLength(1);
-      expect(r.queue.summary().expired).toEqual([expect.objectContaining({ accountId: review.accountId, renewed: false, rounds: 2 })]);
+      expect(r.queue.summary().expired).toEqual([
+        expect.objectContaining({ accountId: review.accountId, renewed: false, rounds: 2 }),
+      ]);
       await r.queue.submit(review); // no new form while the expired one exists
       expect(h.instancesOf(review.accountId)).toHaveLength(2);
     }
@@ -279,7 +337,10 @@ describe('review forms against the simulator', () => {
 
   it('an open instance past its expiry counts as expired even if the platform did not cancel it', async () => {
     const fs = ns();
-    const review = pendingReview({ candidates: candidates(h.identityIds().slice(0, 2)), expiresAt: new Date(Date.now() + DAY).toISOString() });
+    const review = pendingReview({
+      candidates: candidates(h.identityIds().slice(0, 2)),
+      expiresAt: new Date(Date.now() + DAY).toISOString(),
+    });
     await h.queue(fs).queue.submit(review);
     const later = new Date(Date.now() + 2 * DAY);
     const { queue } = h.queue(fs, { now: () => later });
@@ -290,7 +351,12 @@ describe('review forms against the simulator', () => {
   it('deletes a definition left without an instance, so that the account gets a whole new form', async () => {
     const fs = ns();
     const accountId = uid();
-    await h.review.createFormDefinition({ name: `Fusion Review - Bo [LDAP] #${accountId}`, description: `half made [fusion-source:${fs}]`, ownerId: h.ownerId, formElements: [] });
+    await h.review.createFormDefinition({
+      name: `Fusion Review - Bo [LDAP] #${accountId}`,
+      description: `half made [fusion-source:${fs}]`,
+      ownerId: h.ownerId,
+      formElements: [],
+    });
     const { queue, log } = h.queue(fs);
     expect((await queue.readDecisions()).has(accountId)).toBe(false);
     expect(h.definitionsOf(accountId)).toEqual([]);

@@ -15,13 +15,19 @@ export interface LogLine {
 
 export function capturingLogger(): Logger & { lines: LogLine[]; at(level: LogLine['level']): LogLine[] } {
   const lines: LogLine[] = [];
-  const fn =
-    (level: LogLine['level']): LogFn =>
+  const fn = (level: LogLine['level']): LogFn =>
     ((a: Record<string, unknown> | string, b?: string) => {
       if (typeof a === 'string') lines.push({ level, msg: a, obj: {} });
       else lines.push({ level, msg: b ?? '', obj: a });
     }) as LogFn;
-  return { error: fn('error'), warn: fn('warn'), info: fn('info'), debug: fn('debug'), lines, at: (level) => lines.filter((l) => l.level === level) };
+  return {
+    error: fn('error'),
+    warn: fn('warn'),
+    info: fn('info'),
+    debug: fn('debug'),
+    lines,
+    at: (level) => lines.filter((l) => l.level === level),
+  };
 }
 
 export function uid(prefix = 'acc'): string {
@@ -29,7 +35,12 @@ export function uid(prefix = 'acc'): string {
 }
 
 export function candidates(ids: string[], scoreOf: (i: number) => number = (i) => 99 - i * 0.1): ReviewCandidate[] {
-  return ids.map((id, i) => ({ candidateId: id, candidateKind: 'identity', score: Math.round(scoreOf(i) * 10) / 10, scores: { email: 100, displayName: Math.round(scoreOf(i) * 10) / 10 } }));
+  return ids.map((id, i) => ({
+    candidateId: id,
+    candidateKind: 'identity',
+    score: Math.round(scoreOf(i) * 10) / 10,
+    scores: { email: 100, displayName: Math.round(scoreOf(i) * 10) / 10 },
+  }));
 }
 
 export function pendingReview(over: Partial<PendingReview> & { candidates: ReviewCandidate[] }): PendingReview {
@@ -57,7 +68,10 @@ export class Harness {
     this.ownerId = sim.tenant.meta.ownerIdentityId as string;
   }
 
-  queue(fusionSourceId: string, over: Partial<ReviewFormQueueOptions> = {}): { queue: ReviewFormQueue; log: ReturnType<typeof capturingLogger> } {
+  queue(
+    fusionSourceId: string,
+    over: Partial<ReviewFormQueueOptions> = {},
+  ): { queue: ReviewFormQueue; log: ReturnType<typeof capturingLogger> } {
     const log = capturingLogger();
     const queue = new ReviewFormQueue({
       review: this.review,

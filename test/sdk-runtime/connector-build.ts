@@ -14,7 +14,16 @@ export const NODE_MODULES = join(ROOT, 'node_modules');
  */
 export async function buildForSpcx(): Promise<string> {
   const out = join(mkdtempSync(join(tmpdir(), 'fusion-spcx-')), 'index.js');
-  await build({ entryPoints: [join(ROOT, 'src/connector/index.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', packages: 'external', outfile: out, logLevel: 'error' });
+  await build({
+    entryPoints: [join(ROOT, 'src/connector/index.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    packages: 'external',
+    outfile: out,
+    logLevel: 'error',
+  });
   return out;
 }
 
@@ -26,8 +35,18 @@ export function packAndExtract(): { zipFile: string; dir: string; files: string[
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
   const zipFile = join(outDir, `${pkg.name}-${pkg.version}.zip`);
   const dir = mkdtempSync(join(tmpdir(), 'fusion-unzipped-'));
-  const py = spawnSync('python3', ['-c', 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint("\\n".join(z.namelist()))\nz.extractall(sys.argv[2])', zipFile, dir], { encoding: 'utf8' });
-  if (py.error || py.status !== 0) throw new Error(`extracting ${zipFile} with python3 failed (install python3): ${py.error?.message ?? py.stderr}`);
+  const py = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint("\\n".join(z.namelist()))\nz.extractall(sys.argv[2])',
+      zipFile,
+      dir,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (py.error || py.status !== 0)
+    throw new Error(`extracting ${zipFile} with python3 failed (install python3): ${py.error?.message ?? py.stderr}`);
   return { zipFile, dir, files: py.stdout.trim().split('\n').sort() };
 }
 
@@ -59,7 +78,14 @@ export function childEnv(logLevel: string | undefined, extra: Record<string, str
 export function execInChild(
   module: string,
   commands: ExecCommand[],
-  opts: { logLevel?: string; cwd?: string; nodeArgs?: string[]; heapEvery?: number; slowWritable?: boolean; env?: Record<string, string> } = {},
+  opts: {
+    logLevel?: string;
+    cwd?: string;
+    nodeArgs?: string[];
+    heapEvery?: number;
+    slowWritable?: boolean;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<{ results: ExecResult[]; log: string }> {
   const resultFile = join(mkdtempSync(join(tmpdir(), 'fusion-exec-')), 'result.json');
   return new Promise((resolvePromise, reject) => {
@@ -74,13 +100,16 @@ export function execInChild(
     child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0 || !existsSync(resultFile)) return reject(new Error(`exec driver exited ${code}: ${out.slice(-3000)} ${err.slice(-2000)}`));
+      if (code !== 0 || !existsSync(resultFile))
+        return reject(new Error(`exec driver exited ${code}: ${out.slice(-3000)} ${err.slice(-2000)}`));
       try {
         resolvePromise({ results: JSON.parse(readFileSync(resultFile, 'utf8')) as ExecResult[], log: out + err });
       } catch (e) {
         reject(e instanceof Error ? e : new Error(String(e)));
       }
     });
-    child.stdin.end(JSON.stringify({ module, resultFile, commands, heapEvery: opts.heapEvery, slowWritable: opts.slowWritable }));
+    child.stdin.end(
+      JSON.stringify({ module, resultFile, commands, heapEvery: opts.heapEvery, slowWritable: opts.slowWritable }),
+    );
   });
 }

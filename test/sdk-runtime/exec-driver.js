@@ -42,7 +42,11 @@ async function main() {
     try {
       await connector._exec(cmd.type, { commandType: cmd.type, version: 1 }, cmd.input, writable);
     } catch (e) {
-      r.error = { type: e && e.type ? e.type : 'none', message: e && e.message ? e.message : String(e), name: e && e.constructor ? e.constructor.name : typeof e };
+      r.error = {
+        type: e && e.type ? e.type : 'none',
+        message: e && e.message ? e.message : String(e),
+        name: e && e.constructor ? e.constructor.name : typeof e,
+      };
     }
     await new Promise((resolve) => writable.end(resolve));
     results.push(r);

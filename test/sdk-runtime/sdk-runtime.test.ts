@@ -46,7 +46,14 @@ function baseConfig(): Record<string, unknown> {
     maxConcurrentRequests: 20,
     attributeMaps: [{ newAttribute: 'departments', existingAttributes: ['department'], attributeMerge: 'list' }],
     attributeDefinitions: [
-      { name: 'login', expression: '$firstName.substring(0,1)$lastName', type: 'unique', case: 'lower', normalize: true, spaces: true },
+      {
+        name: 'login',
+        expression: '$firstName.substring(0,1)$lastName',
+        type: 'unique',
+        case: 'lower',
+        normalize: true,
+        spaces: true,
+      },
       { name: 'title', expression: 'Member of $department' },
     ],
   };
@@ -58,7 +65,8 @@ function configFor(role: Role): Record<string, unknown> {
   return { ...baseConfig(), proxyEnabled: true, proxyUrl: `${server.url}/proxy`, proxyPassword: PASSWORD };
 }
 
-const connectorIds = (): string[] => [...sim.tenant.accountsOfSource(sim.tenant.meta.fusionSourceId!).values()].map((a) => a.nativeIdentity);
+const connectorIds = (): string[] =>
+  [...sim.tenant.accountsOfSource(sim.tenant.meta.fusionSourceId!).values()].map((a) => a.nativeIdentity);
 
 /** The nine commands (and a read of a missing account), in the order a platform might send them. */
 function scenario(role: Role): ExecCommand[] {
@@ -71,8 +79,16 @@ function scenario(role: Role): ExecCommand[] {
     { type: 'std:account:read', input: { identity: '00000000-0000-4000-8000-000000000000' }, config },
     { type: 'std:account:disable', input: { key: { simple: { id } }, identity: id }, config },
     { type: 'std:account:enable', input: { key: { simple: { id } }, identity: id }, config },
-    { type: 'std:account:create', input: { attributes: { firstName: 'Zora', lastName: 'Quill', department: 'Research' } }, config },
-    { type: 'std:account:update', input: { identity: id, changes: [{ op: 'Set', attribute: 'title', value: 'Chief' }] }, config },
+    {
+      type: 'std:account:create',
+      input: { attributes: { firstName: 'Zora', lastName: 'Quill', department: 'Research' } },
+      config,
+    },
+    {
+      type: 'std:account:update',
+      input: { identity: id, changes: [{ op: 'Set', attribute: 'title', value: 'Chief' }] },
+      config,
+    },
     { type: 'std:account:discover-schema', input: {}, config },
     { type: 'std:entitlement:list', input: { type: 'group' }, config },
   ];
@@ -81,8 +97,12 @@ function scenario(role: Role): ExecCommand[] {
 /** What the platform must have received for each command of the scenario. */
 function expectScenario(results: ExecResult[], label: string): void {
   const ids = connectorIds();
-  const [test, list, read, missing, disable, enable, create, update, schema, entitlements] = results.map((r, i) => ({ ...r, label: `${label} #${i}` }));
-  for (const r of [test, list, read, disable, enable, create, update, schema, entitlements]) expect({ label: r!.label, error: r!.error }).toEqual({ label: r!.label, error: undefined });
+  const [test, list, read, missing, disable, enable, create, update, schema, entitlements] = results.map((r, i) => ({
+    ...r,
+    label: `${label} #${i}`,
+  }));
+  for (const r of [test, list, read, disable, enable, create, update, schema, entitlements])
+    expect({ label: r!.label, error: r!.error }).toEqual({ label: r!.label, error: undefined });
   expect(test!.outputs).toEqual([expect.objectContaining({ status: 'success' })]);
   expect(list!.outputs.map((o) => o.identity).sort()).toEqual([...ids].sort());
   expect(list!.outputs.every((o) => typeof o.attributes === 'object' && o.attributes !== null)).toBe(true);
@@ -92,27 +112,53 @@ function expectScenario(results: ExecResult[], label: string): void {
   expect(missing!.outputs).toEqual([]);
   expect(disable!.outputs).toEqual([expect.objectContaining({ identity: ids[0], disabled: true })]);
   expect(enable!.outputs).toEqual([expect.objectContaining({ identity: ids[0], disabled: false })]);
-  expect(create!.outputs).toEqual([expect.objectContaining({ identity: expect.any(String), attributes: expect.objectContaining({ firstName: 'Zora' }) })]);
+  expect(create!.outputs).toEqual([
+    expect.objectContaining({
+      identity: expect.any(String),
+      attributes: expect.objectContaining({ firstName: 'Zora' }),
+    }),
+  ]);
   expect((update!.outputs[0]?.attributes as Record<string, unknown> | undefined)?.title).toBe('Chief');
   expect(schema!.outputs).toEqual([expect.objectContaining({ identityAttribute: 'id', displayAttribute: 'name' })]);
   expect(entitlements!.outputs.length).toBeGreaterThan(1);
 }
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 23, tenant: { identities: 24, accountsPerSource: 12, machineRate: 0 }, rateLimit: false, logRequests: false });
+  sim = await startSimulator({
+    seed: 23,
+    tenant: { identities: 24, accountsPerSource: 12, machineRate: 0 },
+    rateLimit: false,
+    logRequests: false,
+  });
   redis = openRedis();
   const quiet = createLogger({ level: 'error', destination: { write: () => undefined } });
-  const common = { PORT: '0', HOST: '127.0.0.1', PROXY_PASSWORD: PASSWORD, PROXY_PATH: '/proxy', SHUTDOWN_GRACE_MS: '2000', METRICS_ENABLED: 'false' };
+  const common = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PROXY_PASSWORD: PASSWORD,
+    PROXY_PATH: '/proxy',
+    SHUTDOWN_GRACE_MS: '2000',
+    METRICS_ENABLED: 'false',
+  };
   embedded = await startServer(loadEnv(common), { runner: createProductionRunner(), logger: quiet });
-  queued = await startServer(loadEnv({ ...common, REDIS_URL: redisUrl(), QUEUE_NAME: uniquePrefix('sdk-rt-q'), JOB_ENCRYPTION_KEY: 'c'.repeat(64) }), {
-    runner: createProductionRunner({ redis, keyPrefix: prefix }),
-    logger: quiet,
-  });
+  queued = await startServer(
+    loadEnv({
+      ...common,
+      REDIS_URL: redisUrl(),
+      QUEUE_NAME: uniquePrefix('sdk-rt-q'),
+      JOB_ENCRYPTION_KEY: 'c'.repeat(64),
+    }),
+    {
+      runner: createProductionRunner({ redis, keyPrefix: prefix }),
+      logger: quiet,
+    },
+  );
   // The platform's first aggregation creates the connector accounts the single-account commands address.
   const config = configFor('proxy-embedded');
   const first = await runPlatformAggregation({
     tenant: sim.tenant,
-    invoke: (type, input) => proxyItems({ url: `${embedded.url}/proxy`, password: PASSWORD, type: type as never, input, config }),
+    invoke: (type, input) =>
+      proxyItems({ url: `${embedded.url}/proxy`, password: PASSWORD, type: type as never, input, config }),
   });
   expect(first.created).toBeGreaterThan(5);
   spcxFile = await buildForSpcx();
@@ -150,7 +196,7 @@ describe.each(LEVELS.map((l) => [l ?? 'unset', l] as const))('LOG_LEVEL %s', (_n
     }
   });
 
-  it.each(ROLES)('_exec of the zip\'s index.js: the nine commands, %s', async (role) => {
+  it.each(ROLES)("_exec of the zip's index.js: the nine commands, %s", async (role) => {
     const { results, log } = await execInChild(`${zipDir}/index.js`, scenario(role), { logLevel: level, cwd: zipDir });
     expectScenario(results, `_exec ${level ?? 'unset'} ${role}`);
     // The level is honoured: debug shows the role line, error shows no info line; secrets never.

@@ -18,12 +18,19 @@ export interface Spcx {
  */
 export async function startSpcx(connectorFile: string, logLevel: string | undefined): Promise<Spcx> {
   const port = await freePort();
-  const path = (process.env.PATH ?? '').split(delimiter).filter((p) => !p.includes('node_modules')).join(delimiter);
-  const child: ChildProcess = spawn(process.execPath, [join(NODE_MODULES, '@sailpoint/connector-sdk/dist/bin/spcx.js'), 'run', connectorFile, String(port)], {
-    cwd: mkdtempSync(join(tmpdir(), 'fusion-spcx-cwd-')),
-    env: childEnv(logLevel, { NODE_PATH: NODE_MODULES, PATH: path }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((p) => !p.includes('node_modules'))
+    .join(delimiter);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(NODE_MODULES, '@sailpoint/connector-sdk/dist/bin/spcx.js'), 'run', connectorFile, String(port)],
+    {
+      cwd: mkdtempSync(join(tmpdir(), 'fusion-spcx-cwd-')),
+      env: childEnv(logLevel, { NODE_PATH: NODE_MODULES, PATH: path }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let log = '';
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (d: Buffer): void => {
@@ -53,8 +60,18 @@ export async function startSpcx(connectorFile: string, logLevel: string | undefi
 }
 
 /** What the platform receives from spcx for one command: NDJSON RawResponses, then spcx's plain-text error if it failed. */
-export async function spcxInvoke(spcx: Spcx, type: string, input: unknown, config: Record<string, unknown>, onLine?: (line: Record<string, unknown>) => void): Promise<ExecResult> {
-  const res = await fetch(`${spcx.url}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type, input, config }) });
+export async function spcxInvoke(
+  spcx: Spcx,
+  type: string,
+  input: unknown,
+  config: Record<string, unknown>,
+  onLine?: (line: Record<string, unknown>) => void,
+): Promise<ExecResult> {
+  const res = await fetch(`${spcx.url}/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type, input, config }),
+  });
   const result: ExecResult = { outputs: [], keepAlives: 0, count: 0, heap: [] };
   const decoder = new TextDecoder();
   let buffered = '';
@@ -86,6 +103,7 @@ export async function spcxInvoke(spcx: Spcx, type: string, input: unknown, confi
   take(buffered);
   const m = /^(\w+) error:/m.exec(tail);
   if (m) result.error = { type: m[1]!, message: tail, name: 'spcx' };
-  else if (tail.trim()) throw new Error(`spcx answered text that is neither NDJSON nor its error format: ${tail.slice(0, 500)}`);
+  else if (tail.trim())
+    throw new Error(`spcx answered text that is neither NDJSON nor its error format: ${tail.slice(0, 500)}`);
   return result;
 }

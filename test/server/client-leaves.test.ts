@@ -28,7 +28,9 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves while the api w
     const before = h.runner.executions.length;
     // The output backs up behind the paused client until the api stops pulling (channel or stream at its bound).
     const backedUp = async (): Promise<boolean> =>
-      mode === 'queue' ? (await streamLength()) >= 8 : (h.server.dispatcher as EmbeddedDispatcher).maxBacklogSeen > 512 * 1024;
+      mode === 'queue'
+        ? (await streamLength()) >= 8
+        : (h.server.dispatcher as EmbeddedDispatcher).maxBacklogSeen > 512 * 1024;
     const res = await post(`${h.base}/proxy`, commandBody({ items: 200_000, itemBytes: 400 }), {
       onChunk: (_s, req, r) => {
         r.pause();

@@ -66,7 +66,10 @@ describe('server environment', () => {
 
   it('settles how soon a dead worker is noticed: WORKER_LOCK_MS 30 s and WORKER_STALLED_INTERVAL_MS 10 s by default', () => {
     expect(loadEnv({})).toMatchObject({ WORKER_LOCK_MS: 30_000, WORKER_STALLED_INTERVAL_MS: 10_000 });
-    expect(loadEnv({ WORKER_LOCK_MS: '8000', WORKER_STALLED_INTERVAL_MS: '2000' })).toMatchObject({ WORKER_LOCK_MS: 8000, WORKER_STALLED_INTERVAL_MS: 2000 });
+    expect(loadEnv({ WORKER_LOCK_MS: '8000', WORKER_STALLED_INTERVAL_MS: '2000' })).toMatchObject({
+      WORKER_LOCK_MS: 8000,
+      WORKER_STALLED_INTERVAL_MS: 2000,
+    });
   });
 
   it('accepts a worker with a job key and no password', () => {

@@ -60,11 +60,20 @@ export async function startHarness(mode: Mode, overrides: Record<string, string>
   };
 }
 
-export function commandBody(script: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function commandBody(
+  script: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     type: 'std:account:list',
     input: { script },
-    config: { proxyEnabled: true, proxyPassword: PASSWORD, baseurl: 'https://tenant.example', clientId: 'cid', clientSecret: CLIENT_SECRET },
+    config: {
+      proxyEnabled: true,
+      proxyPassword: PASSWORD,
+      baseurl: 'https://tenant.example',
+      clientId: 'cid',
+      clientSecret: CLIENT_SECRET,
+    },
     ...extra,
   };
 }
@@ -78,28 +87,36 @@ export interface HttpResult {
 }
 
 /** POSTs with node http and reads the whole response, noting whether it ended or was cut. */
-export function post(url: string, body: unknown, opts: { onChunk?: (s: string, req: http.ClientRequest, res: http.IncomingMessage) => void } = {}): Promise<HttpResult> {
+export function post(
+  url: string,
+  body: unknown,
+  opts: { onChunk?: (s: string, req: http.ClientRequest, res: http.IncomingMessage) => void } = {},
+): Promise<HttpResult> {
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     let responded = false;
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      responded = true;
-      let text = '';
-      let settled = false;
-      const finish = (complete: boolean): void => {
-        if (settled) return;
-        settled = true;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, complete });
-      };
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        text += d;
-        opts.onChunk?.(d, req, res);
-      });
-      res.on('end', () => finish(true));
-      res.on('error', () => finish(false));
-      res.on('close', () => finish(res.complete));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        responded = true;
+        let text = '';
+        let settled = false;
+        const finish = (complete: boolean): void => {
+          if (settled) return;
+          settled = true;
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, complete });
+        };
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          text += d;
+          opts.onChunk?.(d, req, res);
+        });
+        res.on('end', () => finish(true));
+        res.on('error', () => finish(false));
+        res.on('close', () => finish(res.complete));
+      },
+    );
     // A reset after the response started is how the server breaks off a failed stream: an
     // incomplete response, not a failed request.
     req.on('error', (e) => (responded ? undefined : reject(e)));
@@ -112,7 +129,11 @@ export function post(url: string, body: unknown, opts: { onChunk?: (s: string, r
  * ended with a TCP reset (ECONNRESET) rather than a clean close: the only way an HTTP/1.0 client
  * (or a hop that speaks 1.0) can tell a broken-off answer from a complete one.
  */
-export function rawRequest(url: string, body: unknown, httpVersion: '1.0' | '1.1'): Promise<{ raw: string; reset: boolean }> {
+export function rawRequest(
+  url: string,
+  body: unknown,
+  httpVersion: '1.0' | '1.1',
+): Promise<{ raw: string; reset: boolean }> {
   const u = new URL(url);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -121,7 +142,9 @@ export function rawRequest(url: string, body: unknown, httpVersion: '1.0' | '1.1
     let reset = false;
     socket.setEncoding('latin1');
     socket.on('connect', () => {
-      socket.write(`POST ${u.pathname} HTTP/${httpVersion}\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`);
+      socket.write(
+        `POST ${u.pathname} HTTP/${httpVersion}\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
+      );
     });
     socket.on('data', (d: string) => (raw += d));
     socket.on('error', (e: NodeJS.ErrnoException) => {
@@ -152,7 +175,11 @@ export function streamError(body: string): StreamErrorLine | undefined {
 export const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A separate worker on the harness's queue (for an api-only harness); the caller closes it. */
-export function workerFor(h: Harness, runner: ScriptedRunner, opts: Partial<CommandWorkerOptions> & { key?: string } = {}): CommandWorker {
+export function workerFor(
+  h: Harness,
+  runner: ScriptedRunner,
+  opts: Partial<CommandWorkerOptions> & { key?: string } = {},
+): CommandWorker {
   const { key = HARNESS_JOB_KEY, ...rest } = opts;
   return new CommandWorker({
     redisUrl: redisUrl(),

@@ -14,7 +14,17 @@ import { loadEnv } from '../../src/server/env';
 import { startServer, type RunningServer } from '../../src/server/server';
 import type { QueueDispatcher } from '../../src/queue/queue-dispatcher';
 import { redisUrl, uniquePrefix } from '../support/redis';
-import { HARNESS_JOB_KEY, PASSWORD, commandBody, delay, ndjsonItems, post, startHarness, type Harness, type Mode } from './harness';
+import {
+  HARNESS_JOB_KEY,
+  PASSWORD,
+  commandBody,
+  delay,
+  ndjsonItems,
+  post,
+  startHarness,
+  type Harness,
+  type Mode,
+} from './harness';
 
 jest.setTimeout(90_000);
 
@@ -34,7 +44,12 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what i
   let queueName: string;
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 5, tenant: { identities: 40, accountsPerSource: 30, machineRate: 0 }, rateLimit: false, logRequests: false });
+    sim = await startSimulator({
+      seed: 5,
+      tenant: { identities: 40, accountsPerSource: 30, machineRate: 0 },
+      rateLimit: false,
+      logRequests: false,
+    });
     queueName = uniquePrefix('q');
     if (mode === 'queue') {
       runtimeRedis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
@@ -48,8 +63,15 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what i
       QUEUE_NAME: queueName,
       ...(mode === 'queue' ? { REDIS_URL: redisUrl(), JOB_ENCRYPTION_KEY: HARNESS_JOB_KEY } : {}),
     });
-    const runner = createProductionRunner({ ...(runtimeRedis ? { redis: runtimeRedis } : {}), keyPrefix: `${queueName}:`, taskPollMs: 100 });
-    server = await startServer(env, { runner, logger: createLogger({ level: 'error', destination: { write: () => undefined } }) });
+    const runner = createProductionRunner({
+      ...(runtimeRedis ? { redis: runtimeRedis } : {}),
+      keyPrefix: `${queueName}:`,
+      taskPollMs: 100,
+    });
+    server = await startServer(env, {
+      runner,
+      logger: createLogger({ level: 'error', destination: { write: () => undefined } }),
+    });
   });
 
   afterAll(async () => {
@@ -73,7 +95,9 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what i
       spConnectorInstanceId: sim.tenant.source(fusionId()).connectorAttributes.spConnectorInstanceId,
       sources: ['Contractors', 'LDAP', 'Legacy'],
       requestsPerSecond: 1000,
-      matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },
+      matching: {
+        attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }],
+      },
     },
   });
 
@@ -93,7 +117,11 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what i
     sim.control.injectFault({ pathTemplate: '/v3/accounts', latencyMs: 300, times: Infinity });
     let gotResponse = false;
     const payload = JSON.stringify(body());
-    const req = http.request(`${server.url}/proxy`, { method: 'POST', headers: { 'content-type': 'application/json' } }, () => (gotResponse = true));
+    const req = http.request(
+      `${server.url}/proxy`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      () => (gotResponse = true),
+    );
     req.on('error', () => undefined);
     req.end(payload);
     await until('flag set by the run', () => flag() !== null);

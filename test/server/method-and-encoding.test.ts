@@ -11,12 +11,18 @@ describe.each(['embedded', 'queue'] as const)('proxy endpoint, %s mode: methods 
     await h.close();
   });
 
-  it.each(['GET', 'PUT', 'PATCH', 'DELETE'])('%s on the endpoint answers 405 with Allow: POST and a JSON error (Node fetch)', async (method) => {
-    const res = await fetch(`${h.base}/proxy`, { method });
-    expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST');
-    expect(await res.json()).toEqual({ error: expect.stringContaining(`${method} is not allowed`), code: 'METHOD_NOT_ALLOWED' });
-  });
+  it.each(['GET', 'PUT', 'PATCH', 'DELETE'])(
+    '%s on the endpoint answers 405 with Allow: POST and a JSON error (Node fetch)',
+    async (method) => {
+      const res = await fetch(`${h.base}/proxy`, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(await res.json()).toEqual({
+        error: expect.stringContaining(`${method} is not allowed`),
+        code: 'METHOD_NOT_ALLOWED',
+      });
+    },
+  );
 
   it('a gzip-encoded body answers 415 with the reason, and nothing runs', async () => {
     const before = h.runner.executions.length;
@@ -26,7 +32,10 @@ describe.each(['embedded', 'queue'] as const)('proxy endpoint, %s mode: methods 
       body: gzipSync(JSON.stringify(commandBody({ items: 1 }))),
     });
     expect(res.status).toBe(415);
-    expect(await res.json()).toEqual({ error: expect.stringContaining('Content-Encoding "gzip"'), code: 'UNSUPPORTED_MEDIA_TYPE' });
+    expect(await res.json()).toEqual({
+      error: expect.stringContaining('Content-Encoding "gzip"'),
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+    });
     expect(h.runner.executions.length).toBe(before);
   });
 
@@ -56,16 +65,23 @@ describe.each(['embedded', 'queue'] as const)('proxy endpoint, %s mode: methods 
   it('an HTTP/1.1 request without a Host header gets a JSON 400 (Node alone sends an empty one), and nothing runs', async () => {
     const before = h.runner.executions.length;
     const body = JSON.stringify(commandBody({ items: 1 }));
-    const answer = await raw(`POST /proxy HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const answer = await raw(
+      `POST /proxy HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'an HTTP/1.1 request needs a Host header', code: 'INPUT_INVALID' });
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 'an HTTP/1.1 request needs a Host header',
+      code: 'INPUT_INVALID',
+    });
     expect(h.runner.executions.length).toBe(before);
   });
 
   it('an HTTP/1.0 request needs no Host header', async () => {
     const before = h.runner.executions.length;
     const body = JSON.stringify(commandBody({ items: 1 }));
-    const answer = await raw(`POST /proxy HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const answer = await raw(
+      `POST /proxy HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(h.runner.executions.length).toBe(before + 1);
   });

@@ -23,7 +23,9 @@ function get(url: string): Promise<Got> {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body }),
+        );
       })
       .on('error', reject);
   });
@@ -73,7 +75,8 @@ describe.each(ROLES)('METRICS_PORT set, %s', (_name, mode, overrides) => {
 
   it('serves nothing else on the metrics port; probes stay on the main port', async () => {
     const metricsUrl = h.server.metrics!.url;
-    for (const path of ['/healthz', '/readyz', '/proxy', '/metrics/', '/']) expect((await get(`${metricsUrl}${path}`)).status).toBe(404);
+    for (const path of ['/healthz', '/readyz', '/proxy', '/metrics/', '/'])
+      expect((await get(`${metricsUrl}${path}`)).status).toBe(404);
     expect((await post(`${metricsUrl}/proxy`, commandBody())).status).toBe(404);
     expect((await post(`${metricsUrl}/metrics`, {})).status).toBe(404);
     expect((await get(`${h.base}/healthz`)).status).toBe(200);
@@ -116,7 +119,12 @@ describe('closing', () => {
     const runner = new ScriptedRunner();
     const logs: string[] = [];
     const logger = createLogger({ level: 'error', destination: { write: (s: string) => void logs.push(s) } });
-    const env = loadEnv({ PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(taken), PROXY_PASSWORD: 'correct-horse-battery-staple' });
+    const env = loadEnv({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      METRICS_PORT: String(taken),
+      PROXY_PASSWORD: 'correct-horse-battery-staple',
+    });
     try {
       await expect(startServer(env, { runner: runner.runner, logger })).rejects.toThrow(/EADDRINUSE/);
       expect(await refused(`http://127.0.0.1:${port}/healthz`)).toBe(true);

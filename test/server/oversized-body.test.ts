@@ -22,7 +22,9 @@ function rawExchange(port: number, send: (socket: net.Socket) => Promise<void>):
     const socket = net.connect(port, '127.0.0.1');
     let answer = '';
     socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
-    socket.on('error', (e) => reject(new Error(`socket error after answer ${JSON.stringify(answer.slice(0, 200))}: ${e.message}`)));
+    socket.on('error', (e) =>
+      reject(new Error(`socket error after answer ${JSON.stringify(answer.slice(0, 200))}: ${e.message}`)),
+    );
     socket.on('close', () => resolve(answer));
     socket.on('connect', () => void send(socket).catch(reject));
   });
@@ -46,7 +48,11 @@ describe('oversized request bodies (default BODY_LIMIT_BYTES)', () => {
     const body = oversizedBody();
     const before = h.runner.executions.length;
     for (let i = 0; i < 10; i += 1) {
-      const res = await fetch(`${h.base}/proxy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await fetch(`${h.base}/proxy`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       expect(res.status).toBe(413);
       expect(await res.json()).toEqual({ error: expect.stringContaining('BODY_LIMIT_BYTES'), code: 'BODY_TOO_LARGE' });
     }
@@ -55,15 +61,28 @@ describe('oversized request bodies (default BODY_LIMIT_BYTES)', () => {
 
   it('our proxy client reports BODY_TOO_LARGE with the remedy, not a connection failure', async () => {
     const run = async (): Promise<void> => {
-      for await (const _ of proxyItems({ url: `${h.base}/proxy`, password: PASSWORD, type: 'std:account:list', input: { blob: 'x'.repeat(ELEVEN_MB) }, config: commandBody().config as Record<string, unknown> }));
+      for await (const _ of proxyItems({
+        url: `${h.base}/proxy`,
+        password: PASSWORD,
+        type: 'std:account:list',
+        input: { blob: 'x'.repeat(ELEVEN_MB) },
+        config: commandBody().config as Record<string, unknown>,
+      }));
     };
-    for (let i = 0; i < 3; i += 1) await expect(run()).rejects.toMatchObject({ code: 'BODY_TOO_LARGE', message: expect.stringMatching(/HTTP 413.*BODY_LIMIT_BYTES/) });
+    for (let i = 0; i < 3; i += 1)
+      await expect(run()).rejects.toMatchObject({
+        code: 'BODY_TOO_LARGE',
+        message: expect.stringMatching(/HTTP 413.*BODY_LIMIT_BYTES/),
+      });
   });
 
   it('a raw socket that uploads slowly in 1 MB pieces reads the 413', async () => {
     const body = Buffer.from(oversizedBody());
     const answer = await rawExchange(port, async (socket) => {
-      await write(socket, `POST /proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      await write(
+        socket,
+        `POST /proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
       for (let at = 0; at < body.length; at += 1024 * 1024) {
         await write(socket, body.subarray(at, at + 1024 * 1024));
         await new Promise((r) => setTimeout(r, 10));
@@ -75,9 +94,16 @@ describe('oversized request bodies (default BODY_LIMIT_BYTES)', () => {
 
   it('a chunked upload without Content-Length that grows past the limit reads the 413', async () => {
     const answer = await rawExchange(port, async (socket) => {
-      await write(socket, 'POST /proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+      await write(
+        socket,
+        'POST /proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
       const piece = Buffer.alloc(1024 * 1024, 0x20);
-      for (let i = 0; i < 11; i += 1) await write(socket, Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]));
+      for (let i = 0; i < 11; i += 1)
+        await write(
+          socket,
+          Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]),
+        );
       await write(socket, '0\r\n\r\n');
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
@@ -86,7 +112,10 @@ describe('oversized request bodies (default BODY_LIMIT_BYTES)', () => {
 
   it('Expect: 100-continue with a declared length over the limit gets the 413 instead of 100 Continue', async () => {
     const answer = await rawExchange(port, async (socket) => {
-      await write(socket, `POST /proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${ELEVEN_MB}\r\nExpect: 100-continue\r\n\r\n`);
+      await write(
+        socket,
+        `POST /proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${ELEVEN_MB}\r\nExpect: 100-continue\r\n\r\n`,
+      );
     });
     expect(answer).not.toContain('100 Continue');
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
@@ -96,7 +125,10 @@ describe('oversized request bodies (default BODY_LIMIT_BYTES)', () => {
   it('Expect: 100-continue within the limit still continues and runs', async () => {
     const body = JSON.stringify(commandBody({ items: 1 }));
     const answer = await rawExchange(port, async (socket) => {
-      await write(socket, `POST /proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+      await write(
+        socket,
+        `POST /proxy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+      );
       await new Promise<void>((resolve) => socket.once('data', () => resolve()));
       await write(socket, body);
     });

@@ -1,4 +1,16 @@
-import { CLIENT_SECRET, PASSWORD, commandBody, delay, ndjsonItems, post, rawRequest, startHarness, streamError, type Harness, type Mode } from './harness';
+import {
+  CLIENT_SECRET,
+  PASSWORD,
+  commandBody,
+  delay,
+  ndjsonItems,
+  post,
+  rawRequest,
+  startHarness,
+  streamError,
+  type Harness,
+  type Mode,
+} from './harness';
 
 const MODES: Mode[] = ['embedded', 'queue'];
 
@@ -58,12 +70,20 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
 
   it.each([
     ['truncated JSON', '{"type":"std:account:list","config":{', /Body is not valid JSON/],
-    ['truncated JSON carrying the password', `{"type":"std:account:list","config":{"proxyPassword":"${PASSWORD}","clientSecret":"${CLIENT_SECRET}"`, /Body is not valid JSON/],
+    [
+      'truncated JSON carrying the password',
+      `{"type":"std:account:list","config":{"proxyPassword":"${PASSWORD}","clientSecret":"${CLIENT_SECRET}"`,
+      /Body is not valid JSON/,
+    ],
     ['a non-object body', '[1,2]', /JSON object/],
     ['a string body', '"hello"', /JSON object/],
     ['a missing config', JSON.stringify({ type: 'std:account:list', input: {} }), /config must be an object/],
     ['config as an array', JSON.stringify({ type: 'std:account:list', config: [] }), /config must be an object/],
-    ['an unknown type', JSON.stringify({ ...commandBody(), type: 'std:account:explode' }), /unknown command type "std:account:explode"/],
+    [
+      'an unknown type',
+      JSON.stringify({ ...commandBody(), type: 'std:account:explode' }),
+      /unknown command type "std:account:explode"/,
+    ],
     ['a missing type', JSON.stringify({ ...commandBody(), type: undefined }), /unknown command type/],
     ['input as a string', JSON.stringify({ ...commandBody(), input: 'x' }), /input must be an object/],
   ])('rejects %s with 400 JSON', async (_label, body, message) => {
@@ -88,7 +108,12 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
   });
 
   it('answers 415 JSON to a non-JSON content type and 404 JSON elsewhere', async () => {
-    const res = await h.server.app.inject({ method: 'POST', url: '/proxy', headers: { 'content-type': 'text/plain' }, payload: 'hi' });
+    const res = await h.server.app.inject({
+      method: 'POST',
+      url: '/proxy',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hi',
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json().error).toMatch(/application\/json/);
     const missing = await h.server.app.inject({ method: 'POST', url: '/elsewhere', payload: {} });
@@ -103,16 +128,28 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
   });
 
   it('never lets a secret quoted in an error after the first item reach the client (the closing error line)', async () => {
-    const res = await post(url, commandBody({ items: 3, failAfterItems: 1, failMessage: `token refresh failed: client_secret=${CLIENT_SECRET}` }));
+    const res = await post(
+      url,
+      commandBody({ items: 3, failAfterItems: 1, failMessage: `token refresh failed: client_secret=${CLIENT_SECRET}` }),
+    );
     expect(res.complete).toBe(false);
-    expect(streamError(res.body)).toEqual({ code: 'PROXY_SERVER_ERROR', error: 'token refresh failed: client_secret=[redacted]' });
+    expect(streamError(res.body)).toEqual({
+      code: 'PROXY_SERVER_ERROR',
+      error: 'token refresh failed: client_secret=[redacted]',
+    });
     expect(res.body).not.toContain(CLIENT_SECRET);
   });
 
   it('never lets a secret quoted in a command error reach the client or the logs', async () => {
-    const res = await post(url, commandBody({ failBeforeFirst: `token request failed: client_secret=${CLIENT_SECRET}` }));
+    const res = await post(
+      url,
+      commandBody({ failBeforeFirst: `token request failed: client_secret=${CLIENT_SECRET}` }),
+    );
     expect(res.status).toBe(500);
-    expect(JSON.parse(res.body)).toEqual({ error: 'token request failed: client_secret=[redacted]', code: 'PROXY_SERVER_ERROR' });
+    expect(JSON.parse(res.body)).toEqual({
+      error: 'token request failed: client_secret=[redacted]',
+      code: 'PROXY_SERVER_ERROR',
+    });
     expect(h.logs.join('')).not.toContain(CLIENT_SECRET);
   });
 
@@ -126,7 +163,11 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
   });
 
   it('over HTTP/1.0 (no chunked encoding) a failure after the first item is a reset, a success a clean close', async () => {
-    const failed = await rawRequest(url, commandBody({ items: 5, failAfterItems: 2, delayBetweenMs: 20, failMessage: 'source HR went away' }), '1.0');
+    const failed = await rawRequest(
+      url,
+      commandBody({ items: 5, failAfterItems: 2, delayBetweenMs: 20, failMessage: 'source HR went away' }),
+      '1.0',
+    );
     expect(failed.reset).toBe(true);
     // Before the reset, the reason, in a line a JSON parser refuses (so no client takes it for an item).
     const body = failed.raw.slice(failed.raw.indexOf('\r\n\r\n') + 4);
@@ -137,7 +178,9 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
     expect(ok.reset).toBe(false);
     expect(ok.raw).toMatch(/^HTTP\/1\.1 200/);
     expect(ok.raw).not.toMatch(/transfer-encoding: chunked/i);
-    expect(ndjsonItems(ok.raw.slice(ok.raw.indexOf('\r\n\r\n') + 4))).toEqual([{ i: 0 }, { i: 1 }].map((x) => expect.objectContaining(x)));
+    expect(ndjsonItems(ok.raw.slice(ok.raw.indexOf('\r\n\r\n') + 4))).toEqual(
+      [{ i: 0 }, { i: 1 }].map((x) => expect.objectContaining(x)),
+    );
   });
 
   it('cancels the command when the client disconnects mid-stream', async () => {

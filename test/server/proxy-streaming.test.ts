@@ -1,5 +1,16 @@
 import type { EmbeddedDispatcher } from '../../src/server/embedded-dispatcher';
-import { PASSWORD, commandBody, delay, ndjsonItems, post, rawRequest, startHarness, streamError, type Harness, type Mode } from './harness';
+import {
+  PASSWORD,
+  commandBody,
+  delay,
+  ndjsonItems,
+  post,
+  rawRequest,
+  startHarness,
+  streamError,
+  type Harness,
+  type Mode,
+} from './harness';
 
 const MODES: Mode[] = ['embedded', 'queue'];
 
@@ -34,7 +45,10 @@ describe.each(MODES)('proxy streaming, %s mode', (mode) => {
       expect(res.complete).toBe(false);
       expect(ndjsonItems(res.body)).toEqual([]);
       // Why, for a client that can read it: the last line before the reset.
-      expect(streamError(res.body)).toEqual({ code: 'COMMAND_TIMEOUT', error: expect.stringMatching(/no progress for 400 ms \(REQUEST_TIMEOUT_MS\)/) });
+      expect(streamError(res.body)).toEqual({
+        code: 'COMMAND_TIMEOUT',
+        error: expect.stringMatching(/no progress for 400 ms \(REQUEST_TIMEOUT_MS\)/),
+      });
       await h.runner.waitFor((e) => e[before]?.cancelled === true);
     });
   });
@@ -57,7 +71,10 @@ describe.each(MODES)('proxy streaming, %s mode', (mode) => {
     });
 
     it('never cuts off a command that keeps reporting progress', async () => {
-      const res = await post(`${h.base}/proxy`, commandBody({ items: 1, delayBeforeFirstMs: 900, progressEveryMs: 40 }));
+      const res = await post(
+        `${h.base}/proxy`,
+        commandBody({ items: 1, delayBeforeFirstMs: 900, progressEveryMs: 40 }),
+      );
       expect(res.status).toBe(200);
       expect(ndjsonItems(res.body)).toHaveLength(1);
     });
@@ -102,7 +119,10 @@ describe.each(MODES)('proxy streaming, %s mode', (mode) => {
           url: '/proxy',
           remoteAddress: '127.0.0.1',
           headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
-          payload: JSON.stringify({ ...commandBody({}, { type: 'std:test-connection' }), config: { ...(commandBody().config as object), proxyPassword: password } }),
+          payload: JSON.stringify({
+            ...commandBody({}, { type: 'std:test-connection' }),
+            config: { ...(commandBody().config as object), proxyPassword: password },
+          }),
         });
       expect((await inject('203.0.113.7', 'guess')).statusCode).toBe(401);
       expect((await inject('203.0.113.7', 'guess')).statusCode).toBe(401);
@@ -135,7 +155,8 @@ describe.each(MODES)('proxy streaming, %s mode', (mode) => {
       // or in the embedded channel): no clock decides it, so a loaded machine only makes it slower.
       let backlogFormed: () => void = () => undefined;
       const formed = new Promise<void>((r) => (backlogFormed = r));
-      const backlog = (): boolean => (mode === 'queue' ? maxXlen >= 8 : (h.server.dispatcher as EmbeddedDispatcher).maxBacklogSeen > 64 * 1024);
+      const backlog = (): boolean =>
+        mode === 'queue' ? maxXlen >= 8 : (h.server.dispatcher as EmbeddedDispatcher).maxBacklogSeen > 64 * 1024;
       const watch = (async () => {
         while (!backlog()) await delay(5);
         backlogFormed();

@@ -22,7 +22,11 @@ describe.each<Mode>(['embedded', 'queue'])('behind nginx (default proxy_http_ver
   });
 
   const postThrough = (script: Record<string, unknown>): Promise<Response> =>
-    fetch(`${nginx.url}/proxy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(commandBody(script)) });
+    fetch(`${nginx.url}/proxy`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(commandBody(script)),
+    });
 
   it('a complete answer arrives complete', async () => {
     const res = await postThrough({ items: 50, itemBytes: 200 });
@@ -31,10 +35,24 @@ describe.each<Mode>(['embedded', 'queue'])('behind nginx (default proxy_http_ver
     expect(lines).toHaveLength(50);
   });
 
-  it('our proxy client behind nginx fails the command (the reason line may not survive nginx\'s buffering)', async () => {
+  it("our proxy client behind nginx fails the command (the reason line may not survive nginx's buffering)", async () => {
     const seen: unknown[] = [];
     const err = await invokeProxy(
-      { url: `${nginx.url}/proxy`, password: PASSWORD, type: 'std:account:list', input: { script: { items: 50, itemBytes: 200, failAfterItems: 5, delayBetweenMs: 5, failMessage: 'source HR went away' } }, config: commandBody().config as Record<string, unknown> },
+      {
+        url: `${nginx.url}/proxy`,
+        password: PASSWORD,
+        type: 'std:account:list',
+        input: {
+          script: {
+            items: 50,
+            itemBytes: 200,
+            failAfterItems: 5,
+            delayBetweenMs: 5,
+            failMessage: 'source HR went away',
+          },
+        },
+        config: commandBody().config as Record<string, unknown>,
+      },
       (item) => void seen.push(item),
     ).catch((e: unknown) => e);
     // nginx drops what it still buffers when the upstream resets, often the closing error line with it:

@@ -30,7 +30,10 @@ describe.each(MODES)('shutdown (SIGTERM path), %s mode', (mode) => {
     try {
       const late = await post(`${h.base}/proxy`, commandBody({ items: 1 }));
       expect(late.status).toBe(503);
-      expect(JSON.parse(late.body)).toEqual({ error: expect.stringMatching(/shutting down.*run the command again/), code: 'SERVER_SHUTTING_DOWN' });
+      expect(JSON.parse(late.body)).toEqual({
+        error: expect.stringMatching(/shutting down.*run the command again/),
+        code: 'SERVER_SHUTTING_DOWN',
+      });
       expect(late.headers.connection).toBe('close');
       const ready = await fetch(`${h.base}/readyz`);
       expect(ready.status).toBe(503);
@@ -51,8 +54,13 @@ describe.each(MODES)('shutdown (SIGTERM path), %s mode', (mode) => {
   it('answers 503 "shutting down" to a command still waiting for a slot when the grace ends', async () => {
     // One slot, taken by a command that never ends: the second request waits (embedded: for a
     // slot; queue with ROLE=api: in the queue, no worker at all).
-    const h = await startHarness(mode, { SHUTDOWN_GRACE_MS: '200', WORKER_CONCURRENCY: '1', ...(mode === 'queue' ? { ROLE: 'api' } : {}) });
-    const first = mode === 'embedded' ? post(`${h.base}/proxy`, commandBody({ items: 2, hangAfterItems: 1 })) : undefined;
+    const h = await startHarness(mode, {
+      SHUTDOWN_GRACE_MS: '200',
+      WORKER_CONCURRENCY: '1',
+      ...(mode === 'queue' ? { ROLE: 'api' } : {}),
+    });
+    const first =
+      mode === 'embedded' ? post(`${h.base}/proxy`, commandBody({ items: 2, hangAfterItems: 1 })) : undefined;
     if (first) await h.runner.waitFor((e) => e[0]?.emitted === 1);
     const waiting = post(`${h.base}/proxy`, commandBody({ items: 1 }));
     if (mode === 'queue') {
@@ -86,12 +94,17 @@ describe('shutdown of a worker in the middle of a job (queue mode)', () => {
     const worker = workerFor(h, runner);
     try {
       // Silent but alive (progress), so only the shutdown can end it.
-      const pending = post(`${h.base}/proxy`, commandBody({ items: 1, delayBeforeFirstMs: 60_000, progressEveryMs: 50 }));
+      const pending = post(
+        `${h.base}/proxy`,
+        commandBody({ items: 1, delayBeforeFirstMs: 60_000, progressEveryMs: 50 }),
+      );
       await runner.waitFor((e) => e.length === 1);
       await worker.close(100);
       const res = await pending;
       expect(res.status).toBe(503);
-      expect(JSON.parse(res.body).error).toMatch(/worker running this command shut down before it finished.*run the command again/);
+      expect(JSON.parse(res.body).error).toMatch(
+        /worker running this command shut down before it finished.*run the command again/,
+      );
       expect(runner.executions[0]!.cancelled).toBe(true);
       expect(runner.executions[0]!.finished).toBe(false);
     } finally {

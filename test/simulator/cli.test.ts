@@ -16,26 +16,57 @@ describe('fusion-proxy simulator CLI', () => {
     let ready!: () => void;
     const printed = new Promise<void>((r) => (ready = r));
     const port = await freePort();
-    const exit = run(['--port', String(port), '--seed', '5', '--identities', '40', '--accounts-per-source', '30', '--duplicates', '0.3', '--rps-limit', '1', '--truth', truth, '--client-id', 'cli', '--client-secret', 'cli-secret'], {
-      signal: ac.signal,
-      write: (t) => {
-        out += t;
-        ready();
+    const exit = run(
+      [
+        '--port',
+        String(port),
+        '--seed',
+        '5',
+        '--identities',
+        '40',
+        '--accounts-per-source',
+        '30',
+        '--duplicates',
+        '0.3',
+        '--rps-limit',
+        '1',
+        '--truth',
+        truth,
+        '--client-id',
+        'cli',
+        '--client-secret',
+        'cli-secret',
+      ],
+      {
+        signal: ac.signal,
+        write: (t) => {
+          out += t;
+          ready();
+        },
       },
-    });
+    );
     try {
       await printed;
       const lines = out.trim().split('\n');
       expect(lines).toHaveLength(1);
-      const info = JSON.parse(lines[0] as string) as { baseurl: string; clientId: string; clientSecret: string; plantedDuplicates: number };
+      const info = JSON.parse(lines[0] as string) as {
+        baseurl: string;
+        clientId: string;
+        clientSecret: string;
+        plantedDuplicates: number;
+      };
       expect(info).toMatchObject({ clientId: 'cli', clientSecret: 'cli-secret', identities: 40 });
       const token = await fetchToken(info, info.clientId, info.clientSecret);
-      const res = await fetch(`${info.baseurl}/v3/sources?filters=${encodeURIComponent('name eq "HR"')}`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${info.baseurl}/v3/sources?filters=${encodeURIComponent('name eq "HR"')}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { name: string }[])[0]?.name).toBe('HR');
       expect(new URL(info.baseurl).port).toBe(String(port));
       // --rps-limit 1: the request right after the one above is refused, with Retry-After.
-      const again = await fetch(`${info.baseurl}/v3/sources?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+      const again = await fetch(`${info.baseurl}/v3/sources?limit=1`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       await again.arrayBuffer();
       expect(again.status).toBe(429);
       expect(again.headers.get('retry-after')).toBe('1');

@@ -20,7 +20,10 @@ export interface TestClient {
 }
 
 /** A Configuration wired as stack-notes §4 says: no eager token fetch, no retries, a private axios instance. */
-export async function testClient(sim: RunningSimulator, creds?: { clientId: string; clientSecret: string }): Promise<TestClient> {
+export async function testClient(
+  sim: RunningSimulator,
+  creds?: { clientId: string; clientSecret: string },
+): Promise<TestClient> {
   const token = await fetchToken(sim, creds?.clientId ?? sim.clientId, creds?.clientSecret ?? sim.clientSecret);
   const cfg = new Configuration({ baseurl: sim.baseurl, accessToken: 'unused' });
   cfg.accessToken = async () => token;
@@ -30,7 +33,9 @@ export async function testClient(sim: RunningSimulator, creds?: { clientId: stri
 }
 
 /** Status and body of a rejected client call. */
-export async function failure(p: Promise<unknown>): Promise<{ status: number; data: unknown; headers: Record<string, unknown> }> {
+export async function failure(
+  p: Promise<unknown>,
+): Promise<{ status: number; data: unknown; headers: Record<string, unknown> }> {
   try {
     await p;
   } catch (e) {

@@ -51,7 +51,14 @@ describe('rate limit', () => {
 
 describe('fault injection', () => {
   it('fails the Nth matching request with the given status and Retry-After, `times` times', async () => {
-    sim.control.injectFault({ method: 'GET', pathTemplate: '/v3/accounts', nth: 2, times: 2, status: 503, retryAfter: '7' });
+    sim.control.injectFault({
+      method: 'GET',
+      pathTemplate: '/v3/accounts',
+      nth: 2,
+      times: 2,
+      status: 503,
+      retryAfter: '7',
+    });
     const api = new AccountsApi(c.cfg, undefined, c.http);
     expect((await api.listAccounts({ limit: 1 })).status).toBe(200);
     const f = await failure(api.listAccounts({ limit: 1 }));
@@ -74,7 +81,11 @@ describe('fault injection', () => {
   it('fails a given searchAfter page', async () => {
     sim.control.injectFault({ pathTemplate: '/v3/search', page: 3, status: 502 });
     const api = new SearchApi(c.cfg, undefined, c.http);
-    const search = (searchAfter?: string[]) => api.searchPost({ search: { indices: [Index.Identities], query: { query: '*' }, sort: ['id'], searchAfter }, limit: 10 });
+    const search = (searchAfter?: string[]) =>
+      api.searchPost({
+        search: { indices: [Index.Identities], query: { query: '*' }, sort: ['id'], searchAfter },
+        limit: 10,
+      });
     const p1 = await search();
     const p2 = await search([(p1.data[9] as { id: string }).id]);
     const f = await failure(search([(p2.data[9] as { id: string }).id]));
@@ -86,7 +97,9 @@ describe('fault injection', () => {
   it('adds latency without failing when only latencyMs is given', async () => {
     sim.control.injectFault({ pathTemplate: '/v3/sources/{id}', latencyMs: 30 });
     sim.control.resetLog();
-    const res = await new SourcesApi(c.cfg, undefined, c.http).getSource({ id: sim.tenant.meta.fusionSourceId as string });
+    const res = await new SourcesApi(c.cfg, undefined, c.http).getSource({
+      id: sim.tenant.meta.fusionSourceId as string,
+    });
     expect(res.status).toBe(200);
     const entry = sim.control.requestLog().find((e) => e.template === '/v3/sources/{id}');
     expect(entry?.durationMs).toBeGreaterThanOrEqual(25);

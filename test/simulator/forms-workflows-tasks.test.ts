@@ -34,7 +34,13 @@ const owner = () => ({ type: 'IDENTITY' as const, id: sim.tenant.meta.ownerIdent
 describe('custom forms', () => {
   it('creates, searches and deletes definitions; instances follow their definition', async () => {
     const forms = new CustomFormsBetaApi(c.cfg, undefined, c.http);
-    const def = await forms.createFormDefinition({ createFormDefinitionRequestBeta: { name: 'Fusion Review - Ann [LDAP]', owner: owner(), formElements: [{ id: 'e1', elementType: 'TOGGLE', key: 'newIdentity' }] } });
+    const def = await forms.createFormDefinition({
+      createFormDefinitionRequestBeta: {
+        name: 'Fusion Review - Ann [LDAP]',
+        owner: owner(),
+        formElements: [{ id: 'e1', elementType: 'TOGGLE', key: 'newIdentity' }],
+      },
+    });
     expect(def.status).toBe(201);
     const defId = def.data.id as string;
     await forms.createFormDefinition({ createFormDefinitionRequestBeta: { name: 'Something else', owner: owner() } });
@@ -45,7 +51,14 @@ describe('custom forms', () => {
     const expire = new Date(Date.now() + 86_400_000).toISOString();
     const recipient = [...sim.tenant.identities.keys()][2] as string;
     const inst = await forms.createFormInstance({
-      body: { formDefinitionId: defId, expire, recipients: [{ type: 'IDENTITY', id: recipient }], createdBy: { type: 'SOURCE', id: sim.tenant.meta.fusionSourceId }, standAloneForm: true, formInput: { account: 'a1' } },
+      body: {
+        formDefinitionId: defId,
+        expire,
+        recipients: [{ type: 'IDENTITY', id: recipient }],
+        createdBy: { type: 'SOURCE', id: sim.tenant.meta.fusionSourceId },
+        standAloneForm: true,
+        formInput: { account: 'a1' },
+      },
     });
     expect(inst.status).toBe(201);
     expect(inst.data).toMatchObject({ state: 'ASSIGNED', formDefinitionId: defId, standAloneForm: true });
@@ -62,12 +75,27 @@ describe('custom forms', () => {
 
     // v2024 sees the same store; patch state
     const v24 = new CustomFormsV2024Api(c.cfg, undefined, c.http);
-    const inst2 = await v24.createFormInstance({ xSailPointExperimental: 'true', body: { formDefinitionId: defId, expire, recipients: [{ type: 'IDENTITY', id: recipient }], createdBy: { type: 'SOURCE', id: 'x' } } });
+    const inst2 = await v24.createFormInstance({
+      xSailPointExperimental: 'true',
+      body: {
+        formDefinitionId: defId,
+        expire,
+        recipients: [{ type: 'IDENTITY', id: recipient }],
+        createdBy: { type: 'SOURCE', id: 'x' },
+      },
+    });
     const stateOp = { op: 'replace', path: '/state', value: 'IN_PROGRESS' } as unknown as { [key: string]: object };
-    const patched = await v24.patchFormInstance({ xSailPointExperimental: 'true', formInstanceID: inst2.data.id as string, body: [stateOp] });
+    const patched = await v24.patchFormInstance({
+      xSailPointExperimental: 'true',
+      formInstanceID: inst2.data.id as string,
+      body: [stateOp],
+    });
     expect(patched.data.state).toBe('IN_PROGRESS');
     expect(sim.control.expireFormInstances()).toBe(1);
-    expect((await v24.getFormInstanceByKey({ xSailPointExperimental: 'true', formInstanceID: inst2.data.id as string })).data.state).toBe('CANCELLED');
+    expect(
+      (await v24.getFormInstanceByKey({ xSailPointExperimental: 'true', formInstanceID: inst2.data.id as string })).data
+        .state,
+    ).toBe('CANCELLED');
 
     expect((await forms.deleteFormDefinition({ formDefinitionID: defId })).status).toBe(204);
     expect((await failure(forms.getFormInstanceByKey({ formInstanceID: inst.data.id as string }))).status).toBe(404);
@@ -76,22 +104,54 @@ describe('custom forms', () => {
   it('rejects an instance for a missing definition or without recipients', async () => {
     const forms = new CustomFormsBetaApi(c.cfg, undefined, c.http);
     const expire = new Date().toISOString();
-    expect((await failure(forms.createFormInstance({ body: { formDefinitionId: 'nope', expire, recipients: [{ type: 'IDENTITY', id: 'x' }], createdBy: {} } }))).status).toBe(400);
+    expect(
+      (
+        await failure(
+          forms.createFormInstance({
+            body: { formDefinitionId: 'nope', expire, recipients: [{ type: 'IDENTITY', id: 'x' }], createdBy: {} },
+          }),
+        )
+      ).status,
+    ).toBe(400);
     const def = await forms.createFormDefinition({ createFormDefinitionRequestBeta: { name: 'F', owner: owner() } });
-    expect((await failure(forms.createFormInstance({ body: { formDefinitionId: def.data.id as string, expire, recipients: [], createdBy: {} } }))).status).toBe(400);
+    expect(
+      (
+        await failure(
+          forms.createFormInstance({
+            body: { formDefinitionId: def.data.id as string, expire, recipients: [], createdBy: {} },
+          }),
+        )
+      ).status,
+    ).toBe(400);
   });
 });
 
 describe('workflows', () => {
   it('creates a workflow and records test runs', async () => {
     const api = new WorkflowsApi(c.cfg, undefined, c.http);
-    const wf = await api.createWorkflow({ createWorkflowRequest: { name: 'Fusion Email Sender (sim)', owner: { type: 'IDENTITY', id: owner().id }, trigger: { type: 'EXTERNAL', attributes: { id: 'idn:external-http', frequency: 'daily' } } } });
+    const wf = await api.createWorkflow({
+      createWorkflowRequest: {
+        name: 'Fusion Email Sender (sim)',
+        owner: { type: 'IDENTITY', id: owner().id },
+        trigger: { type: 'EXTERNAL', attributes: { id: 'idn:external-http', frequency: 'daily' } },
+      },
+    });
     const id = wf.data.id as string;
     expect((await api.listWorkflows()).data.map((w) => w.name)).toContain('Fusion Email Sender (sim)');
     await api.patchWorkflow({ id, jsonPatchOperation: [{ op: 'replace', path: '/enabled', value: false }] });
-    const run = await api.testWorkflow({ id, testWorkflowRequest: { input: { subject: 'Review', body: '<p>hi</p>', recipients: ['a@x'] } } });
+    const run = await api.testWorkflow({
+      id,
+      testWorkflowRequest: { input: { subject: 'Review', body: '<p>hi</p>', recipients: ['a@x'] } },
+    });
     expect(run.data.workflowExecutionId).toMatch(/^[0-9a-f]{32}$/);
-    expect(sim.control.workflowRuns()).toEqual([{ workflowId: id, executionId: run.data.workflowExecutionId, input: { subject: 'Review', body: '<p>hi</p>', recipients: ['a@x'] }, at: expect.any(String) }]);
+    expect(sim.control.workflowRuns()).toEqual([
+      {
+        workflowId: id,
+        executionId: run.data.workflowExecutionId,
+        input: { subject: 'Review', body: '<p>hi</p>', recipients: ['a@x'] },
+        at: expect.any(String),
+      },
+    ]);
   });
 });
 
@@ -101,9 +161,13 @@ describe('access profiles', () => {
     const res = await api.listAccessProfiles({ filters: 'name eq "LDAP Reviewer"' });
     expect(res.data).toHaveLength(1);
     expect(res.data[0]?.source).toMatchObject({ id: sim.tenant.meta.fusionSourceId, name: 'Identity Fusion' });
-    const holders = await new SearchApi(c.cfg, undefined, c.http).searchPost({ search: { indices: [Index.Identities], query: { query: `access.id:"${res.data[0]?.id}"` } } });
+    const holders = await new SearchApi(c.cfg, undefined, c.http).searchPost({
+      search: { indices: [Index.Identities], query: { query: `access.id:"${res.data[0]?.id}"` } },
+    });
     expect(holders.data).toHaveLength(2);
-    expect(holders.data[0]).toMatchObject({ access: [expect.objectContaining({ id: res.data[0]?.id, type: 'ACCESS_PROFILE' })] });
+    expect(holders.data[0]).toMatchObject({
+      access: [expect.objectContaining({ id: res.data[0]?.id, type: 'ACCESS_PROFILE' })],
+    });
   });
 });
 
@@ -119,9 +183,16 @@ describe('aggregation tasks', () => {
     expect((await tasks.getTaskStatus({ id: taskId })).data.completionStatus).toBeNull();
     const done = await tasks.getTaskStatus({ id: taskId });
     expect(done.data).toMatchObject({ completionStatus: 'SUCCESS', target: { id: hr(), type: 'SOURCE' } });
-    expect((await new AccountAggregationsBetaApi(c.cfg, undefined, c.http).getAccountAggregationStatus({ id: taskId })).data.status).toBe('COMPLETED');
+    expect(
+      (await new AccountAggregationsBetaApi(c.cfg, undefined, c.http).getAccountAggregationStatus({ id: taskId })).data
+        .status,
+    ).toBe('COMPLETED');
     const events = await new SearchApi(c.cfg, undefined, c.http).searchPost({
-      search: { indices: [Index.Events], query: { query: 'operation:AGGREGATE AND status:PASSED AND target.name.exact:"HR [source]"' }, sort: ['-created'] },
+      search: {
+        indices: [Index.Events],
+        query: { query: 'operation:AGGREGATE AND status:PASSED AND target.name.exact:"HR [source]"' },
+        sort: ['-created'],
+      },
       limit: 1,
     });
     expect((events.data[0] as { attributes: { taskId?: string } }).attributes.taskId).toBe(taskId);
@@ -138,7 +209,8 @@ describe('aggregation tasks', () => {
 
     sim.control.setAggregationOutcome(hr(), { kind: 'never' });
     const stuck = await sources.importAccounts({ id: hr() });
-    for (let i = 0; i < 5; i++) expect((await tasks.getTaskStatus({ id: stuck.data.task?.id as string })).data.completionStatus).toBeNull();
+    for (let i = 0; i < 5; i++)
+      expect((await tasks.getTaskStatus({ id: stuck.data.task?.id as string })).data.completionStatus).toBeNull();
   });
 
   it('fails the aggregation of a disabled source and runs the success hook otherwise', async () => {

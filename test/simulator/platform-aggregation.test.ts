@@ -1,5 +1,11 @@
 import { AccountsApi, SourcesBetaApi, TaskManagementBetaApi } from 'sailpoint-api-client';
-import { attachConnectorAggregation, runPlatformAggregation, startSimulator, type InvokeFn, type RunningSimulator } from '../../src/simulator';
+import {
+  attachConnectorAggregation,
+  runPlatformAggregation,
+  startSimulator,
+  type InvokeFn,
+  type RunningSimulator,
+} from '../../src/simulator';
 import { testClient, type TestClient } from './client';
 
 /** A tiny stand-in for the connector: its accounts, returned disabled when new, enabled on request. */
@@ -10,7 +16,8 @@ function fakeConnector(initial: Record<string, Record<string, unknown>>, opts: {
     calls.push({ type, input });
     if (type === 'std:account:list') {
       yield { type: 'keepAlive' };
-      for (const [identity, a] of accounts) yield { identity, uuid: `u-${identity}`, disabled: a.disabled, attributes: a.attributes };
+      for (const [identity, a] of accounts)
+        yield { identity, uuid: `u-${identity}`, disabled: a.disabled, attributes: a.attributes };
     } else if (type === 'std:account:enable') {
       const id = String(input['identity']);
       if (id === opts.failEnable) throw new Error(`cannot enable ${id}`);
@@ -46,17 +53,37 @@ describe('platform side of an aggregation', () => {
     });
     const before = sim.tenant.identities.size;
     const r = await runPlatformAggregation({ tenant: sim.tenant, invoke: conn.invoke });
-    expect(r).toMatchObject({ created: 3, updated: 0, removed: 0, identitiesCreated: 3, enabled: 3, skipped: 1, enableErrors: [] });
+    expect(r).toMatchObject({
+      created: 3,
+      updated: 0,
+      removed: 0,
+      identitiesCreated: 3,
+      enabled: 3,
+      skipped: 1,
+      enableErrors: [],
+    });
     expect(sim.tenant.identities.size).toBe(before + 3);
-    expect(conn.calls.filter((x) => x.type === 'std:account:enable').map((x) => x.input['identity']).sort()).toEqual(['f-1', 'f-2', 'f-3']);
-    expect(conn.calls.find((x) => x.type === 'std:account:enable')?.input).toMatchObject({ key: { simple: { id: expect.any(String) } } });
+    expect(
+      conn.calls
+        .filter((x) => x.type === 'std:account:enable')
+        .map((x) => x.input['identity'])
+        .sort(),
+    ).toEqual(['f-1', 'f-2', 'f-3']);
+    expect(conn.calls.find((x) => x.type === 'std:account:enable')?.input).toMatchObject({
+      key: { simple: { id: expect.any(String) } },
+    });
 
     // what a client of the platform API now sees
     const api = new AccountsApi(c.cfg, undefined, c.http);
     const listed = await api.listAccounts({ filters: `sourceId eq "${fusion()}"` });
     expect(listed.data.map((a) => a.nativeIdentity).sort()).toEqual(['f-1', 'f-2', 'f-3']);
     for (const a of listed.data) {
-      expect(a).toMatchObject({ disabled: false, uncorrelated: false, sourceName: 'Identity Fusion', name: expect.any(String) });
+      expect(a).toMatchObject({
+        disabled: false,
+        uncorrelated: false,
+        sourceName: 'Identity Fusion',
+        name: expect.any(String),
+      });
       expect(a.attributes).toMatchObject({ enabledAt: 'now' });
       const ident = sim.tenant.identities.get(a.identityId as string);
       expect(ident?.attributes).toMatchObject({ email: a.attributes?.['email'] });
@@ -74,7 +101,15 @@ describe('platform side of an aggregation', () => {
     const f3 = sim.tenant.accountByNative(fusion(), 'f-3');
     const f3Identity = f3?.identityId as string;
     const r = await runPlatformAggregation({ tenant: sim.tenant, invoke: conn.invoke });
-    expect(r).toMatchObject({ created: 1, updated: 1, unchanged: 1, removed: 1, identitiesCreated: 0, identitiesRemoved: 1, enabled: 1 });
+    expect(r).toMatchObject({
+      created: 1,
+      updated: 1,
+      unchanged: 1,
+      removed: 1,
+      identitiesCreated: 0,
+      identitiesRemoved: 1,
+      enabled: 1,
+    });
     expect(sim.tenant.accountByNative(fusion(), 'f-3')).toBeUndefined();
     expect(sim.tenant.identities.has(f3Identity)).toBe(false);
     expect(sim.tenant.accountByNative(fusion(), 'f-2')?.attributes['email']).toBe('bo.kim@new');
@@ -95,7 +130,9 @@ describe('platform side of an aggregation', () => {
     const attached = attachConnectorAggregation(sim, conn.invoke);
     try {
       const started = await new SourcesBetaApi(c.cfg, undefined, c.http).importAccounts({ sourceId: fusion() });
-      const status = await new TaskManagementBetaApi(c.cfg, undefined, c.http).getTaskStatus({ id: started.data.task?.id as string });
+      const status = await new TaskManagementBetaApi(c.cfg, undefined, c.http).getTaskStatus({
+        id: started.data.task?.id as string,
+      });
       expect(status.data.completionStatus).toBe('SUCCESS');
       expect(attached.last()).toMatchObject({ created: 1, enabled: 1 });
       expect([...sim.tenant.accountsOfSource(fusion()).values()].map((a) => a.nativeIdentity)).toEqual(['g-1']);
@@ -112,7 +149,9 @@ describe('platform side of an aggregation', () => {
     const attached = attachConnectorAggregation(sim, invoke);
     try {
       const started = await new SourcesBetaApi(c.cfg, undefined, c.http).importAccounts({ sourceId: fusion() });
-      const status = await new TaskManagementBetaApi(c.cfg, undefined, c.http).getTaskStatus({ id: started.data.task?.id as string });
+      const status = await new TaskManagementBetaApi(c.cfg, undefined, c.http).getTaskStatus({
+        id: started.data.task?.id as string,
+      });
       expect(status.data.completionStatus).toBe('ERROR');
       expect(status.data.messages[0]?.localizedText?.message).toBe('matching config invalid');
     } finally {

@@ -45,13 +45,22 @@ describe('filters', () => {
     expect(status400(() => parseFilter('name eq "x'))).toContain('unterminated');
     expect(status400(() => parseFilter('name eq x'))).toContain('must be quoted');
     expect(status400(() => parseFilter('(name eq "x"'))).toContain('missing ")"');
-    expect(status400(() => checkFilterFields(parseFilter('color eq "red"'), { name: ['eq'] }))).toContain('unsupported filter field "color"');
+    expect(status400(() => checkFilterFields(parseFilter('color eq "red"'), { name: ['eq'] }))).toContain(
+      'unsupported filter field "color"',
+    );
     expect(status400(() => checkFilterFields(parseFilter('name co "x"'), { name: ['eq'] }))).toContain('operator "co"');
   });
 });
 
 describe('search queries', () => {
-  const doc = { id: 'i1', name: 'ann.lee', displayName: 'Ann Lee', email: 'Ann@X.com', attributes: { dept: 'Sales' }, access: [{ id: 'ap1' }, { id: 'ap2' }] };
+  const doc = {
+    id: 'i1',
+    name: 'ann.lee',
+    displayName: 'Ann Lee',
+    email: 'Ann@X.com',
+    attributes: { dept: 'Sales' },
+    access: [{ id: 'ap1' }, { id: 'ap2' }],
+  };
   const s = (q: string): boolean => evalSearch(parseSearchQuery(q), doc, resolvePath);
 
   it('matches fields, nested paths, wildcards and exact fields', () => {
@@ -86,12 +95,15 @@ describe('search queries', () => {
 describe('JSON Patch', () => {
   it('adds, replaces and removes without touching the original', () => {
     const orig = { a: { b: 1 }, list: [1, 2] };
-    const out = applyPatch(orig, parsePatch([
-      { op: 'replace', path: '/a/b', value: 2 },
-      { op: 'add', path: '/a/c~1d', value: 'x' },
-      { op: 'add', path: '/list/-', value: 3 },
-      { op: 'remove', path: '/list/0' },
-    ]));
+    const out = applyPatch(
+      orig,
+      parsePatch([
+        { op: 'replace', path: '/a/b', value: 2 },
+        { op: 'add', path: '/a/c~1d', value: 'x' },
+        { op: 'add', path: '/list/-', value: 3 },
+        { op: 'remove', path: '/list/0' },
+      ]),
+    );
     expect(out).toEqual({ a: { b: 2, 'c/d': 'x' }, list: [2, 3] });
     expect(orig).toEqual({ a: { b: 1 }, list: [1, 2] });
   });

@@ -9,7 +9,11 @@ const consoleLog = console.log;
 beforeAll(async () => {
   // the library logs "Warning: You are using Experimental APIs" on every experimental call
   console.log = () => undefined;
-  sim = await startSimulator({ seed: 7, tenant: { identities: 120, accountsPerSource: 60, duplicateRate: 0.2 }, rateLimit: false });
+  sim = await startSimulator({
+    seed: 7,
+    tenant: { identities: 120, accountsPerSource: 60, duplicateRate: 0.2 },
+    rateLimit: false,
+  });
   c = await testClient(sim);
 });
 
@@ -26,8 +30,21 @@ describe('oauth token', () => {
     multipart.set('client_secret', sim.clientSecret);
     const bodies: { body: RequestInit['body']; headers?: Record<string, string> }[] = [
       { body: multipart },
-      { body: new URLSearchParams({ grant_type: 'client_credentials', client_id: sim.clientId, client_secret: sim.clientSecret }) },
-      { body: JSON.stringify({ grant_type: 'client_credentials', client_id: sim.clientId, client_secret: sim.clientSecret }), headers: { 'content-type': 'application/json' } },
+      {
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: sim.clientId,
+          client_secret: sim.clientSecret,
+        }),
+      },
+      {
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: sim.clientId,
+          client_secret: sim.clientSecret,
+        }),
+        headers: { 'content-type': 'application/json' },
+      },
     ];
     for (const b of bodies) {
       const res = await fetch(`${sim.baseurl}/oauth/token`, { method: 'POST', body: b.body, headers: b.headers });
@@ -72,7 +89,11 @@ describe('oauth token', () => {
     const f = await failure(new AccountsApi(fc.cfg, undefined, fc.http).listAccounts({ limit: 1 }));
     expect(f.status).toBe(403);
     expect(f.data).toMatchObject({ detailCode: '403 Forbidden' });
-    sim.control.addClient({ clientId: 'accounts-reader', clientSecret: 'accounts-reader-secret', scopes: ['sp:accounts:read'] });
+    sim.control.addClient({
+      clientId: 'accounts-reader',
+      clientSecret: 'accounts-reader-secret',
+      scopes: ['sp:accounts:read'],
+    });
     const ac = await testClient(sim, { clientId: 'accounts-reader', clientSecret: 'accounts-reader-secret' });
     expect((await new AccountsApi(ac.cfg, undefined, ac.http).listAccounts({ limit: 1 })).status).toBe(200);
   });
@@ -92,7 +113,9 @@ describe('sources', () => {
     const byId = await api.listSources({ filters: `id eq "${sim.tenant.meta.fusionSourceId}"` });
     expect(byId.data[0]?.name).toBe('Identity Fusion');
     const got = await api.getSource({ id: sim.tenant.meta.fusionSourceId as string });
-    expect(got.data.connectorAttributes).toMatchObject({ spConnectorInstanceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(got.data.connectorAttributes).toMatchObject({
+      spConnectorInstanceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     const legacy = all.data.find((s) => s.name === 'Legacy');
     expect(legacy?.connectorAttributes).toMatchObject({ enabled: false });
   });
@@ -100,10 +123,15 @@ describe('sources', () => {
   it('patches connectorAttributes with JSON Patch and returns schemas', async () => {
     const api = new SourcesApi(c.cfg, undefined, c.http);
     const id = sim.tenant.meta.fusionSourceId as string;
-    const res = await api.updateSource({ id, jsonPatchOperation: [{ op: 'replace', path: '/connectorAttributes/fusionState', value: { runs: 3 } }] });
+    const res = await api.updateSource({
+      id,
+      jsonPatchOperation: [{ op: 'replace', path: '/connectorAttributes/fusionState', value: { runs: 3 } }],
+    });
     expect(res.data.connectorAttributes).toMatchObject({ fusionState: { runs: 3 } });
     expect((await api.getSource({ id })).data.connectorAttributes).toMatchObject({ fusionState: { runs: 3 } });
-    const bad = await failure(api.updateSource({ id, jsonPatchOperation: [{ op: 'replace', path: '/id', value: 'x' }] }));
+    const bad = await failure(
+      api.updateSource({ id, jsonPatchOperation: [{ op: 'replace', path: '/id', value: 'x' }] }),
+    );
     expect(bad.status).toBe(400);
     const schemas = await api.getSourceSchemas({ sourceId: id });
     expect(schemas.data[0]?.attributes?.map((a) => a.name)).toContain('email');
@@ -135,14 +163,21 @@ describe('accounts', () => {
     }
     expect(seen).toHaveLength(60);
     expect(new Set(seen).size).toBe(60);
-    expect(first.data[0]).toMatchObject({ sourceId: contractors(), sourceName: 'Contractors', disabled: false, uncorrelated: true });
+    expect(first.data[0]).toMatchObject({
+      sourceId: contractors(),
+      sourceName: 'Contractors',
+      disabled: false,
+      uncorrelated: true,
+    });
   });
 
   it('filters by nativeIdentity, identityId, name and combinations', async () => {
     const api = new AccountsApi(c.cfg, undefined, c.http);
     const a = [...sim.tenant.accountsOfSource(contractors()).values()][3];
     if (!a) throw new Error('no account');
-    const byNative = await api.listAccounts({ filters: `sourceId eq "${contractors()}" and nativeIdentity eq "${a.nativeIdentity}"` });
+    const byNative = await api.listAccounts({
+      filters: `sourceId eq "${contractors()}" and nativeIdentity eq "${a.nativeIdentity}"`,
+    });
     expect(byNative.data.map((x) => x.id)).toEqual([a.id]);
     const byName = await api.listAccounts({ filters: `name eq "${a.name}"` });
     expect(byName.data.map((x) => x.id)).toContain(a.id);
@@ -168,15 +203,28 @@ describe('accounts', () => {
 
   it('creates, reads, correlates, disables, enables and deletes an account', async () => {
     const api = new AccountsApi(c.cfg, undefined, c.http);
-    const created = await api.createAccount({ accountAttributesCreate: { attributes: { sourceId: contractors(), name: 'new.person', nativeIdentity: 'NEW-1', email: 'n@x' } } });
+    const created = await api.createAccount({
+      accountAttributesCreate: {
+        attributes: { sourceId: contractors(), name: 'new.person', nativeIdentity: 'NEW-1', email: 'n@x' },
+      },
+    });
     expect(created.status).toBe(202);
     const id = (created.data as { id: string }).id;
     const got = await api.getAccount({ id });
-    expect(got.data).toMatchObject({ nativeIdentity: 'NEW-1', name: 'new.person', isMachine: false, uncorrelated: true });
+    expect(got.data).toMatchObject({
+      nativeIdentity: 'NEW-1',
+      name: 'new.person',
+      isMachine: false,
+      uncorrelated: true,
+    });
     const ident = [...sim.tenant.identities.values()][1];
     if (!ident) throw new Error('no identity');
     await api.updateAccount({ id, requestBody: [{ op: 'replace', path: '/identityId', value: ident.id }] });
-    expect((await api.getAccount({ id })).data).toMatchObject({ identityId: ident.id, uncorrelated: false, manuallyCorrelated: true });
+    expect((await api.getAccount({ id })).data).toMatchObject({
+      identityId: ident.id,
+      uncorrelated: false,
+      manuallyCorrelated: true,
+    });
     await api.disableAccount({ id, accountToggleRequest: {} });
     expect((await api.getAccount({ id })).data.disabled).toBe(true);
     await api.enableAccount({ id, accountToggleRequest: {} });
@@ -199,7 +247,11 @@ describe('identity search', () => {
     const ids: string[] = [];
     let searchAfter: string[] | undefined;
     for (;;) {
-      const res = await api.searchPost({ search: { indices: [Index.Identities], query: { query: '*' }, sort: ['id'], searchAfter }, limit: 50, count: ids.length === 0 });
+      const res = await api.searchPost({
+        search: { indices: [Index.Identities], query: { query: '*' }, sort: ['id'], searchAfter },
+        limit: 50,
+        count: ids.length === 0,
+      });
       if (ids.length === 0) expect(res.headers['x-total-count']).toBe('120');
       ids.push(...res.data.map((d) => (d as { id: string }).id));
       if (res.data.length < 50) break;
@@ -213,25 +265,41 @@ describe('identity search', () => {
     const api = new SearchApi(c.cfg, undefined, c.http);
     const first = [...sim.tenant.identities.values()][0];
     if (!first) throw new Error('no identity');
-    const byName = await api.searchPost({ search: { indices: [Index.Identities], query: { query: `name:"${first.name}"` } } });
+    const byName = await api.searchPost({
+      search: { indices: [Index.Identities], query: { query: `name:"${first.name}"` } },
+    });
     expect(byName.data.map((d) => (d as { id: string }).id)).toEqual([first.id]);
     const doc = byName.data[0] as { accounts: { source: { name: string } }[]; attributes: Record<string, unknown> };
     expect(doc.accounts[0]?.source.name).toBe('HR');
     const dept = String(first.attributes['department']);
-    const byDept = await api.searchPost({ search: { indices: [Index.Identities], query: { query: `attributes.department:"${dept}" AND id:${first.id}` } } });
+    const byDept = await api.searchPost({
+      search: { indices: [Index.Identities], query: { query: `attributes.department:"${dept}" AND id:${first.id}` } },
+    });
     expect(byDept.data).toHaveLength(1);
     const second = [...sim.tenant.identities.values()][1];
-    const either = await api.searchPost({ search: { indices: [Index.Identities], query: { query: `id:${first.id} OR id:${second?.id}` } } });
+    const either = await api.searchPost({
+      search: { indices: [Index.Identities], query: { query: `id:${first.id} OR id:${second?.id}` } },
+    });
     expect(either.data).toHaveLength(2);
     const ap = [...sim.tenant.accessProfiles.values()].find((p) => p.name === 'Contractors Reviewer');
-    const reviewers = await api.searchPost({ search: { indices: [Index.Identities], query: { query: `access.id:"${ap?.id}"` } } });
+    const reviewers = await api.searchPost({
+      search: { indices: [Index.Identities], query: { query: `access.id:"${ap?.id}"` } },
+    });
     expect(reviewers.data.length).toBe(2);
-    expect(reviewers.data.map((d) => (d as { id: string }).id).sort()).toEqual(sim.tenant.identitiesWithAccess(ap?.id as string).sort());
+    expect(reviewers.data.map((d) => (d as { id: string }).id).sort()).toEqual(
+      sim.tenant.identitiesWithAccess(ap?.id as string).sort(),
+    );
   });
 
   it('refuses offset + limit over 10000 with 400', async () => {
     const api = new SearchApi(c.cfg, undefined, c.http);
-    const f = await failure(api.searchPost({ search: { indices: [Index.Identities], query: { query: '*' }, sort: ['id'] }, offset: 9950, limit: 100 }));
+    const f = await failure(
+      api.searchPost({
+        search: { indices: [Index.Identities], query: { query: '*' }, sort: ['id'] },
+        offset: 9950,
+        limit: 100,
+      }),
+    );
     expect(f.status).toBe(400);
     expect(JSON.stringify(f.data)).toContain('searchAfter');
     const bad = await failure(api.searchPost({ search: { indices: [Index.Identities], query: { query: 'name:(' } } }));
@@ -239,11 +307,16 @@ describe('identity search', () => {
   });
 });
 
-describe('the library\'s own token fetch', () => {
+describe("the library's own token fetch", () => {
   it('works against the simulator (multipart client-credentials request)', async () => {
     const { Configuration } = await import('sailpoint-api-client');
     const axios = (await import('axios')).default;
-    const cfg = new Configuration({ baseurl: sim.baseurl, clientId: sim.clientId, clientSecret: sim.clientSecret, tokenUrl: `${sim.baseurl}/oauth/token` });
+    const cfg = new Configuration({
+      baseurl: sim.baseurl,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      tokenUrl: `${sim.baseurl}/oauth/token`,
+    });
     cfg.retriesConfig = { retries: 0 };
     const res = await new SourcesApi(cfg, undefined, axios.create()).listSources({ limit: 2 });
     expect(res.data).toHaveLength(2);

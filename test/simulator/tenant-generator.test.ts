@@ -7,7 +7,14 @@ import { stripDiacritics } from '../../src/simulator/name-variations';
 function fingerprint(t: Tenant): string {
   return JSON.stringify({
     sources: [...t.sources.values()].map((s) => [s.id, s.name, s.connectorAttributes]),
-    accounts: [...t.accounts.values()].map((a) => [a.id, a.sourceId, a.nativeIdentity, a.identityId, a.isMachine, a.attributes]),
+    accounts: [...t.accounts.values()].map((a) => [
+      a.id,
+      a.sourceId,
+      a.nativeIdentity,
+      a.identityId,
+      a.isMachine,
+      a.attributes,
+    ]),
     identities: [...t.identities.values()].map((i) => [i.id, i.name, i.access]),
     truth: t.groundTruth,
   });
@@ -43,7 +50,11 @@ describe('tenant generator', () => {
     for (const ap of t.accessProfiles.values()) expect(t.identitiesWithAccess(ap.id)).toHaveLength(2);
     const machines = [...t.accounts.values()].filter((a) => a.isMachine);
     expect(machines.length).toBeGreaterThan(0);
-    expect(machines.every((m) => t.meta.managedSourceIds.includes(m.sourceId) || t.meta.disabledSourceIds.includes(m.sourceId))).toBe(true);
+    expect(
+      machines.every(
+        (m) => t.meta.managedSourceIds.includes(m.sourceId) || t.meta.disabledSourceIds.includes(m.sourceId),
+      ),
+    ).toBe(true);
   });
 
   it('plants duplicates with realistic variations, recorded in the ground truth', () => {
@@ -56,7 +67,11 @@ describe('tenant generator', () => {
       const acct = t.accounts.get(row.accountId);
       expect(acct).toBeDefined();
       const dup = acct?.attributes as Record<string, string>;
-      const orig = (row.kind === 'identity' ? t.identities.get(row.candidateId)?.attributes : t.accounts.get(row.candidateId)?.attributes) as Record<string, string> | undefined;
+      const orig = (
+        row.kind === 'identity'
+          ? t.identities.get(row.candidateId)?.attributes
+          : t.accounts.get(row.candidateId)?.attributes
+      ) as Record<string, string> | undefined;
       expect(orig).toBeDefined();
       if (!orig) continue;
       if (row.variation === 'swap') {
@@ -65,7 +80,9 @@ describe('tenant generator', () => {
         expect(dup['email']?.split('@')[0]).toBe(orig['email']?.split('@')[0]);
         expect(dup['email']).not.toBe(orig['email']);
       } else if (row.variation === 'diacritics') {
-        expect(stripDiacritics(`${dup['firstName']} ${dup['lastName']}`)).toBe(stripDiacritics(`${orig['firstName']} ${orig['lastName']}`));
+        expect(stripDiacritics(`${dup['firstName']} ${dup['lastName']}`)).toBe(
+          stripDiacritics(`${orig['firstName']} ${orig['lastName']}`),
+        );
         expect(`${dup['firstName']} ${dup['lastName']}`).not.toBe(`${orig['firstName']} ${orig['lastName']}`);
       } else {
         expect(`${dup['firstName']} ${dup['lastName']}`).not.toBe(`${orig['firstName']} ${orig['lastName']}`);

@@ -35,12 +35,24 @@ export class FakePlatform implements PlatformSession {
   }
 
   addSource(name: string, opts: Partial<PlatformSource> = {}): PlatformSource {
-    const s: PlatformSource = { id: randomUUID(), name, enabled: true, authoritative: false, connectorAttributes: {}, ...opts };
+    const s: PlatformSource = {
+      id: randomUUID(),
+      name,
+      enabled: true,
+      authoritative: false,
+      connectorAttributes: {},
+      ...opts,
+    };
     this.sources.set(s.id, s);
     return s;
   }
 
-  addAccount(source: PlatformSource, nativeIdentity: string, attributes: Record<string, unknown>, opts: Partial<PlatformAccount> = {}): PlatformAccount {
+  addAccount(
+    source: PlatformSource,
+    nativeIdentity: string,
+    attributes: Record<string, unknown>,
+    opts: Partial<PlatformAccount> = {},
+  ): PlatformAccount {
     const a: PlatformAccount = {
       id: randomUUID(),
       sourceId: source.id,
@@ -67,7 +79,10 @@ export class FakePlatform implements PlatformSession {
   }
 
   /** The platform's side of an aggregation: upsert by native identity, delete what was not emitted, new accounts get an identity. */
-  ingest(sourceId: string, items: { identity: string; disabled: boolean; attributes: Record<string, unknown> }[]): { created: PlatformAccount[] } {
+  ingest(
+    sourceId: string,
+    items: { identity: string; disabled: boolean; attributes: Record<string, unknown> }[],
+  ): { created: PlatformAccount[] } {
     const source = this.sources.get(sourceId)!;
     const seen = new Set<string>();
     const created: PlatformAccount[] = [];
@@ -79,7 +94,9 @@ export class FakePlatform implements PlatformSession {
         existing.disabled = item.disabled;
       } else {
         const identity = this.addIdentity(String(item.attributes.name ?? item.identity), item.attributes);
-        created.push(this.addAccount(source, item.identity, item.attributes, { disabled: item.disabled, identityId: identity.id }));
+        created.push(
+          this.addAccount(source, item.identity, item.attributes, { disabled: item.disabled, identityId: identity.id }),
+        );
       }
     }
     for (const a of this.accountsOf(sourceId)) if (!seen.has(a.nativeIdentity)) this.accounts.delete(a.id);
@@ -149,7 +166,14 @@ export class FakePlatform implements PlatformSession {
 
   async startAggregation(sourceId: string): Promise<PlatformTask> {
     this.count('startAggregation');
-    const task = { id: randomUUID(), state: 'RUNNING' as const, messages: [], polls: 0, finalState: this.taskOutcome, sourceId };
+    const task = {
+      id: randomUUID(),
+      state: 'RUNNING' as const,
+      messages: [],
+      polls: 0,
+      finalState: this.taskOutcome,
+      sourceId,
+    };
     this.tasks.set(task.id, task);
     return { id: task.id, state: task.state, messages: [] };
   }

@@ -50,7 +50,10 @@ async function listen(server: net.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-export async function startFakeProxyServer(handler: FakeHandler, opts: { tls?: { key: string; cert: string }; path?: string } = {}): Promise<TestServer> {
+export async function startFakeProxyServer(
+  handler: FakeHandler,
+  opts: { tls?: { key: string; cert: string }; path?: string } = {},
+): Promise<TestServer> {
   const requests: RecordedRequest[] = [];
   const onRequest = (raw: IncomingMessage, res: ServerResponse): void => {
     const parts: Buffer[] = [];
@@ -71,7 +74,9 @@ export async function startFakeProxyServer(handler: FakeHandler, opts: { tls?: {
       });
     });
   };
-  const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, onRequest) : http.createServer(onRequest);
+  const server = opts.tls
+    ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, onRequest)
+    : http.createServer(onRequest);
   const sockets = track(server);
   const port = await listen(server);
   const scheme = opts.tls ? 'https' : 'http';
@@ -126,9 +131,23 @@ export function generateSelfSignedCert(): { key: string; cert: string } {
     execFileSync(
       'openssl',
       [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2',
-        '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
       ],
       { stdio: 'ignore' },
     );

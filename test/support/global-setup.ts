@@ -7,10 +7,8 @@ import { redisServerBinary, startOwnRedis, waitForPing } from './own-redis';
  * engine answers. Otherwise the run fails with instructions; tests are never skipped.
  */
 declare global {
-   
   var __fusionRedis: { child?: ChildProcess; stop?: () => Promise<void> } | undefined;
 }
-
 
 async function spawnRedisServer(): Promise<string | undefined> {
   if (!redisServerBinary()) return undefined;

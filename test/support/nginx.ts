@@ -15,7 +15,9 @@ function nginxBinary(): string {
     const r = spawnSync(candidate, ['-v'], { encoding: 'utf8' });
     if (!r.error && r.status === 0) return candidate;
   }
-  throw new Error('nginx is not installed: the reverse-proxy tests need a real nginx (Debian: apt-get install nginx; .ci/run installs it)');
+  throw new Error(
+    'nginx is not installed: the reverse-proxy tests need a real nginx (Debian: apt-get install nginx; .ci/run installs it)',
+  );
 }
 
 async function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {

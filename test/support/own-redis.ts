@@ -34,7 +34,10 @@ export async function waitForPing(url: string, deadlineMs: number): Promise<bool
 /** Spawns redis-server from PATH on a free loopback port; throws with install instructions when there is none. */
 export async function startOwnRedis(): Promise<OwnRedis> {
   const bin = redisServerBinary();
-  if (!bin) throw new Error('redis-server is not on PATH (Debian/Ubuntu: apt-get install -y redis-server); .ci/run installs it');
+  if (!bin)
+    throw new Error(
+      'redis-server is not on PATH (Debian/Ubuntu: apt-get install -y redis-server); .ci/run installs it',
+    );
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fusion-redis-'));
   const url = `redis://127.0.0.1:${port}`;
@@ -47,7 +50,11 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     url,
     port,
     async start() {
-      child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+      child = spawn(
+        bin,
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+        { stdio: 'ignore' },
+      );
       if (!(await waitForPing(url, 5000))) {
         killNow();
         throw new Error(`redis-server from ${bin} did not answer PING on port ${port} within 5 s`);

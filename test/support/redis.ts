@@ -4,7 +4,8 @@ import { Redis } from 'ioredis';
 /** The Redis provided by the global setup; every test gets its own key prefix. */
 export function redisUrl(): string {
   const url = process.env.REDIS_URL;
-  if (!url) throw new Error('REDIS_URL is not set: the jest global setup provides it (see test/support/global-setup.ts)');
+  if (!url)
+    throw new Error('REDIS_URL is not set: the jest global setup provides it (see test/support/global-setup.ts)');
   return url;
 }
 

@@ -120,7 +120,8 @@ export class ScriptedRunner {
       if (s.failBeforeFirst) throw new Error(s.failBeforeFirst);
       const n = s.items ?? 1;
       for (let i = 0; i < n; i++) {
-        if (s.failAfterItems !== undefined && i === s.failAfterItems) throw new Error(s.failMessage ?? 'scripted failure');
+        if (s.failAfterItems !== undefined && i === s.failAfterItems)
+          throw new Error(s.failMessage ?? 'scripted failure');
         if (s.hangAfterItems !== undefined && i === s.hangAfterItems) await sleep(3_600_000, ctx);
         if (s.gateAfterItems !== undefined && i === s.gateAfterItems) {
           await this.waitFor(() => this.opened.has(s.gate ?? '') || ctx.signal.aborted, 3_600_000);

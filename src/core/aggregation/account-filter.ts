@@ -150,7 +150,9 @@ class Parser {
 }
 
 function fieldValues(account: FilterableAccount, field: string): unknown[] {
-  const v = field.startsWith('attributes.') ? account.attributes[field.slice('attributes.'.length)] : (account as unknown as Record<string, unknown>)[field];
+  const v = field.startsWith('attributes.')
+    ? account.attributes[field.slice('attributes.'.length)]
+    : (account as unknown as Record<string, unknown>)[field];
   if (v === undefined || v === null) return [];
   return Array.isArray(v) ? v : [v];
 }
@@ -160,7 +162,17 @@ function compare(actual: unknown, op: string, expected: Literal): boolean {
   if (typeof expected === 'number' && ['gt', 'ge', 'lt', 'le', 'eq', 'ne'].includes(op)) {
     const n = typeof actual === 'number' ? actual : Number(actual);
     if (Number.isNaN(n)) return op === 'ne';
-    return op === 'gt' ? n > expected : op === 'ge' ? n >= expected : op === 'lt' ? n < expected : op === 'le' ? n <= expected : op === 'eq' ? n === expected : n !== expected;
+    return op === 'gt'
+      ? n > expected
+      : op === 'ge'
+        ? n >= expected
+        : op === 'lt'
+          ? n < expected
+          : op === 'le'
+            ? n <= expected
+            : op === 'eq'
+              ? n === expected
+              : n !== expected;
   }
   const a = String(actual);
   const e = String(expected);
@@ -216,6 +228,10 @@ export function compileAccountFilter(text: string, field = 'accountFilter'): Acc
   try {
     return parseAccountFilterOrThrow(text);
   } catch (e) {
-    throw new FusionError('CONFIG_INVALID', `Invalid configuration: ${field} = ${JSON.stringify(text)}: ${(e as Error).message}`, { field });
+    throw new FusionError(
+      'CONFIG_INVALID',
+      `Invalid configuration: ${field} = ${JSON.stringify(text)}: ${(e as Error).message}`,
+      { field },
+    );
   }
 }

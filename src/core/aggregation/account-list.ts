@@ -29,7 +29,16 @@ import { compileAccountFilter, type AccountPredicate } from './account-filter';
 import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
 import { mergeAttributes, sortBySourceOrder, type SourceAccountView } from './attribute-merge';
-import { ACCOUNTS_ATTRIBUTE, IDENTITY_ATTRIBUTE, KEY_ATTRIBUTE, NAME_ATTRIBUTE, SOURCES_ATTRIBUTE, displayNameOf, stringList, type AccountItem } from './connector-account';
+import {
+  ACCOUNTS_ATTRIBUTE,
+  IDENTITY_ATTRIBUTE,
+  KEY_ATTRIBUTE,
+  NAME_ATTRIBUTE,
+  SOURCES_ATTRIBUTE,
+  displayNameOf,
+  stringList,
+  type AccountItem,
+} from './connector-account';
 import { COUNTERS_KEY, CounterStore } from './counter-store';
 import { accountsProcessed } from './metrics';
 import { enterRun, type RunGuard } from './run-guard';
@@ -174,11 +183,16 @@ class AggregationRun {
     // every configured source in full may do it (a disabled source's accounts could not be rebuilt).
     this.reset = resetRequested && this.readsEverything();
     if (resetRequested && !this.reset) {
-      const why = this.summary.skippedSources.length ? `source(s) ${this.summary.skippedSources.join(', ')} are disabled` : 'this run is limited by "Aggregation batch size" or an account filter';
+      const why = this.summary.skippedSources.length
+        ? `source(s) ${this.summary.skippedSources.join(', ')} are disabled`
+        : 'this run is limited by "Aggregation batch size" or an account filter';
       logger.warn(`Reset accounts? waits for a full aggregation: ${why}, so nothing is reset now`);
     }
     this.summary.reset = this.reset;
-    if (this.reset) logger.warn('Reset accounts? is on: every connector account is dropped and rebuilt from the sources in this aggregation');
+    if (this.reset)
+      logger.warn(
+        'Reset accounts? is on: every connector account is dropped and rebuilt from the sources in this aggregation',
+      );
     const initialCounters = this.reset ? {} : CounterStore.readState(ownAttrs);
     this.counters = new CounterStore(initialCounters, async (values) => {
       await platform.patchSourceConnectorAttributes(this.own.id, { [COUNTERS_KEY]: values }, this.opts);
@@ -186,13 +200,28 @@ class AggregationRun {
     if (this.reset) await platform.patchSourceConnectorAttributes(this.own.id, { [COUNTERS_KEY]: {} }, this.opts);
     this.registry = new UniqueRegistry(AttributeGenerator.registeredNames(config.attributeDefinitions));
     this.generator = new AttributeGenerator(config, this.registry, this.counters);
-    this.reviews = this.deps.reviewQueue?.({ config, ctx: this.ctx, platform, own: this.own }) ?? new RecordingReviewQueue();
+    this.reviews =
+      this.deps.reviewQueue?.({ config, ctx: this.ctx, platform, own: this.own }) ?? new RecordingReviewQueue();
     this.filters.set('*', compileAccountFilter(config.accountFilter));
-    for (const s of active) this.filters.set(s.name, compileAccountFilter(config.sourceOptions[s.name]?.accountFilter ?? '', `sourceOptions.${s.name}.accountFilter`));
+    for (const s of active)
+      this.filters.set(
+        s.name,
+        compileAccountFilter(
+          config.sourceOptions[s.name]?.accountFilter ?? '',
+          `sourceOptions.${s.name}.accountFilter`,
+        ),
+      );
 
     for (const s of active) {
       if (config.sourceOptions[s.name]?.forceAggregation) {
-        await forceAggregation(platform, s, config.provisioningTimeout, this.deps.taskPollMs ?? 2000, logger, this.opts);
+        await forceAggregation(
+          platform,
+          s,
+          config.provisioningTimeout,
+          this.deps.taskPollMs ?? 2000,
+          logger,
+          this.opts,
+        );
       }
     }
 
@@ -209,10 +238,14 @@ class AggregationRun {
     outer: for (const source of active) {
       let read = 0;
       const pageLimit = limit > 0 ? limit - taken : undefined;
-      for await (const account of platform.listAccounts({ sourceId: source.id, ...(pageLimit ? { limit: pageLimit } : {}) }, this.opts)) {
+      for await (const account of platform.listAccounts(
+        { sourceId: source.id, ...(pageLimit ? { limit: pageLimit } : {}) },
+        this.opts,
+      )) {
         read++;
         if (!this.admit(account, source)) continue;
-        const key = this.owner.get(account.id) ?? (account.identityId ? this.byIdentity.get(account.identityId) : undefined);
+        const key =
+          this.owner.get(account.id) ?? (account.identityId ? this.byIdentity.get(account.identityId) : undefined);
         const existing = key ? this.existing.get(key) : undefined;
         if (existing) {
           existing.seen.push(account);
@@ -267,7 +300,10 @@ class AggregationRun {
       return false;
     }
     const view = { ...account, sourceName: source.name };
-    if (!(this.filters.get('*') as AccountPredicate)(view) || !(this.filters.get(source.name) as AccountPredicate)(view)) {
+    if (
+      !(this.filters.get('*') as AccountPredicate)(view) ||
+      !(this.filters.get(source.name) as AccountPredicate)(view)
+    ) {
       this.summary.filteredOut++;
       return false;
     }
@@ -319,9 +355,15 @@ class AggregationRun {
     }
     this.matcher.addBaseline(chunk);
     if (this.summary.baselineIdentities === 0) {
-      this.logger.warn({ query: config.identityScopeQuery }, 'The identity baseline is empty: check the Identity Scope Query; no account can match an identity');
+      this.logger.warn(
+        { query: config.identityScopeQuery },
+        'The identity baseline is empty: check the Identity Scope Query; no account can match an identity',
+      );
     } else {
-      this.logger.info({ identities: this.summary.baselineIdentities }, `Identity baseline: ${this.summary.baselineIdentities} identities`);
+      this.logger.info(
+        { identities: this.summary.baselineIdentities },
+        `Identity baseline: ${this.summary.baselineIdentities} identities`,
+      );
     }
   }
 
@@ -347,7 +389,10 @@ class AggregationRun {
     await this.counters.flush();
     this.guard?.assertHeld();
     this.ctx.progress();
-    this.logger.debug({ refreshed: batch.ready.length, candidates: batch.fresh.length, emitted: items.length }, 'Batch processed');
+    this.logger.debug(
+      { refreshed: batch.ready.length, candidates: batch.fresh.length, emitted: items.length },
+      'Batch processed',
+    );
     accountsProcessed.inc({ command: 'std:account:list' }, items.length);
     for (const item of items) {
       this.guard?.assertHeld();
@@ -375,10 +420,19 @@ class AggregationRun {
       });
       attributes = { ...e.account.attributes, ...generated };
     } else {
-      const merged = mergeAttributes(this.config, seen.map((a) => this.view(a)));
-      const generated = this.generator.generate({ label, context: this.velocityContext(merged, seen), existing: e.account.attributes });
+      const merged = mergeAttributes(
+        this.config,
+        seen.map((a) => this.view(a)),
+      );
+      const generated = this.generator.generate({
+        label,
+        context: this.velocityContext(merged, seen),
+        existing: e.account.attributes,
+      });
       // A linked source account this run did not read joins on the run that reads it (its form waits).
-      const contributors = [...new Set([...e.contributors.filter((id) => !this.pendingLinks.has(id) || seenIds.has(id)), ...seenIds])];
+      const contributors = [
+        ...new Set([...e.contributors.filter((id) => !this.pendingLinks.has(id) || seenIds.has(id)), ...seenIds]),
+      ];
       for (const id of seenIds) if (this.pendingLinks.has(id)) this.applied.push(id);
       attributes = {
         ...merged,
@@ -406,7 +460,9 @@ class AggregationRun {
       );
       const kept: typeof survivors = [];
       for (const s of survivors) {
-        const duplicates = (result.duplicates.get(s.account.id) ?? []).filter((d) => d.candidateId !== s.account.identityId);
+        const duplicates = (result.duplicates.get(s.account.id) ?? []).filter(
+          (d) => d.candidateId !== s.account.identityId,
+        );
         if (duplicates.length === 0) {
           kept.push(s);
           continue;
@@ -424,12 +480,17 @@ class AggregationRun {
             scores: d.scores,
           })),
           reviewers: this.config.fusionOwnerIsGlobalReviewer && this.own.owner ? [this.own.owner.id] : [],
-          expiresAt: new Date((this.deps.now?.() ?? new Date()).getTime() + this.config.fusionFormExpirationDays * 86_400_000).toISOString(),
+          expiresAt: new Date(
+            (this.deps.now?.() ?? new Date()).getTime() + this.config.fusionFormExpirationDays * 86_400_000,
+          ).toISOString(),
         };
         this.reviewSeen.add(s.account.id);
         await this.reviews.submit(review);
         if (this.summary.pendingReviews.length < 10_000) this.summary.pendingReviews.push(review);
-        this.logger.info({ account: s.account.name, source: s.account.sourceName, candidates: duplicates.length }, 'Potential duplicate: the account waits for review');
+        this.logger.info(
+          { account: s.account.name, source: s.account.sourceName, candidates: duplicates.length },
+          'Potential duplicate: the account waits for review',
+        );
       }
       survivors = kept;
     }
@@ -438,7 +499,11 @@ class AggregationRun {
     for (const s of survivors) {
       const key = randomUUID();
       const label = `${JSON.stringify(displayNameOf(s.merged, s.account.name))} (${s.account.sourceName} account ${s.account.nativeIdentity})`;
-      const generated = this.generator.generate({ label, context: this.velocityContext(s.merged, [s.account]), existing: {} });
+      const generated = this.generator.generate({
+        label,
+        context: this.velocityContext(s.merged, [s.account]),
+        existing: {},
+      });
       const attributes: Record<string, unknown> = {
         ...s.merged,
         ...generated,
@@ -488,7 +553,10 @@ class AggregationRun {
         continue;
       }
       if (!target) {
-        this.logger.warn({ accountId, identityId: d.identityId }, `The review decision for account id ${accountId} names ${d.identityId}, which has no connector account yet; the account keeps waiting`);
+        this.logger.warn(
+          { accountId, identityId: d.identityId },
+          `The review decision for account id ${accountId} names ${d.identityId}, which has no connector account yet; the account keeps waiting`,
+        );
         continue;
       }
       // Counted as a contributor now so the connector account waits for it in the main loop.
@@ -514,7 +582,10 @@ class AggregationRun {
 
   /** True when an account filter (global or per source) excludes accounts from this run. */
   private filtered(): boolean {
-    return this.config.accountFilter.trim() !== '' || Object.values(this.config.sourceOptions).some((o) => o.accountFilter.trim() !== '');
+    return (
+      this.config.accountFilter.trim() !== '' ||
+      Object.values(this.config.sourceOptions).some((o) => o.accountFilter.trim() !== '')
+    );
   }
 
   private async closeReviews(): Promise<void> {
@@ -535,7 +606,10 @@ class AggregationRun {
     s.counterFlushes = this.counters.flushCount;
     s.elapsedMs = Date.now() - this.started;
     if (s.machineAccountsSkipped > 0) {
-      this.logger.warn({ count: s.machineAccountsSkipped }, `Skipped ${s.machineAccountsSkipped} machine accounts (isMachine): machine accounts are not supported`);
+      this.logger.warn(
+        { count: s.machineAccountsSkipped },
+        `Skipped ${s.machineAccountsSkipped} machine accounts (isMachine): machine accounts are not supported`,
+      );
     }
     if (s.accountsEmitted === 0) {
       const causes = [
@@ -545,7 +619,10 @@ class AggregationRun {
         s.potentialDuplicates ? `${s.potentialDuplicates} accounts waiting for review` : '',
         Object.values(s.accountsPerSource).every((n) => n === 0) ? 'the sources returned no accounts' : '',
       ].filter(Boolean);
-      this.logger.warn({ causes }, `The aggregation produced no accounts${causes.length ? ` (${causes.join('; ')})` : ''}`);
+      this.logger.warn(
+        { causes },
+        `The aggregation produced no accounts${causes.length ? ` (${causes.join('; ')})` : ''}`,
+      );
     }
     this.logger.info(
       {

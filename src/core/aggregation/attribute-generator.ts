@@ -93,7 +93,12 @@ export class AttributeGenerator {
     return out;
   }
 
-  private render(def: AttributeDefinition, template: CompiledTemplate, context: Record<string, unknown>, subject: GenerationSubject): string {
+  private render(
+    def: AttributeDefinition,
+    template: CompiledTemplate,
+    context: Record<string, unknown>,
+    subject: GenerationSubject,
+  ): string {
     try {
       return template.render(context);
     } catch (e) {
@@ -106,13 +111,25 @@ export class AttributeGenerator {
     }
   }
 
-  private renderNormal(def: AttributeDefinition, template: CompiledTemplate, context: Record<string, unknown>, subject: GenerationSubject): string {
+  private renderNormal(
+    def: AttributeDefinition,
+    template: CompiledTemplate,
+    context: Record<string, unknown>,
+    subject: GenerationSubject,
+  ): string {
     return postProcess(this.render(def, template, { ...context, counter: '' }, subject), def);
   }
 
-  private renderUnique(def: AttributeDefinition, template: CompiledTemplate, context: Record<string, unknown>, subject: GenerationSubject): string | undefined {
+  private renderUnique(
+    def: AttributeDefinition,
+    template: CompiledTemplate,
+    context: Record<string, unknown>,
+    subject: GenerationSubject,
+  ): string | undefined {
     const raw = template.usesCounter ? '' : this.render(def, template, { ...context, counter: '' }, subject);
-    const first = template.usesCounter ? postProcess(this.render(def, template, { ...context, counter: '' }, subject), def) : postProcess(raw, def);
+    const first = template.usesCounter
+      ? postProcess(this.render(def, template, { ...context, counter: '' }, subject), def)
+      : postProcess(raw, def);
     if (first === '') return undefined;
     if (this.registry.claim(def.name, first)) return first;
     // Counters below the one remembered for this base were all found taken earlier in this run
@@ -145,24 +162,46 @@ export class AttributeGenerator {
     throw new FusionError(
       'UNIQUE_EXHAUSTED',
       `Attribute definition "${def.name}": no unique value for account ${subject.label} after ${this.config.maxAttempts} attempts of expression ${JSON.stringify(def.expression)}; last value tried ${JSON.stringify(last)} (make the expression use $counter, or raise maxAttempts)`,
-      { attribute: def.name, expression: def.expression, lastValue: last, account: subject.label, attempts: this.config.maxAttempts },
+      {
+        attribute: def.name,
+        expression: def.expression,
+        lastValue: last,
+        account: subject.label,
+        attempts: this.config.maxAttempts,
+      },
     );
   }
 
-  private drawUuid(def: AttributeDefinition, template: CompiledTemplate | undefined, context: Record<string, unknown>, subject: GenerationSubject): string {
+  private drawUuid(
+    def: AttributeDefinition,
+    template: CompiledTemplate | undefined,
+    context: Record<string, unknown>,
+    subject: GenerationSubject,
+  ): string {
     for (let attempt = 0; attempt < this.config.maxAttempts; attempt++) {
       const uuid = randomUUID();
-      const value = template ? postProcess(this.render(def, template, { ...context, uuid, counter: uuid }, subject), def) : postProcess(uuid, def);
+      const value = template
+        ? postProcess(this.render(def, template, { ...context, uuid, counter: uuid }, subject), def)
+        : postProcess(uuid, def);
       if (value !== '' && this.registry.claim(def.name, value)) return value;
     }
-    throw new FusionError('UNIQUE_EXHAUSTED', `Attribute definition "${def.name}": no free uuid for account ${subject.label} after ${this.config.maxAttempts} attempts`, {
-      attribute: def.name,
-      expression: def.expression,
-      account: subject.label,
-    });
+    throw new FusionError(
+      'UNIQUE_EXHAUSTED',
+      `Attribute definition "${def.name}": no free uuid for account ${subject.label} after ${this.config.maxAttempts} attempts`,
+      {
+        attribute: def.name,
+        expression: def.expression,
+        account: subject.label,
+      },
+    );
   }
 
-  private renderCounter(def: AttributeDefinition, template: CompiledTemplate, context: Record<string, unknown>, subject: GenerationSubject): string {
+  private renderCounter(
+    def: AttributeDefinition,
+    template: CompiledTemplate,
+    context: Record<string, unknown>,
+    subject: GenerationSubject,
+  ): string {
     let last = '';
     for (let attempt = 0; attempt < this.config.maxAttempts; attempt++) {
       const counter = pad(this.counters.next(def.name, def.counterStart), def.digits);

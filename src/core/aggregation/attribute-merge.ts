@@ -38,7 +38,9 @@ function distinctStrings(values: unknown[]): string[] {
 }
 
 function mergeOne(map: AttributeMap, accounts: SourceAccountView[]): unknown {
-  const names = map.existingAttributes.includes(map.newAttribute) ? map.existingAttributes : [...map.existingAttributes, map.newAttribute];
+  const names = map.existingAttributes.includes(map.newAttribute)
+    ? map.existingAttributes
+    : [...map.existingAttributes, map.newAttribute];
   switch (map.attributeMerge) {
     case 'first':
       return firstValue(accounts, names);
@@ -69,12 +71,18 @@ function firstValue(accounts: SourceAccountView[], names: string[]): unknown {
 }
 
 /** `accounts` must already be in source priority order (see sortBySourceOrder). */
-export function mergeAttributes(config: Pick<FusionConfig, 'attributeMerge' | 'attributeMaps'>, accounts: SourceAccountView[]): Record<string, unknown> {
+export function mergeAttributes(
+  config: Pick<FusionConfig, 'attributeMerge' | 'attributeMaps'>,
+  accounts: SourceAccountView[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const names = new Set<string>();
   for (const a of accounts) for (const k of Object.keys(a.attributes)) names.add(k);
   for (const name of names) {
-    const v = mergeOne({ newAttribute: name, existingAttributes: [name], attributeMerge: config.attributeMerge }, accounts);
+    const v = mergeOne(
+      { newAttribute: name, existingAttributes: [name], attributeMerge: config.attributeMerge },
+      accounts,
+    );
     if (v !== undefined) out[name] = v;
   }
   for (const map of config.attributeMaps) {
@@ -92,4 +100,3 @@ export function sortBySourceOrder<T extends { sourceName: string }>(sources: str
   };
   return [...accounts].sort((a, b) => rank(a.sourceName) - rank(b.sourceName));
 }
-

@@ -19,7 +19,13 @@ export const ACCOUNTS_ATTRIBUTE = 'accounts';
 export const SOURCES_ATTRIBUTE = 'sources';
 /** Set when a reviewer linked the account to an identity: the platform correlates the new account with it. */
 export const IDENTITY_ATTRIBUTE = 'identityId';
-export const INTERNAL_ATTRIBUTES = [KEY_ATTRIBUTE, NAME_ATTRIBUTE, ACCOUNTS_ATTRIBUTE, SOURCES_ATTRIBUTE, IDENTITY_ATTRIBUTE] as const;
+export const INTERNAL_ATTRIBUTES = [
+  KEY_ATTRIBUTE,
+  NAME_ATTRIBUTE,
+  ACCOUNTS_ATTRIBUTE,
+  SOURCES_ATTRIBUTE,
+  IDENTITY_ATTRIBUTE,
+] as const;
 
 export interface AccountItem extends CommandOutput {
   identity: string;
@@ -42,5 +48,9 @@ export function displayNameOf(attributes: Record<string, unknown>, fallback: str
 }
 
 export function toItem(account: PlatformAccount): AccountItem {
-  return { identity: account.nativeIdentity, disabled: account.disabled, attributes: { ...account.attributes, [KEY_ATTRIBUTE]: account.nativeIdentity } };
+  return {
+    identity: account.nativeIdentity,
+    disabled: account.disabled,
+    attributes: { ...account.attributes, [KEY_ATTRIBUTE]: account.nativeIdentity },
+  };
 }

@@ -36,7 +36,10 @@ export async function enterRun(
     platform: PlatformPort;
     /** A session not bound to the command's signal: a cancelled run must still clear its flag. */
     detached?: () => PlatformPort;
-    lock: RunLock; source: PlatformSource; tenant: string; runId: string;
+    lock: RunLock;
+    source: PlatformSource;
+    tenant: string;
+    runId: string;
     ttlMs: number;
     logger: Logger;
     now: () => Date;
@@ -47,27 +50,45 @@ export async function enterRun(
   const key = sourceLockKey(args.tenant, source.id);
   const held: HeldLock | undefined = await holdRunLock(lock, key, runId, {
     ttlMs: args.ttlMs,
-    onLost: () => logger.error({ source: source.name }, 'The aggregation lost its run lock (renewal failed); another run may start'),
+    onLost: () =>
+      logger.error(
+        { source: source.name },
+        'The aggregation lost its run lock (renewal failed); another run may start',
+      ),
     onReleaseFailed: (e) =>
-      logger.warn({ source: source.name, err: e instanceof Error ? e.message : String(e), ttlMs: args.ttlMs }, 'Could not release the run lock; it frees itself within its TTL'),
+      logger.warn(
+        { source: source.name, err: e instanceof Error ? e.message : String(e), ttlMs: args.ttlMs },
+        'Could not release the run lock; it frees itself within its TTL',
+      ),
   });
   if (!held) {
     lockAttempts.inc({ result: 'busy' });
-    throw new FusionError('AGGREGATION_IN_PROGRESS', `Another aggregation of source "${source.name}" is in progress; wait for it to finish, then run again`, {
-      sourceId: source.id,
-    });
+    throw new FusionError(
+      'AGGREGATION_IN_PROGRESS',
+      `Another aggregation of source "${source.name}" is in progress; wait for it to finish, then run again`,
+      {
+        sourceId: source.id,
+      },
+    );
   }
   try {
     const scope = await lock.scope();
     const fresh = await platform.getSource(source.id, opts);
     const flag = fresh.connectorAttributes[PROCESSING_KEY];
-    const deadRunOfOurScope = typeof flag === 'object' && flag !== null && (flag as { scope?: unknown }).scope === scope;
+    const deadRunOfOurScope =
+      typeof flag === 'object' && flag !== null && (flag as { scope?: unknown }).scope === scope;
     if (deadRunOfOurScope) {
-      logger.warn({ source: source.name, flag }, 'Replacing the processing flag of an aggregation that ended without clearing it (its process died); this deployment\'s run lock proves it is not running');
+      logger.warn(
+        { source: source.name, flag },
+        "Replacing the processing flag of an aggregation that ended without clearing it (its process died); this deployment's run lock proves it is not running",
+      );
       lockAttempts.inc({ result: 'stale' });
     } else if (flag !== undefined && flag !== null && flag !== false && flag !== '' && flag !== 'false') {
       await platform.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null }, opts);
-      logger.warn({ source: source.name, flag }, 'Cleared a processing flag left by an aggregation that did not finish');
+      logger.warn(
+        { source: source.name, flag },
+        'Cleared a processing flag left by an aggregation that did not finish',
+      );
       lockAttempts.inc({ result: 'stale' });
       throw new FusionError(
         'AGGREGATION_STALE_FLAG',
@@ -75,7 +96,11 @@ export async function enterRun(
         { sourceId: source.id, flag },
       );
     }
-    await platform.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: { runId, startedAt: args.now().toISOString(), scope } }, opts);
+    await platform.patchSourceConnectorAttributes(
+      source.id,
+      { [PROCESSING_KEY]: { runId, startedAt: args.now().toISOString(), scope } },
+      opts,
+    );
     lockAttempts.inc({ result: 'acquired' });
   } catch (e) {
     await held.release();
@@ -96,7 +121,10 @@ export async function enterRun(
       try {
         ok = await held.renew();
       } catch (e) {
-        logger.warn({ source: source.name, err: e instanceof Error ? e.message : String(e) }, 'Could not renew the run lock; relying on the periodic renewals');
+        logger.warn(
+          { source: source.name, err: e instanceof Error ? e.message : String(e) },
+          'Could not renew the run lock; relying on the periodic renewals',
+        );
         ok = !held.lost;
       }
       if (!ok) throw lostError();
@@ -125,7 +153,10 @@ export async function enterRun(
           await clear(opts.signal?.aborted && args.detached ? args.detached() : platform);
         } catch (e) {
           if (!args.detached) throw e;
-          logger.warn({ source: source.name, err: e instanceof Error ? e.message : String(e) }, 'Could not clear the processing flag; trying again on a clean-up session');
+          logger.warn(
+            { source: source.name, err: e instanceof Error ? e.message : String(e) },
+            'Could not clear the processing flag; trying again on a clean-up session',
+          );
           await clear(args.detached());
         }
       } finally {

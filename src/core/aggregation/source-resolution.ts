@@ -12,7 +12,11 @@ export interface ResolvedSources {
   skipped: string[];
 }
 
-export async function findOwnSource(platform: PlatformPort, config: FusionConfig, opts: CallOptions): Promise<{ own: PlatformSource; all: PlatformSource[] }> {
+export async function findOwnSource(
+  platform: PlatformPort,
+  config: FusionConfig,
+  opts: CallOptions,
+): Promise<{ own: PlatformSource; all: PlatformSource[] }> {
   if (config.spConnectorInstanceId === '') {
     throw new FusionError(
       'CONFIG_INVALID',
@@ -24,15 +28,24 @@ export async function findOwnSource(platform: PlatformPort, config: FusionConfig
   for await (const s of platform.listSources(opts)) all.push(s);
   const own = all.find((s) => s.connectorAttributes.spConnectorInstanceId === config.spConnectorInstanceId);
   if (!own) {
-    throw new FusionError('SOURCE_NOT_FOUND', `No source on the platform has connector instance id ${config.spConnectorInstanceId}: the connector's own source was not found`, {
-      spConnectorInstanceId: config.spConnectorInstanceId,
-    });
+    throw new FusionError(
+      'SOURCE_NOT_FOUND',
+      `No source on the platform has connector instance id ${config.spConnectorInstanceId}: the connector's own source was not found`,
+      {
+        spConnectorInstanceId: config.spConnectorInstanceId,
+      },
+    );
   }
   return { own, all };
 }
 
 /** Exact, case-sensitive names; a missing name is an error listing the names that exist. */
-export async function resolveSources(platform: PlatformPort, config: FusionConfig, logger: Logger, opts: CallOptions): Promise<ResolvedSources> {
+export async function resolveSources(
+  platform: PlatformPort,
+  config: FusionConfig,
+  logger: Logger,
+  opts: CallOptions,
+): Promise<ResolvedSources> {
   const { own, all } = await findOwnSource(platform, config, opts);
   const byName = new Map(all.map((s) => [s.name, s]));
   const missing = config.sources.filter((n) => !byName.has(n));
@@ -50,7 +63,10 @@ export async function resolveSources(platform: PlatformPort, config: FusionConfi
     const source = byName.get(name) as PlatformSource;
     if (!source.enabled) {
       skipped.push(name);
-      logger.warn({ source: name }, `Source "${name}" is disabled (Enabled is off): its accounts are skipped in this aggregation`);
+      logger.warn(
+        { source: name },
+        `Source "${name}" is disabled (Enabled is off): its accounts are skipped in this aggregation`,
+      );
     } else {
       active.push(source);
     }
@@ -86,7 +102,11 @@ export async function forceAggregation(
   let task = await platform.startAggregation(source.id, opts);
   for (;;) {
     if (task.state === 'SUCCESS' || task.state === 'WARNING') {
-      if (task.state === 'WARNING') logger.warn({ source: source.name, messages: task.messages }, `Forced aggregation of "${source.name}" finished with warnings`);
+      if (task.state === 'WARNING')
+        logger.warn(
+          { source: source.name, messages: task.messages },
+          `Forced aggregation of "${source.name}" finished with warnings`,
+        );
       return task;
     }
     if (task.state === 'ERROR' || task.state === 'TERMINATED') {

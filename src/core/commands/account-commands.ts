@@ -14,7 +14,15 @@ import type { PlatformAccount, PlatformPort, PlatformSource } from '../ports/pla
 import { acquireWithin, CREATE_TOKEN_PREFIX, sourceLockKey } from '../ports/run-lock';
 import { aggregateAccounts, tenantOf } from '../aggregation/account-list';
 import { AttributeGenerator } from '../aggregation/attribute-generator';
-import { ACCOUNTS_ATTRIBUTE, INTERNAL_ATTRIBUTES, KEY_ATTRIBUTE, NAME_ATTRIBUTE, displayNameOf, toItem, type AccountItem } from '../aggregation/connector-account';
+import {
+  ACCOUNTS_ATTRIBUTE,
+  INTERNAL_ATTRIBUTES,
+  KEY_ATTRIBUTE,
+  NAME_ATTRIBUTE,
+  displayNameOf,
+  toItem,
+  type AccountItem,
+} from '../aggregation/connector-account';
 import { COUNTERS_KEY, CounterStore } from '../aggregation/counter-store';
 import { findOwnSource } from '../aggregation/source-resolution';
 import { UniqueRegistry } from '../aggregation/unique-registry';
@@ -26,22 +34,36 @@ function inputIdentity(input: Record<string, unknown>, required = true): string 
   if (typeof direct === 'string' && direct !== '') return direct;
   const key = input.key as { simple?: { id?: unknown } } | undefined;
   if (typeof key?.simple?.id === 'string' && key.simple.id !== '') return key.simple.id;
-  if (required) throw new FusionError('INPUT_INVALID', 'The command input needs the account identity (input.identity)', { field: 'identity' });
+  if (required)
+    throw new FusionError('INPUT_INVALID', 'The command input needs the account identity (input.identity)', {
+      field: 'identity',
+    });
   return undefined;
 }
 
-async function locate(platform: PlatformPort, config: FusionConfig, identity: string, signal: AbortSignal): Promise<{ own: PlatformSource; account: PlatformAccount }> {
+async function locate(
+  platform: PlatformPort,
+  config: FusionConfig,
+  identity: string,
+  signal: AbortSignal,
+): Promise<{ own: PlatformSource; account: PlatformAccount }> {
   const { own } = await findOwnSource(platform, config, { signal });
   const account = await platform.findAccountByNativeIdentity(own.id, identity, { signal });
   if (!account) {
-    throw new FusionError('ACCOUNT_NOT_FOUND', `Connector account ${JSON.stringify(identity)} does not exist on source "${own.name}"`, { identity, sourceId: own.id });
+    throw new FusionError(
+      'ACCOUNT_NOT_FOUND',
+      `Connector account ${JSON.stringify(identity)} does not exist on source "${own.name}"`,
+      { identity, sourceId: own.id },
+    );
   }
   return { own, account };
 }
 
 export function createAccountListCommand(deps: CoreDeps): CoreCommand {
   return (_input, raw, ctx) =>
-    withScope<CommandOutput>(deps, raw, ctx, ({ config, ctx: scoped, platform, detached }) => aggregateAccounts(config, platform, deps, scoped, detached));
+    withScope<CommandOutput>(deps, raw, ctx, ({ config, ctx: scoped, platform, detached }) =>
+      aggregateAccounts(config, platform, deps, scoped, detached),
+    );
 }
 
 export function createAccountReadCommand(deps: CoreDeps): CoreCommand {
@@ -56,7 +78,10 @@ function stateCommand(deps: CoreDeps, disabled: boolean): CoreCommand {
   return (input, raw, ctx) =>
     withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform, ctx: scoped }) {
       const { account } = await locate(platform, config, inputIdentity(input) as string, ctx.signal);
-      scoped.logger.info({ identity: account.nativeIdentity, disabled }, disabled ? 'Account disabled' : 'Account enabled');
+      scoped.logger.info(
+        { identity: account.nativeIdentity, disabled },
+        disabled ? 'Account disabled' : 'Account enabled',
+      );
       yield { ...toItem(account), disabled } satisfies AccountItem;
     });
 }
@@ -84,24 +109,39 @@ export function createAccountCreateCommand(deps: CoreDeps): CoreCommand {
       }
       const attrs = input.attributes;
       if (attrs !== undefined && (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs))) {
-        throw new FusionError('INPUT_INVALID', 'std:account:create needs input.attributes as an object', { field: 'attributes' });
+        throw new FusionError('INPUT_INVALID', 'std:account:create needs input.attributes as an object', {
+          field: 'attributes',
+        });
       }
       const given = { ...((attrs as Record<string, unknown> | undefined) ?? {}) };
       for (const k of INTERNAL_ATTRIBUTES) delete given[k];
       // Generated values are issued by the connector only: a value from the plan could duplicate one an account holds.
       const ignored = AttributeGenerator.registeredNames(config.attributeDefinitions).filter((n) => n in given);
       for (const n of ignored) delete given[n];
-      if (ignored.length) scoped.logger.warn({ ignored }, `Ignored the given values of generated attributes ${ignored.join(', ')}: the connector issues them`);
+      if (ignored.length)
+        scoped.logger.warn(
+          { ignored },
+          `Ignored the given values of generated attributes ${ignored.join(', ')}: the connector issues them`,
+        );
       const key = requested ?? randomUUID();
       const generated = await issueForCreate(deps, config, platform, own, given, key, scoped.logger, ctx.signal);
-      const attributes: Record<string, unknown> = { ...given, ...generated, [ACCOUNTS_ATTRIBUTE]: [], [KEY_ATTRIBUTE]: key };
+      const attributes: Record<string, unknown> = {
+        ...given,
+        ...generated,
+        [ACCOUNTS_ATTRIBUTE]: [],
+        [KEY_ATTRIBUTE]: key,
+      };
       attributes[NAME_ATTRIBUTE] = displayNameOf(attributes, key);
       // Unique values need the registry of every connector account (a full listing), which a
       // single-account command never reads: the next aggregation completes them, and says so here.
-      const deferred = config.attributeDefinitions.filter((d) => d.type !== 'uuid' && !(d.name in attributes)).map((d) => d.name);
+      const deferred = config.attributeDefinitions
+        .filter((d) => d.type !== 'uuid' && !(d.name in attributes))
+        .map((d) => d.name);
       scoped.logger.info(
         { identity: key, deferred },
-        deferred.length ? `Connector account created; attributes ${deferred.join(', ')} are generated by the next aggregation` : 'Connector account created',
+        deferred.length
+          ? `Connector account created; attributes ${deferred.join(', ')} are generated by the next aggregation`
+          : 'Connector account created',
       );
       yield { identity: key, disabled: false, attributes } satisfies AccountItem;
     });
@@ -147,12 +187,23 @@ async function issueForCreate(
       await platform.patchSourceConnectorAttributes(own.id, { [COUNTERS_KEY]: values }, { signal });
     });
     if (hasCounters && !guarded) {
-      logger.warn({ identity: key }, 'Enable concurrency check? is off, so an aggregation may be running unlocked: counter values of this account are issued by the next aggregation');
+      logger.warn(
+        { identity: key },
+        'Enable concurrency check? is off, so an aggregation may be running unlocked: counter values of this account are issued by the next aggregation',
+      );
     } else if (hasCounters && !locked) {
-      logger.warn({ identity: key }, 'An aggregation of the source is in progress: counter values of this account are issued by the next aggregation');
+      logger.warn(
+        { identity: key },
+        'An aggregation of the source is in progress: counter values of this account are issued by the next aggregation',
+      );
     }
     const skipTypes: AttributeDefinition['type'][] = locked ? ['normal', 'unique'] : ['normal', 'unique', 'counter'];
-    const generated = new AttributeGenerator(config, new UniqueRegistry([]), counters).generate({ label, context: given, existing: {}, skipTypes });
+    const generated = new AttributeGenerator(config, new UniqueRegistry([]), counters).generate({
+      label,
+      context: given,
+      existing: {},
+      skipTypes,
+    });
     await counters.flush();
     return generated;
   } finally {
@@ -188,14 +239,30 @@ export function createAccountUpdateCommand(deps: CoreDeps): CoreCommand {
     withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform, ctx: scoped }) {
       const identity = inputIdentity(input) as string;
       const changes = input.changes;
-      if (!Array.isArray(changes) || changes.some((c) => typeof c !== 'object' || c === null || typeof (c as Change).attribute !== 'string')) {
-        throw new FusionError('INPUT_INVALID', 'std:account:update needs input.changes: a list of {op, attribute, value}', { field: 'changes' });
+      if (
+        !Array.isArray(changes) ||
+        changes.some((c) => typeof c !== 'object' || c === null || typeof (c as Change).attribute !== 'string')
+      ) {
+        throw new FusionError(
+          'INPUT_INVALID',
+          'std:account:update needs input.changes: a list of {op, attribute, value}',
+          { field: 'changes' },
+        );
       }
       for (const c of changes as Change[]) {
         const reason = whyUnsupported(config, c.attribute);
-        if (reason) throw new FusionError('UNSUPPORTED_CHANGE', `Cannot change attribute "${c.attribute}" of account ${identity}: ${reason}`, { attribute: c.attribute, op: c.op });
+        if (reason)
+          throw new FusionError(
+            'UNSUPPORTED_CHANGE',
+            `Cannot change attribute "${c.attribute}" of account ${identity}: ${reason}`,
+            { attribute: c.attribute, op: c.op },
+          );
         if (c.op !== 'Set' && c.op !== 'Remove') {
-          throw new FusionError('UNSUPPORTED_CHANGE', `Cannot ${String(c.op)} attribute "${c.attribute}" of account ${identity}: it is single-valued; use Set or Remove`, { attribute: c.attribute, op: c.op });
+          throw new FusionError(
+            'UNSUPPORTED_CHANGE',
+            `Cannot ${String(c.op)} attribute "${c.attribute}" of account ${identity}: it is single-valued; use Set or Remove`,
+            { attribute: c.attribute, op: c.op },
+          );
         }
       }
       const { account } = await locate(platform, config, identity, ctx.signal);

@@ -23,7 +23,13 @@ export interface SchemaOutputAttribute {
   managed: boolean;
 }
 
-const TYPE: Record<SchemaAttribute['type'], SchemaOutputAttribute['type']> = { STRING: 'string', LONG: 'long', INT: 'int', BOOLEAN: 'boolean', DATE: 'string' };
+const TYPE: Record<SchemaAttribute['type'], SchemaOutputAttribute['type']> = {
+  STRING: 'string',
+  LONG: 'long',
+  INT: 'int',
+  BOOLEAN: 'boolean',
+  DATE: 'string',
+};
 
 /** Names of the entitlement-type attributes: list merges (all source attributes when the default merge is list). */
 function entitlementAttributes(config: FusionConfig, sourceAttributeNames: Iterable<string> = []): string[] {
@@ -43,16 +49,48 @@ export function createDiscoverSchemaCommand(deps: CoreDeps): CoreCommand {
       const byName = new Map(all.map((s) => [s.name, s]));
       const missing = config.sources.filter((n) => !byName.has(n));
       if (missing.length) {
-        throw new FusionError('SOURCE_NOT_FOUND', `Authoritative sources not found (exact, case-sensitive): ${missing.map((m) => JSON.stringify(m)).join(', ')}; sources that exist: ${all.map((s) => JSON.stringify(s.name)).join(', ')}`, { missing });
+        throw new FusionError(
+          'SOURCE_NOT_FOUND',
+          `Authoritative sources not found (exact, case-sensitive): ${missing.map((m) => JSON.stringify(m)).join(', ')}; sources that exist: ${all.map((s) => JSON.stringify(s.name)).join(', ')}`,
+          { missing },
+        );
       }
       const attrs = new Map<string, SchemaOutputAttribute>();
       const put = (a: SchemaOutputAttribute) => {
         if (!attrs.has(a.name)) attrs.set(a.name, a);
       };
-      put({ name: KEY_ATTRIBUTE, type: 'string', description: 'Connector account key (a UUID minted at creation)', multi: false, entitlement: false, managed: false });
-      put({ name: NAME_ATTRIBUTE, type: 'string', description: 'Display name', multi: false, entitlement: false, managed: false });
-      put({ name: ACCOUNTS_ATTRIBUTE, type: 'string', description: 'Platform ids of the fused source accounts', multi: true, entitlement: false, managed: false });
-      put({ name: SOURCES_ATTRIBUTE, type: 'string', description: 'Sources of the fused accounts', multi: true, entitlement: false, managed: false });
+      put({
+        name: KEY_ATTRIBUTE,
+        type: 'string',
+        description: 'Connector account key (a UUID minted at creation)',
+        multi: false,
+        entitlement: false,
+        managed: false,
+      });
+      put({
+        name: NAME_ATTRIBUTE,
+        type: 'string',
+        description: 'Display name',
+        multi: false,
+        entitlement: false,
+        managed: false,
+      });
+      put({
+        name: ACCOUNTS_ATTRIBUTE,
+        type: 'string',
+        description: 'Platform ids of the fused source accounts',
+        multi: true,
+        entitlement: false,
+        managed: false,
+      });
+      put({
+        name: SOURCES_ATTRIBUTE,
+        type: 'string',
+        description: 'Sources of the fused accounts',
+        multi: true,
+        entitlement: false,
+        managed: false,
+      });
       const sourceTypes = new Map<string, SchemaAttribute>();
       const defaultList = config.attributeMerge === 'list';
       const mapped = new Set(config.attributeMaps.map((m) => m.newAttribute));
@@ -86,10 +124,22 @@ export function createDiscoverSchemaCommand(deps: CoreDeps): CoreCommand {
         });
       }
       for (const d of config.attributeDefinitions) {
-        attrs.set(d.name, { name: d.name, type: 'string', description: `${d.type} attribute defined by ${d.expression || 'a UUID'}`, multi: false, entitlement: false, managed: false });
+        attrs.set(d.name, {
+          name: d.name,
+          type: 'string',
+          description: `${d.type} attribute defined by ${d.expression || 'a UUID'}`,
+          multi: false,
+          entitlement: false,
+          managed: false,
+        });
       }
       const groupAttribute = [...attrs.values()].find((a) => a.entitlement)?.name;
-      yield { identityAttribute: KEY_ATTRIBUTE, displayAttribute: NAME_ATTRIBUTE, ...(groupAttribute ? { groupAttribute } : {}), attributes: [...attrs.values()] };
+      yield {
+        identityAttribute: KEY_ATTRIBUTE,
+        displayAttribute: NAME_ATTRIBUTE,
+        ...(groupAttribute ? { groupAttribute } : {}),
+        attributes: [...attrs.values()],
+      };
     });
 }
 
@@ -105,12 +155,20 @@ export function createEntitlementListCommand(deps: CoreDeps): CoreCommand {
       const type = typeof input.type === 'string' && input.type !== '' ? input.type : 'group';
       const values = new Map<string, string>();
       for await (const account of platform.listAccounts({ sourceId: own.id }, opts)) {
-        const names = config.attributeMerge === 'list' ? Object.keys(account.attributes) : entitlementAttributes(config);
+        const names =
+          config.attributeMerge === 'list' ? Object.keys(account.attributes) : entitlementAttributes(config);
         for (const name of names) {
           if (type !== 'group' && name !== type) continue;
-          if (name === ACCOUNTS_ATTRIBUTE || name === SOURCES_ATTRIBUTE || name === KEY_ATTRIBUTE || name === NAME_ATTRIBUTE) continue;
+          if (
+            name === ACCOUNTS_ATTRIBUTE ||
+            name === SOURCES_ATTRIBUTE ||
+            name === KEY_ATTRIBUTE ||
+            name === NAME_ATTRIBUTE
+          )
+            continue;
           const v = account.attributes[name];
-          for (const x of Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]) if (!values.has(String(x))) values.set(String(x), name);
+          for (const x of Array.isArray(v) ? v : v === undefined || v === null ? [] : [v])
+            if (!values.has(String(x))) values.set(String(x), name);
         }
       }
       for (const [value, attribute] of values) {

@@ -8,7 +8,9 @@ const MAX_NAMES_SHOWN = 50;
 
 function quoteList(names: string[]): string {
   const shown = names.slice(0, MAX_NAMES_SHOWN).map((n) => JSON.stringify(n));
-  return names.length > MAX_NAMES_SHOWN ? `${shown.join(', ')} and ${names.length - MAX_NAMES_SHOWN} more` : shown.join(', ');
+  return names.length > MAX_NAMES_SHOWN
+    ? `${shown.join(', ')} and ${names.length - MAX_NAMES_SHOWN} more`
+    : shown.join(', ');
 }
 
 function configuredSources(config: Record<string, unknown>): string[] {
@@ -44,7 +46,10 @@ export function createTestConnectionCommand(platform: PlatformFactory): CoreComm
         );
       }
       const disabled = wanted.filter((n) => byName.get(n)?.enabled === false);
-      const warnings = disabled.map((n) => `Source ${JSON.stringify(n)} is disabled (Enabled = Off): its accounts will not be aggregated until it is enabled.`);
+      const warnings = disabled.map(
+        (n) =>
+          `Source ${JSON.stringify(n)} is disabled (Enabled = Off): its accounts will not be aggregated until it is enabled.`,
+      );
       for (const w of warnings) ctx.logger.warn({ command: 'std:test-connection' }, w);
       yield {
         status: 'success',

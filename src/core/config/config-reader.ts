@@ -46,7 +46,15 @@ export class ConfigReader {
     return this.num(obj, key, def, min, max, path, true);
   }
 
-  num(obj: Record<string, unknown>, key: string, def: number, min: number, max: number, path = key, integer = false): number {
+  num(
+    obj: Record<string, unknown>,
+    key: string,
+    def: number,
+    min: number,
+    max: number,
+    path = key,
+    integer = false,
+  ): number {
     const v = obj[key];
     if (v === undefined || v === null || v === '') return def;
     const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
@@ -87,7 +95,14 @@ export class ConfigReader {
     return v.replace(/\/+$/, '');
   }
 
-  oneOf<T extends string>(obj: Record<string, unknown>, key: string, allowed: readonly T[], def: T, path = key, caseInsensitive = false): T {
+  oneOf<T extends string>(
+    obj: Record<string, unknown>,
+    key: string,
+    allowed: readonly T[],
+    def: T,
+    path = key,
+    caseInsensitive = false,
+  ): T {
     const v = obj[key];
     if (v === undefined || v === null || v === '') return def;
     if (typeof v === 'string') {
@@ -98,7 +113,12 @@ export class ConfigReader {
     return def;
   }
 
-  stringList(obj: Record<string, unknown>, key: string, path = key, opts: { required?: boolean; unique?: boolean } = {}): string[] {
+  stringList(
+    obj: Record<string, unknown>,
+    key: string,
+    path = key,
+    opts: { required?: boolean; unique?: boolean } = {},
+  ): string[] {
     const v = obj[key];
     if (v === undefined || v === null) {
       if (opts.required) this.problem(path, v, 'a non-empty list of names (required)');

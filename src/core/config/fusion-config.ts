@@ -84,19 +84,31 @@ export function processingBatchSize(config: FusionConfig): number {
   return config.enableBatching ? config.batchSize : 1;
 }
 
-function readSourceOptions(r: ConfigReader, raw: Record<string, unknown>, sources: string[]): Record<string, SourceOptions> {
+function readSourceOptions(
+  r: ConfigReader,
+  raw: Record<string, unknown>,
+  sources: string[],
+): Record<string, SourceOptions> {
   const out: Record<string, SourceOptions> = {};
   for (const name of sources) out[name] = { forceAggregation: false, accountFilter: '' };
   const v = raw.sourceOptions;
   if (v === undefined || v === null) return out;
   if (!isRecord(v)) {
-    r.problem('sourceOptions', v, 'an object keyed by source name: {"<source>": {"forceAggregation": bool, "accountFilter": string}}');
+    r.problem(
+      'sourceOptions',
+      v,
+      'an object keyed by source name: {"<source>": {"forceAggregation": bool, "accountFilter": string}}',
+    );
     return out;
   }
   for (const [name, opts] of Object.entries(v)) {
     const path = `sourceOptions.${name}`;
     if (!sources.includes(name)) {
-      r.problem(path, name, `a name listed in sources (${sources.map((s) => JSON.stringify(s)).join(', ')}); names are case-sensitive`);
+      r.problem(
+        path,
+        name,
+        `a name listed in sources (${sources.map((s) => JSON.stringify(s)).join(', ')}); names are case-sensitive`,
+      );
       continue;
     }
     if (!isRecord(opts)) {
@@ -105,7 +117,10 @@ function readSourceOptions(r: ConfigReader, raw: Record<string, unknown>, source
     }
     const accountFilter = r.str(opts, 'accountFilter', '', `${path}.accountFilter`);
     checkFilter(r, `${path}.accountFilter`, accountFilter);
-    out[name] = { forceAggregation: r.bool(opts, 'forceAggregation', false, `${path}.forceAggregation`), accountFilter };
+    out[name] = {
+      forceAggregation: r.bool(opts, 'forceAggregation', false, `${path}.forceAggregation`),
+      accountFilter,
+    };
   }
   return out;
 }
@@ -125,15 +140,26 @@ function readAttributeMaps(r: ConfigReader, raw: Record<string, unknown>, source
   r.objectList(raw, 'attributeMaps').forEach((m, i) => {
     const path = `attributeMaps[${i}]`;
     const newAttribute = r.requiredStr(m, 'newAttribute', `${path}.newAttribute`);
-    if (newAttribute && seen.has(newAttribute)) r.problem(`${path}.newAttribute`, newAttribute, 'a name not already mapped');
+    if (newAttribute && seen.has(newAttribute))
+      r.problem(`${path}.newAttribute`, newAttribute, 'a name not already mapped');
     seen.add(newAttribute);
     const existingAttributes = r.stringList(m, 'existingAttributes', `${path}.existingAttributes`);
-    const attributeMerge = r.oneOf(m, 'attributeMerge', MAP_MERGE_STRATEGIES, (raw.attributeMerge as MergeStrategy | undefined) ?? 'first', `${path}.attributeMerge`);
+    const attributeMerge = r.oneOf(
+      m,
+      'attributeMerge',
+      MAP_MERGE_STRATEGIES,
+      (raw.attributeMerge as MergeStrategy | undefined) ?? 'first',
+      `${path}.attributeMerge`,
+    );
     let source: string | undefined;
     if (attributeMerge === 'source') {
       source = r.requiredStr(m, 'source', `${path}.source`);
       if (source && !sources.includes(source)) {
-        r.problem(`${path}.source`, source, `a name listed in sources (${sources.map((s) => JSON.stringify(s)).join(', ')}); names are case-sensitive`);
+        r.problem(
+          `${path}.source`,
+          source,
+          `a name listed in sources (${sources.map((s) => JSON.stringify(s)).join(', ')}); names are case-sensitive`,
+        );
       }
     }
     maps.push({ newAttribute, existingAttributes, attributeMerge, ...(source ? { source } : {}) });
@@ -150,9 +176,15 @@ function readDefinitions(r: ConfigReader, raw: Record<string, unknown>): Attribu
     if (name && seen.has(name)) r.problem(`${path}.name`, name, 'a name not already defined');
     seen.add(name);
     const type = r.oneOf(d, 'type', DEFINITION_TYPES, 'normal', `${path}.type`);
-    const expression = type === 'uuid' ? r.str(d, 'expression', '', `${path}.expression`) : r.requiredStr(d, 'expression', `${path}.expression`);
+    const expression =
+      type === 'uuid'
+        ? r.str(d, 'expression', '', `${path}.expression`)
+        : r.requiredStr(d, 'expression', `${path}.expression`);
     const maxLengthRaw = d.maxLength;
-    const maxLength = maxLengthRaw === undefined || maxLengthRaw === null || maxLengthRaw === '' ? undefined : r.int(d, 'maxLength', 0, 1, 10000, `${path}.maxLength`);
+    const maxLength =
+      maxLengthRaw === undefined || maxLengthRaw === null || maxLengthRaw === ''
+        ? undefined
+        : r.int(d, 'maxLength', 0, 1, 10000, `${path}.maxLength`);
     defs.push({
       name,
       expression,
@@ -180,7 +212,11 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
   const includeIdentities = r.bool(raw, 'includeIdentities', true);
   const identityScopeQuery = r.str(raw, 'identityScopeQuery', '*');
   if (includeIdentities && identityScopeQuery.trim() === '') {
-    r.problem('identityScopeQuery', identityScopeQuery, 'a search query (* selects all identities) when includeIdentities is true');
+    r.problem(
+      'identityScopeQuery',
+      identityScopeQuery,
+      'a search query (* selects all identities) when includeIdentities is true',
+    );
   }
   const accountFilter = r.str(raw, 'accountFilter', '');
   checkFilter(r, 'accountFilter', accountFilter);
@@ -191,7 +227,11 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
     matching = parseMatchingSection(raw);
   } catch (e) {
     const details = (e as { details?: Record<string, unknown> }).details;
-    r.problems.push({ field: String(details?.field ?? 'matching'), value: showMatching(raw.matching), allowed: (e as Error).message });
+    r.problems.push({
+      field: String(details?.field ?? 'matching'),
+      value: showMatching(raw.matching),
+      allowed: (e as Error).message,
+    });
   }
   const config: FusionConfig = {
     baseurl: r.url(raw, 'baseurl', true),

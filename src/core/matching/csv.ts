@@ -31,7 +31,10 @@ export function parseCsv(text: string): string[][] {
         i++;
         const next = text[i];
         if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') {
-          throw new FusionError('INPUT_INVALID', `CSV: unexpected character after closing quote on line ${rows.length + 1}`);
+          throw new FusionError(
+            'INPUT_INVALID',
+            `CSV: unexpected character after closing quote on line ${rows.length + 1}`,
+          );
         }
         continue;
       }

@@ -1,6 +1,6 @@
 /** The matching engine: pure (no platform, no Redis); see README "Matching". */
-export { buildExhaustiveMatcher, buildMatcher,  type Matcher } from './matcher';
-export {  parseMatchingSettings } from './matching-config';
+export { buildExhaustiveMatcher, buildMatcher, type Matcher } from './matcher';
+export { parseMatchingSettings } from './matching-config';
 export { scoreValues } from './algorithms';
-export {  normalizeText } from './normalize';
+export { normalizeText } from './normalize';
 export * from './types';

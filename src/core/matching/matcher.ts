@@ -279,7 +279,13 @@ class EngineMatcher implements Matcher {
     return [best];
   }
 
-  private evaluate(a: number, b: number, runtimes: AttributeRuntime[], order: number[], scores: Float64Array): PairOutcome {
+  private evaluate(
+    a: number,
+    b: number,
+    runtimes: AttributeRuntime[],
+    order: number[],
+    scores: Float64Array,
+  ): PairOutcome {
     scores.fill(-1);
     let anyCompared = false;
     let anyPass = false;

@@ -6,10 +6,14 @@ const MAX_REVIEW_TOP_K = 1000;
 
 function invalid(field: string, value: unknown, allowed: string): FusionError {
   const shown = JSON.stringify(value) ?? String(value);
-  return new FusionError('MATCHING_INVALID', `matching setting ${field} = ${shown.slice(0, 80)} is invalid: allowed ${allowed}`, {
-    field,
-    allowed,
-  });
+  return new FusionError(
+    'MATCHING_INVALID',
+    `matching setting ${field} = ${shown.slice(0, 80)} is invalid: allowed ${allowed}`,
+    {
+      field,
+      allowed,
+    },
+  );
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -18,7 +22,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function parseThreshold(field: string, raw: unknown): number {
   const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > 100) throw invalid(field, raw, 'a number from 0 to 100');
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > 100)
+    throw invalid(field, raw, 'a number from 0 to 100');
   return n;
 }
 
@@ -32,7 +37,8 @@ function parseBoolean(field: string, raw: unknown): boolean {
 function parseRule(raw: unknown, at: string, scoreKey: 'threshold' | 'fusionScore'): AttributeMatchRule {
   if (!isObject(raw)) throw invalid(at, raw, 'an object {attribute, algorithm, threshold, mandatory}');
   const attribute = raw.attribute;
-  if (typeof attribute !== 'string' || attribute.trim() === '') throw invalid(`${at}.attribute`, attribute, 'a non-empty attribute name');
+  if (typeof attribute !== 'string' || attribute.trim() === '')
+    throw invalid(`${at}.attribute`, attribute, 'a non-empty attribute name');
   const algorithm = raw.algorithm;
   if (typeof algorithm !== 'string' || !(ALGORITHMS as readonly string[]).includes(algorithm)) {
     throw invalid(`${at}.algorithm`, algorithm, `one of ${ALGORITHMS.join(', ')}`);

@@ -33,5 +33,6 @@ export function candidatesObserver(label: string): (n: number) => void {
 
 export function recordMatchingStats(stats: MatchStats): void {
   for (const [reason, n] of Object.entries(stats.pairs)) if (n > 0) pairs.inc({ reason }, n);
-  for (const [algorithm, n] of Object.entries(stats.fullScans)) if (n !== undefined && n > 0) fullScans.inc({ algorithm }, n);
+  for (const [algorithm, n] of Object.entries(stats.fullScans))
+    if (n !== undefined && n > 0) fullScans.inc({ algorithm }, n);
 }

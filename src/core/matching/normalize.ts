@@ -5,7 +5,15 @@
  */
 
 const FOLD: Record<string, string> = {
-  'ß': 'ss', 'ø': 'o', 'æ': 'ae', 'œ': 'oe', 'ł': 'l', 'đ': 'd', 'ð': 'd', 'þ': 'th', 'ı': 'i',
+  ß: 'ss',
+  ø: 'o',
+  æ: 'ae',
+  œ: 'oe',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
 };
 const FOLD_RE = /[ßøæœłđðþı]/g;
 const MARKS_RE = /\p{M}+/gu;

@@ -74,9 +74,16 @@ export interface PlatformPort {
   getSourceSchemas(sourceId: string, opts?: CallOptions): Promise<SourceSchema[]>;
 
   /** Accounts of one source; `filters` is an extra platform filter expression ANDed with the source. */
-  listAccounts(query: { sourceId: string; filters?: string; limit?: number }, opts?: CallOptions): AsyncIterable<PlatformAccount>;
+  listAccounts(
+    query: { sourceId: string; filters?: string; limit?: number },
+    opts?: CallOptions,
+  ): AsyncIterable<PlatformAccount>;
   getAccount(id: string, opts?: CallOptions): Promise<PlatformAccount | undefined>;
-  findAccountByNativeIdentity(sourceId: string, nativeIdentity: string, opts?: CallOptions): Promise<PlatformAccount | undefined>;
+  findAccountByNativeIdentity(
+    sourceId: string,
+    nativeIdentity: string,
+    opts?: CallOptions,
+  ): Promise<PlatformAccount | undefined>;
 
   /** Identity search; `query` is the Identity Scope Query (`*` = all). Pages with searchAfter. */
   searchIdentities(query: string, opts?: CallOptions): AsyncIterable<PlatformIdentity>;

@@ -43,7 +43,13 @@ export async function acquireWithin(
   lock: RunLock,
   key: string,
   token: string,
-  opts: { ttlMs: number; waitMs: number; pollMs?: number; signal?: AbortSignal; retryWhile?: (holder: string) => boolean },
+  opts: {
+    ttlMs: number;
+    waitMs: number;
+    pollMs?: number;
+    signal?: AbortSignal;
+    retryWhile?: (holder: string) => boolean;
+  },
 ): Promise<boolean> {
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
@@ -77,7 +83,12 @@ export interface HoldOptions {
  * A holder that is a std:account:create (see CREATE_TOKEN_PREFIX) is waited for up to
  * `createWaitMs` (default 5 s): it holds the lock for a few platform calls only.
  */
-export async function holdRunLock(lock: RunLock, key: string, token: string, opts: HoldOptions & { createWaitMs?: number }): Promise<HeldLock | undefined> {
+export async function holdRunLock(
+  lock: RunLock,
+  key: string,
+  token: string,
+  opts: HoldOptions & { createWaitMs?: number },
+): Promise<HeldLock | undefined> {
   const taken = await acquireWithin(lock, key, token, {
     ttlMs: opts.ttlMs,
     waitMs: opts.createWaitMs ?? 5000,
@@ -95,10 +106,13 @@ export async function holdRunLock(lock: RunLock, key: string, token: string, opt
     }
     return ok;
   };
-  const timer = setInterval(() => {
-    // A failed renewal (Redis blip) is retried on the next tick; the TTL covers two misses.
-    renew().catch(() => undefined);
-  }, opts.renewEveryMs ?? Math.max(10, Math.floor(opts.ttlMs / 3)));
+  const timer = setInterval(
+    () => {
+      // A failed renewal (Redis blip) is retried on the next tick; the TTL covers two misses.
+      renew().catch(() => undefined);
+    },
+    opts.renewEveryMs ?? Math.max(10, Math.floor(opts.ttlMs / 3)),
+  );
   timer.unref();
   return {
     get lost() {

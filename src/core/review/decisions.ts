@@ -51,7 +51,8 @@ export async function scanReviewForms(
     g.definitions.push(def);
   }
   for (const g of groups.values()) {
-    for (const def of g.definitions) for await (const inst of review.listFormInstances(def.id, opts)) g.instances.push(inst);
+    for (const def of g.definitions)
+      for await (const inst of review.listFormInstances(def.id, opts)) g.instances.push(inst);
     g.instances.sort((a, b) => time(a.created) - time(b.created));
   }
   return groups;
@@ -60,8 +61,11 @@ export async function scanReviewForms(
 function refOf(g: ReviewFormGroup, latest: FormInstance | undefined): ReviewFormRef {
   const input = latest?.formInput ?? {};
   const labels = labelsOfForm(g.definitions[0]?.name ?? '');
-  const str = (k: string, fallback: string): string => (typeof input[k] === 'string' && input[k] !== '' ? (input[k] as string) : fallback);
-  const starts = [...g.definitions.map((d) => d.created), ...g.instances.map((i) => i.created)].filter((s): s is string => time(s) > 0);
+  const str = (k: string, fallback: string): string =>
+    typeof input[k] === 'string' && input[k] !== '' ? (input[k] as string) : fallback;
+  const starts = [...g.definitions.map((d) => d.created), ...g.instances.map((i) => i.created)].filter(
+    (s): s is string => time(s) > 0,
+  );
   starts.sort((a, b) => time(a) - time(b));
   return {
     accountId: g.accountId,
@@ -74,11 +78,15 @@ function refOf(g: ReviewFormGroup, latest: FormInstance | undefined): ReviewForm
 
 export function readGroup(g: ReviewFormGroup, now: Date): GroupReading {
   const latest = g.instances.at(-1);
-  const overdue = g.instances.filter((i) => OPEN.has(i.state) && i.expire !== undefined && time(i.expire) <= now.getTime());
+  const overdue = g.instances.filter(
+    (i) => OPEN.has(i.state) && i.expire !== undefined && time(i.expire) <= now.getTime(),
+  );
   if (!latest) return { overdue };
   const ref = refOf(g, latest);
 
-  const completed = g.instances.filter((i) => i.state === 'COMPLETED').sort((a, b) => time(a.modified ?? a.created) - time(b.modified ?? b.created));
+  const completed = g.instances
+    .filter((i) => i.state === 'COMPLETED')
+    .sort((a, b) => time(a.modified ?? a.created) - time(b.modified ?? b.created));
   const first = completed[0];
   if (first) {
     const answer = readFormAnswer(first.formData, storedCandidates(first.formInput));
@@ -95,7 +103,10 @@ export function readGroup(g: ReviewFormGroup, now: Date): GroupReading {
   const live = g.instances.filter((i) => OPEN.has(i.state) && !overdue.includes(i));
   const newest = live.at(-1);
   if (newest) {
-    const expiries = live.map((i) => i.expire).filter((e): e is string => e !== undefined).sort((a, b) => time(a) - time(b));
+    const expiries = live
+      .map((i) => i.expire)
+      .filter((e): e is string => e !== undefined)
+      .sort((a, b) => time(a) - time(b));
     return {
       decision: {
         ...ref,
@@ -110,7 +121,17 @@ export function readGroup(g: ReviewFormGroup, now: Date): GroupReading {
     };
   }
   const rounds = g.instances.filter((i) => i.state === 'CANCELLED' || overdue.includes(i)).length;
-  return { decision: { ...ref, kind: 'expired', rounds, renewed: false, ...(latest.expire ? { expiresAt: latest.expire } : {}) }, overdue, latest };
+  return {
+    decision: {
+      ...ref,
+      kind: 'expired',
+      rounds,
+      renewed: false,
+      ...(latest.expire ? { expiresAt: latest.expire } : {}),
+    },
+    overdue,
+    latest,
+  };
 }
 
 export interface ReadDecisionsQuery {

@@ -31,11 +31,15 @@ function selected(v: unknown): string | undefined | { invalid: string } {
   const one = Array.isArray(v) ? (v.length === 0 ? undefined : v.length === 1 ? v[0] : { many: v.length }) : v;
   if (one === undefined) return undefined;
   if (typeof one === 'string') return one === '' ? undefined : one;
-  if (one && typeof one === 'object' && 'value' in one && typeof (one as { value: unknown }).value === 'string') return (one as { value: string }).value;
+  if (one && typeof one === 'object' && 'value' in one && typeof (one as { value: unknown }).value === 'string')
+    return (one as { value: string }).value;
   return { invalid: `the "${FIELD.identity}" selection is ${describe(v)}, expected one candidate id` };
 }
 
-export function readFormAnswer(formData: Record<string, unknown>, candidates: readonly StoredCandidate[] | undefined): FormAnswer {
+export function readFormAnswer(
+  formData: Record<string, unknown>,
+  candidates: readonly StoredCandidate[] | undefined,
+): FormAnswer {
   const toggle = coerceToggle(formData[FIELD.newIdentity]);
   if (typeof toggle === 'object') return { kind: 'invalid', reason: toggle.invalid };
   const pick = selected(formData[FIELD.identity]);
@@ -43,14 +47,26 @@ export function readFormAnswer(formData: Record<string, unknown>, candidates: re
   const c = formData[FIELD.comments];
   const comments = typeof c === 'string' && c !== '' ? { comments: c } : {};
   if (toggle === true) {
-    if (pick !== undefined) return { kind: 'invalid', reason: `the answer says both "new identity" and "same person as ${pick}"` };
+    if (pick !== undefined)
+      return { kind: 'invalid', reason: `the answer says both "new identity" and "same person as ${pick}"` };
     return { kind: 'new-identity', ...comments };
   }
   if (pick === undefined) {
-    return { kind: 'invalid', reason: toggle === false ? `"new identity" is off but no candidate was chosen` : 'the form was completed without a decision' };
+    return {
+      kind: 'invalid',
+      reason:
+        toggle === false
+          ? `"new identity" is off but no candidate was chosen`
+          : 'the form was completed without a decision',
+    };
   }
-  if (!candidates) return { kind: 'invalid', reason: `the form's candidate list is missing or unreadable, so "${pick}" cannot be checked` };
+  if (!candidates)
+    return {
+      kind: 'invalid',
+      reason: `the form's candidate list is missing or unreadable, so "${pick}" cannot be checked`,
+    };
   const hit = candidates.find((x) => x.id === pick);
-  if (!hit) return { kind: 'invalid', reason: `"${pick}" is not one of the ${candidates.length} candidates of the form` };
+  if (!hit)
+    return { kind: 'invalid', reason: `"${pick}" is not one of the ${candidates.length} candidates of the form` };
   return { kind: 'link', identityId: hit.id, candidateKind: hit.kind, ...comments };
 }

@@ -53,7 +53,9 @@ export function shownCount(total: number, topK: number): number {
 }
 
 export function showingText(shown: number, total: number): string {
-  return shown < total ? `Showing ${shown} of ${total} candidates (best first); all ${total} are listed under "All candidates"` : `${total} candidate${total === 1 ? '' : 's'} (best first)`;
+  return shown < total
+    ? `Showing ${shown} of ${total} candidates (best first); all ${total} are listed under "All candidates"`
+    : `${total} candidate${total === 1 ? '' : 's'} (best first)`;
 }
 
 function display(v: unknown): string {
@@ -64,12 +66,17 @@ function display(v: unknown): string {
 }
 
 function candidateLabel(c: ReviewCandidate, details?: CandidateDetails): string {
-  const who = details?.name ? `${details.name} (${c.candidateKind} ${c.candidateId})` : `${c.candidateKind} ${c.candidateId}`;
+  const who = details?.name
+    ? `${details.name} (${c.candidateKind} ${c.candidateId})`
+    : `${c.candidateKind} ${c.candidateId}`;
   return `${who}, score ${c.score}`;
 }
 
 /** One line per candidate, ranked: "3. Ann Lee (identity 2c9…), score 91.5 [email 100, name 83]". */
-export function candidateLines(ranked: readonly ReviewCandidate[], details: ReadonlyMap<string, CandidateDetails>): string[] {
+export function candidateLines(
+  ranked: readonly ReviewCandidate[],
+  details: ReadonlyMap<string, CandidateDetails>,
+): string[] {
   return ranked.map((c, i) => {
     const parts = Object.entries(c.scores).map(([a, s]) => `${a} ${s}`);
     return `${i + 1}. ${candidateLabel(c, details.get(c.candidateId))}${parts.length ? ` [${parts.join(', ')}]` : ''}`;
@@ -80,8 +87,18 @@ function readOnlyText(id: string, label: string, value: string): Record<string, 
   return { id, key: id, elementType: 'TEXT', config: { label, default: value, readOnly: true }, validations: [] };
 }
 
-function section(id: string, label: string, formElements: Record<string, unknown>[], description?: string): Record<string, unknown> {
-  return { id, key: id, elementType: 'SECTION', config: { label, labelStyle: 'h3', showLabel: true, ...(description ? { description } : {}), formElements } };
+function section(
+  id: string,
+  label: string,
+  formElements: Record<string, unknown>[],
+  description?: string,
+): Record<string, unknown> {
+  return {
+    id,
+    key: id,
+    elementType: 'SECTION',
+    config: { label, labelStyle: 'h3', showLabel: true, ...(description ? { description } : {}), formElements },
+  };
 }
 
 export interface FormContent {
@@ -95,9 +112,18 @@ export interface FormContent {
 }
 
 /** The definition (elements and declared inputs) and instance input of one account's review. */
-export function buildFormContent(review: PendingReview, fusionSourceId: string, topK: number, details: ReadonlyMap<string, CandidateDetails>): FormContent {
+export function buildFormContent(
+  review: PendingReview,
+  fusionSourceId: string,
+  topK: number,
+  details: ReadonlyMap<string, CandidateDetails>,
+): FormContent {
   if (review.candidates.length === 0) {
-    throw new FusionError('INPUT_INVALID', `Account ${review.accountName} [${review.sourceName}] has no candidates: there is nothing to review`, { accountId: review.accountId });
+    throw new FusionError(
+      'INPUT_INVALID',
+      `Account ${review.accountName} [${review.sourceName}] has no candidates: there is nothing to review`,
+      { accountId: review.accountId },
+    );
   }
   const ranked = rankCandidates(review.candidates);
   const total = ranked.length;
@@ -110,7 +136,11 @@ export function buildFormContent(review: PendingReview, fusionSourceId: string, 
   const top = ranked.slice(0, shown).map((c, i) => {
     const d = details.get(c.candidateId);
     const fields = Object.entries(c.scores).map(([attr, score]) =>
-      readOnlyText(`candidate${i + 1}.${attr}`, `${attr} (score ${score})`, display(d?.attributes?.[attr]) || '(not available)'),
+      readOnlyText(
+        `candidate${i + 1}.${attr}`,
+        `${attr} (score ${score})`,
+        display(d?.attributes?.[attr]) || '(not available)',
+      ),
     );
     return section(`candidate${i + 1}`, `#${i + 1} ${candidateLabel(c, d)}`, fields);
   });
@@ -118,24 +148,67 @@ export function buildFormContent(review: PendingReview, fusionSourceId: string, 
   const options = ranked.map((c) => ({ label: candidateLabel(c, details.get(c.candidateId)), value: c.candidateId }));
 
   const formElements = [
-    section('account', `New account: ${review.accountName} [${review.sourceName}]`, accountFields, `Source account id ${review.accountId}`),
+    section(
+      'account',
+      `New account: ${review.accountName} [${review.sourceName}]`,
+      accountFields,
+      `Source account id ${review.accountId}`,
+    ),
     section('candidates', showing, top),
     section('allCandidates', `All candidates (${total})`, [
-      { id: 'allCandidatesList', key: 'allCandidatesList', elementType: 'TEXTAREA', config: { label: `All ${total} candidates, best first`, default: all, readOnly: true }, validations: [] },
-    ]),
-    section('decision', 'Decision', [
-      { id: FIELD.newIdentity, key: FIELD.newIdentity, elementType: 'TOGGLE', config: { label: 'Not a duplicate: this account is a new person', default: false, trueLabel: 'New identity', falseLabel: 'Same person as a candidate' }, validations: [] },
       {
-        id: FIELD.identity,
-        key: FIELD.identity,
-        elementType: 'SELECT',
-        config: { label: 'Same person as', forceSelect: true, maximum: 1, dataSource: { dataSourceType: 'STATIC', config: { options } } },
+        id: 'allCandidatesList',
+        key: 'allCandidatesList',
+        elementType: 'TEXTAREA',
+        config: { label: `All ${total} candidates, best first`, default: all, readOnly: true },
         validations: [],
       },
-      { id: FIELD.comments, key: FIELD.comments, elementType: 'TEXTAREA', config: { label: 'Comments' }, validations: [] },
-    ], 'Either switch on "Not a duplicate", or choose the candidate this account belongs to (not both).'),
+    ]),
+    section(
+      'decision',
+      'Decision',
+      [
+        {
+          id: FIELD.newIdentity,
+          key: FIELD.newIdentity,
+          elementType: 'TOGGLE',
+          config: {
+            label: 'Not a duplicate: this account is a new person',
+            default: false,
+            trueLabel: 'New identity',
+            falseLabel: 'Same person as a candidate',
+          },
+          validations: [],
+        },
+        {
+          id: FIELD.identity,
+          key: FIELD.identity,
+          elementType: 'SELECT',
+          config: {
+            label: 'Same person as',
+            forceSelect: true,
+            maximum: 1,
+            dataSource: { dataSourceType: 'STATIC', config: { options } },
+          },
+          validations: [],
+        },
+        {
+          id: FIELD.comments,
+          key: FIELD.comments,
+          elementType: 'TEXTAREA',
+          config: { label: 'Comments' },
+          validations: [],
+        },
+      ],
+      'Either switch on "Not a duplicate", or choose the candidate this account belongs to (not both).',
+    ),
   ];
-  const stored: StoredCandidate[] = ranked.map((c) => ({ id: c.candidateId, kind: c.candidateKind, score: c.score, scores: c.scores }));
+  const stored: StoredCandidate[] = ranked.map((c) => ({
+    id: c.candidateId,
+    kind: c.candidateKind,
+    score: c.score,
+    scores: c.scores,
+  }));
   const formInput: Record<string, string> = {
     [INPUT.accountId]: review.accountId,
     [INPUT.accountName]: review.accountName,
@@ -167,8 +240,14 @@ export function storedCandidates(formInput: Record<string, unknown>): StoredCand
     for (const c of parsed) {
       if (!c || typeof c !== 'object') return undefined;
       const o = c as Record<string, unknown>;
-      if (typeof o.id !== 'string' || (o.kind !== 'identity' && o.kind !== 'account') || typeof o.score !== 'number') return undefined;
-      out.push({ id: o.id, kind: o.kind, score: o.score, scores: (o.scores && typeof o.scores === 'object' ? o.scores : {}) as Record<string, number> });
+      if (typeof o.id !== 'string' || (o.kind !== 'identity' && o.kind !== 'account') || typeof o.score !== 'number')
+        return undefined;
+      out.push({
+        id: o.id,
+        kind: o.kind,
+        score: o.score,
+        scores: (o.scores && typeof o.scores === 'object' ? o.scores : {}) as Record<string, number>,
+      });
     }
     return out;
   } catch {

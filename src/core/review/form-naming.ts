@@ -18,7 +18,10 @@ function clip(s: string): string {
 
 export function formName(accountName: string, sourceName: string, accountId: string): string {
   if (/[\s#]/.test(accountId) || accountId === '') {
-    throw new FusionError('INPUT_INVALID', `Account id ${JSON.stringify(accountId)} cannot key a review form (empty, or contains spaces or #)`);
+    throw new FusionError(
+      'INPUT_INVALID',
+      `Account id ${JSON.stringify(accountId)} cannot key a review form (empty, or contains spaces or #)`,
+    );
   }
   return `${FORM_NAME_PREFIX}${clip(accountName)} [${clip(sourceName)}] #${accountId}`;
 }
@@ -28,7 +31,10 @@ export function formDescription(text: string, fusionSourceId: string): string {
 }
 
 /** The account id a definition of ours is keyed by, or undefined when the definition is not one of ours. */
-export function accountIdOfForm(def: { name: string; description?: string }, fusionSourceId: string): string | undefined {
+export function accountIdOfForm(
+  def: { name: string; description?: string },
+  fusionSourceId: string,
+): string | undefined {
   if (!def.name.startsWith(FORM_NAME_PREFIX)) return undefined;
   const owner = FUSION_SOURCE.exec(def.description ?? '');
   if (!owner || owner[1] !== fusionSourceId) return undefined;

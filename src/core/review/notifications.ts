@@ -22,7 +22,12 @@ function notificationWorkflowDefinition(): Record<string, unknown> {
         versionNumber: 2,
         type: 'action',
         displayName: 'Send review e-mail',
-        attributes: { 'recipientEmailList.$': '$.trigger.recipients', 'subject.$': '$.trigger.subject', 'body.$': '$.trigger.body', context: {} },
+        attributes: {
+          'recipientEmailList.$': '$.trigger.recipients',
+          'subject.$': '$.trigger.subject',
+          'body.$': '$.trigger.body',
+          context: {},
+        },
         nextStep: 'End',
       },
       End: { type: 'success', displayName: 'End' },
@@ -35,7 +40,8 @@ export interface ReviewMessage {
   body: string;
 }
 
-export type NotifyOutcome = { sent: true; recipients: number; missingEmail: string[] } | { sent: false; reason: string };
+export type NotifyOutcome =
+  { sent: true; recipients: number; missingEmail: string[] } | { sent: false; reason: string };
 
 export class ReviewNotifier {
   private workflow?: Promise<WorkflowRef>;
@@ -61,11 +67,12 @@ export class ReviewNotifier {
   private async findOrCreate(fallbackOwnerId?: string): Promise<WorkflowRef> {
     for await (const w of this.review.listWorkflows(this.opts)) if (w.name === NOTIFICATION_WORKFLOW) return w;
     const ownerId = this.ownerId ?? fallbackOwnerId;
-    if (!ownerId) throw new Error('no owner for the notification workflow (the connector\'s source has no owner)');
+    if (!ownerId) throw new Error("no owner for the notification workflow (the connector's source has no owner)");
     return this.review.createWorkflow(
       {
         name: NOTIFICATION_WORKFLOW,
-        description: 'Sends Identity Fusion review requests to reviewers (run by the connector with subject, body and recipients)',
+        description:
+          'Sends Identity Fusion review requests to reviewers (run by the connector with subject, body and recipients)',
         ownerId,
         definition: notificationWorkflowDefinition(),
         trigger: { type: 'EXTERNAL', attributes: {} },
@@ -78,7 +85,8 @@ export class ReviewNotifier {
   async notify(reviewers: readonly Reviewer[], message: ReviewMessage): Promise<NotifyOutcome> {
     const recipients = [...new Set(reviewers.flatMap((r) => (r.email ? [r.email] : [])))];
     const missingEmail = reviewers.filter((r) => !r.email).map((r) => `${r.name} (${r.id})`);
-    if (recipients.length === 0) return { sent: false, reason: `no reviewer has an e-mail address (${missingEmail.join(', ')})` };
+    if (recipients.length === 0)
+      return { sent: false, reason: `no reviewer has an e-mail address (${missingEmail.join(', ')})` };
     try {
       const wf = await this.ensureWorkflow(reviewers[0]?.id);
       await this.review.runWorkflow(wf.id, { subject: message.subject, body: message.body, recipients }, this.opts);

@@ -18,12 +18,27 @@ import type { CallOptions, PlatformPort } from '../ports/platform';
 import type { FormInstance, ReviewPlatformPort } from '../ports/review-platform';
 import type { PendingReview, ReviewCandidate, ReviewQueue } from '../ports/review-queue';
 import { readGroup, scanReviewForms, type GroupReading, type ReviewFormGroup } from './decisions';
-import { INPUT, buildFormContent, rankCandidates, shownCount, storedCandidates, type CandidateDetails } from './form-content';
+import {
+  INPUT,
+  buildFormContent,
+  rankCandidates,
+  shownCount,
+  storedCandidates,
+  type CandidateDetails,
+} from './form-content';
 import { formDescription, formName } from './form-naming';
 import { recordReviewFormCreated } from './metrics';
 import { ReviewNotifier, reviewMessage } from './notifications';
 import { resolveReviewers, reviewerProfileName } from './reviewers';
-import { emptyReviewSummary, type PendingReviewEntry, type ReviewDecision, type ReviewFormRef, type Reviewer, type ReviewerResolution, type ReviewSummary } from './types';
+import {
+  emptyReviewSummary,
+  type PendingReviewEntry,
+  type ReviewDecision,
+  type ReviewFormRef,
+  type Reviewer,
+  type ReviewerResolution,
+  type ReviewSummary,
+} from './types';
 
 /** Form instances an account's review gets before it is reported as expired for good. */
 const REVIEW_ROUNDS = 2;
@@ -49,8 +64,14 @@ export interface ReviewFormQueueOptions {
 }
 
 /** The FusionConfig settings the queue reads. */
-export function reviewSettings(config: Pick<FusionConfig, 'fusionOwnerIsGlobalReviewer' | 'fusionFormExpirationDays' | 'matching'>): Pick<ReviewFormQueueOptions, 'ownerIsGlobalReviewer' | 'expirationDays' | 'topK'> {
-  return { ownerIsGlobalReviewer: config.fusionOwnerIsGlobalReviewer, expirationDays: config.fusionFormExpirationDays, topK: config.matching.reviewTopK };
+export function reviewSettings(
+  config: Pick<FusionConfig, 'fusionOwnerIsGlobalReviewer' | 'fusionFormExpirationDays' | 'matching'>,
+): Pick<ReviewFormQueueOptions, 'ownerIsGlobalReviewer' | 'expirationDays' | 'topK'> {
+  return {
+    ownerIsGlobalReviewer: config.fusionOwnerIsGlobalReviewer,
+    expirationDays: config.fusionFormExpirationDays,
+    topK: config.matching.reviewTopK,
+  };
 }
 
 function ageDays(since: string, now: Date): number {
@@ -73,8 +94,13 @@ export class ReviewFormQueue implements ReviewQueue {
   private forms?: Promise<Map<string, ReviewFormGroup>>;
 
   constructor(private readonly o: ReviewFormQueueOptions) {
-    if (!(o.expirationDays > 0)) throw new FusionError('CONFIG_INVALID', `Manual review expiration days must be a positive number of days, got ${o.expirationDays}`);
-    if (!(o.topK >= 1)) throw new FusionError('CONFIG_INVALID', `matching.reviewTopK must be at least 1, got ${o.topK}`);
+    if (!(o.expirationDays > 0))
+      throw new FusionError(
+        'CONFIG_INVALID',
+        `Manual review expiration days must be a positive number of days, got ${o.expirationDays}`,
+      );
+    if (!(o.topK >= 1))
+      throw new FusionError('CONFIG_INVALID', `matching.reviewTopK must be at least 1, got ${o.topK}`);
     this.opts = o.signal ? { signal: o.signal } : {};
     this.now = o.now ?? (() => new Date());
     this.log = o.logger;
@@ -97,7 +123,10 @@ export class ReviewFormQueue implements ReviewQueue {
       const reading = readGroup(g, now);
       const d = reading.decision;
       if (!d) {
-        this.log.warn({ accountId, definitions: g.definitions.map((x) => x.name) }, `A review form of account id ${accountId} had no form instance (an earlier run stopped while creating it); it was deleted and the account gets a new form`);
+        this.log.warn(
+          { accountId, definitions: g.definitions.map((x) => x.name) },
+          `A review form of account id ${accountId} had no form instance (an earlier run stopped while creating it); it was deleted and the account gets a new form`,
+        );
         await this.deleteGroup(g, groups);
         continue;
       }
@@ -106,22 +135,48 @@ export class ReviewFormQueue implements ReviewQueue {
     return out;
   }
 
-  private async apply(d: ReviewDecision, g: ReviewFormGroup, reading: GroupReading, groups: Map<string, ReviewFormGroup>): Promise<ReviewDecision> {
+  private async apply(
+    d: ReviewDecision,
+    g: ReviewFormGroup,
+    reading: GroupReading,
+    groups: Map<string, ReviewFormGroup>,
+  ): Promise<ReviewDecision> {
     switch (d.kind) {
       case 'new-identity':
       case 'link':
-        this.stats.decided.push({ accountId: d.accountId, accountName: d.accountName, sourceName: d.sourceName, kind: d.kind, ...(d.kind === 'link' ? { identityId: d.identityId } : {}) });
+        this.stats.decided.push({
+          accountId: d.accountId,
+          accountName: d.accountName,
+          sourceName: d.sourceName,
+          kind: d.kind,
+          ...(d.kind === 'link' ? { identityId: d.identityId } : {}),
+        });
         this.log.info(
-          { accountId: d.accountId, decision: d.kind, ...(d.kind === 'link' ? { identityId: d.identityId } : {}), formInstanceId: d.formInstanceId },
-          d.kind === 'link' ? `Review decided: ${label(d)} is the same person as ${d.identityId}` : `Review decided: ${label(d)} is a new identity`,
+          {
+            accountId: d.accountId,
+            decision: d.kind,
+            ...(d.kind === 'link' ? { identityId: d.identityId } : {}),
+            formInstanceId: d.formInstanceId,
+          },
+          d.kind === 'link'
+            ? `Review decided: ${label(d)} is the same person as ${d.identityId}`
+            : `Review decided: ${label(d)} is a new identity`,
         );
         return d;
       case 'pending':
         this.stats.pending.push(this.pendingEntry(d, d.state, d.expiresAt, d.url));
         return d;
       case 'invalid':
-        this.stats.invalid.push({ accountId: d.accountId, accountName: d.accountName, sourceName: d.sourceName, reason: d.reason });
-        this.log.error({ accountId: d.accountId, reason: d.reason }, `The review answer for ${label(d)} cannot be applied: ${d.reason}. The form is deleted and the account gets a new review form`);
+        this.stats.invalid.push({
+          accountId: d.accountId,
+          accountName: d.accountName,
+          sourceName: d.sourceName,
+          reason: d.reason,
+        });
+        this.log.error(
+          { accountId: d.accountId, reason: d.reason },
+          `The review answer for ${label(d)} cannot be applied: ${d.reason}. The form is deleted and the account gets a new review form`,
+        );
         await this.deleteGroup(g, groups);
         return d;
       case 'expired':
@@ -129,7 +184,12 @@ export class ReviewFormQueue implements ReviewQueue {
     }
   }
 
-  private pendingEntry(ref: ReviewFormRef, state: PendingReviewEntry['state'], expiresAt?: string, url?: string): PendingReviewEntry {
+  private pendingEntry(
+    ref: ReviewFormRef,
+    state: PendingReviewEntry['state'],
+    expiresAt?: string,
+    url?: string,
+  ): PendingReviewEntry {
     return {
       accountId: ref.accountId,
       accountName: ref.accountName,
@@ -143,8 +203,18 @@ export class ReviewFormQueue implements ReviewQueue {
     };
   }
 
-  private async expire(d: Extract<ReviewDecision, { kind: 'expired' }>, g: ReviewFormGroup, reading: GroupReading): Promise<ReviewDecision> {
-    const entry = { accountId: d.accountId, accountName: d.accountName, sourceName: d.sourceName, since: d.since, rounds: d.rounds };
+  private async expire(
+    d: Extract<ReviewDecision, { kind: 'expired' }>,
+    g: ReviewFormGroup,
+    reading: GroupReading,
+  ): Promise<ReviewDecision> {
+    const entry = {
+      accountId: d.accountId,
+      accountName: d.accountName,
+      sourceName: d.sourceName,
+      since: d.since,
+      rounds: d.rounds,
+    };
     const defName = g.definitions[0]?.name ?? '';
     if (d.rounds >= REVIEW_ROUNDS) {
       this.stats.expired.push({ ...entry, renewed: false });
@@ -176,17 +246,31 @@ export class ReviewFormQueue implements ReviewQueue {
     );
     g.instances.push(inst);
     recordReviewFormCreated();
-    const renewed: ReviewDecision = { ...d, renewed: true, expiresAt, reviewers: inst.recipientIds.length ? inst.recipientIds : resolution.reviewers.map((r) => r.id) };
+    const renewed: ReviewDecision = {
+      ...d,
+      renewed: true,
+      expiresAt,
+      reviewers: inst.recipientIds.length ? inst.recipientIds : resolution.reviewers.map((r) => r.id),
+    };
     this.stats.expired.push({ ...entry, renewed: true, expiresAt });
     this.stats.pending.push(this.pendingEntry(renewed, inst.state, expiresAt, inst.url));
     this.log.warn(
       { accountId: d.accountId, round, expiresAt, reviewers: renewed.reviewers.length },
       `Review form expired unanswered: the review of ${label(d)} was sent again (round ${round} of ${REVIEW_ROUNDS}) to ${renewed.reviewers.length} reviewer(s); it expires ${expiresAt}`,
     );
-    const ranked = (storedCandidates(latest.formInput) ?? []).map((c): ReviewCandidate => ({ candidateId: c.id, candidateKind: c.kind, score: c.score, scores: c.scores }));
+    const ranked = (storedCandidates(latest.formInput) ?? []).map((c): ReviewCandidate => ({
+      candidateId: c.id,
+      candidateKind: c.kind,
+      score: c.score,
+      scores: c.scores,
+    }));
     const shown = shownCount(ranked.length, this.o.topK);
     const details = await this.describe(ranked.slice(0, shown));
-    await this.notify(d, resolution.reviewers, reviewMessage({ ...d, ranked, shown, details, expiresAt, round, ...(inst.url ? { url: inst.url } : {}) }));
+    await this.notify(
+      d,
+      resolution.reviewers,
+      reviewMessage({ ...d, ranked, shown, details, expiresAt, round, ...(inst.url ? { url: inst.url } : {}) }),
+    );
     return renewed;
   }
 
@@ -224,7 +308,10 @@ export class ReviewFormQueue implements ReviewQueue {
     const content = buildFormContent(review, this.o.fusionSource.id, this.o.topK, details);
     const now = this.now();
     const asked = Date.parse(review.expiresAt);
-    const expiresAt = !Number.isNaN(asked) && asked > now.getTime() ? new Date(asked).toISOString() : new Date(now.getTime() + this.o.expirationDays * DAY_MS).toISOString();
+    const expiresAt =
+      !Number.isNaN(asked) && asked > now.getTime()
+        ? new Date(asked).toISOString()
+        : new Date(now.getTime() + this.o.expirationDays * DAY_MS).toISOString();
     const reviewerIds = resolution.reviewers.map((r) => r.id);
 
     const def = await this.o.review.createFormDefinition(
@@ -240,7 +327,13 @@ export class ReviewFormQueue implements ReviewQueue {
     let inst: FormInstance;
     try {
       inst = await this.o.review.createFormInstance(
-        { formDefinitionId: def.id, recipientIds: reviewerIds, expire: expiresAt, formInput: { ...content.formInput, [INPUT.round]: '1' }, createdBySourceId: this.o.fusionSource.id },
+        {
+          formDefinitionId: def.id,
+          recipientIds: reviewerIds,
+          expire: expiresAt,
+          formInput: { ...content.formInput, [INPUT.round]: '1' },
+          createdBySourceId: this.o.fusionSource.id,
+        },
         this.opts,
       );
     } catch (e) {
@@ -252,16 +345,38 @@ export class ReviewFormQueue implements ReviewQueue {
     recordReviewFormCreated();
     const since = def.created ?? inst.created ?? now.toISOString();
     this.stats.formsCreated++;
-    this.stats.created.push({ ...ref, candidatesTotal: content.ranked.length, candidatesShown: content.shown, reviewers: reviewerIds, expiresAt });
-    this.stats.pending.push(this.pendingEntry({ ...ref, since, reviewers: reviewerIds }, inst.state, expiresAt, inst.url));
+    this.stats.created.push({
+      ...ref,
+      candidatesTotal: content.ranked.length,
+      candidatesShown: content.shown,
+      reviewers: reviewerIds,
+      expiresAt,
+    });
+    this.stats.pending.push(
+      this.pendingEntry({ ...ref, since, reviewers: reviewerIds }, inst.state, expiresAt, inst.url),
+    );
     this.log.info(
-      { accountId: review.accountId, candidates: content.ranked.length, shown: content.shown, reviewers: reviewerIds.length, expiresAt },
+      {
+        accountId: review.accountId,
+        candidates: content.ranked.length,
+        shown: content.shown,
+        reviewers: reviewerIds.length,
+        expiresAt,
+      },
       `Review form created for ${label(ref)}: ${content.ranked.length} candidate(s), ${reviewerIds.length} reviewer(s)`,
     );
     await this.notify(
       ref,
       resolution.reviewers,
-      reviewMessage({ ...ref, ranked: content.ranked, shown: content.shown, details, expiresAt, round: 1, ...(inst.url ? { url: inst.url } : {}) }),
+      reviewMessage({
+        ...ref,
+        ranked: content.ranked,
+        shown: content.shown,
+        details,
+        expiresAt,
+        round: 1,
+        ...(inst.url ? { url: inst.url } : {}),
+      }),
     );
   }
 
@@ -284,7 +399,10 @@ export class ReviewFormQueue implements ReviewQueue {
       if (seen.has(g.accountId) || this.inflight.has(g.accountId)) continue;
       await this.deleteGroup(g, forms);
       n++;
-      this.log.info({ accountId: g.accountId }, `The review form of account id ${g.accountId} was deleted: the account no longer exists`);
+      this.log.info(
+        { accountId: g.accountId },
+        `The review form of account id ${g.accountId} was deleted: the account no longer exists`,
+      );
     }
     return n;
   }
@@ -297,7 +415,14 @@ export class ReviewFormQueue implements ReviewQueue {
   /** One info line with the counts and the pending reviews (account, age, reviewers). */
   logSummary(maxListed = 100): void {
     const s = this.stats;
-    const pending = s.pending.slice(0, maxListed).map((p) => ({ account: `${p.accountName} [${p.sourceName}]`, accountId: p.accountId, ageDays: p.ageDays, reviewers: p.reviewers }));
+    const pending = s.pending
+      .slice(0, maxListed)
+      .map((p) => ({
+        account: `${p.accountName} [${p.sourceName}]`,
+        accountId: p.accountId,
+        ageDays: p.ageDays,
+        reviewers: p.reviewers,
+      }));
     const line = {
       formsCreated: s.formsCreated,
       pending: s.pending.length,
@@ -336,7 +461,11 @@ export class ReviewFormQueue implements ReviewQueue {
     if (!r) {
       r = resolveReviewers(
         { review: this.o.review, platform: this.o.platform },
-        { sourceName, ownerIsGlobalReviewer: this.o.ownerIsGlobalReviewer, ...(this.o.fusionSource.owner ? { owner: this.o.fusionSource.owner } : {}) },
+        {
+          sourceName,
+          ownerIsGlobalReviewer: this.o.ownerIsGlobalReviewer,
+          ...(this.o.fusionSource.owner ? { owner: this.o.fusionSource.owner } : {}),
+        },
         this.opts,
       );
       this.reviewerCache.set(sourceName, r);
@@ -345,7 +474,11 @@ export class ReviewFormQueue implements ReviewQueue {
     return r;
   }
 
-  private noReviewer(ref: { accountId: string; accountName: string; sourceName: string }, problems: string[], what: string): void {
+  private noReviewer(
+    ref: { accountId: string; accountName: string; sourceName: string },
+    problems: string[],
+    what: string,
+  ): void {
     const reason = problems.join('; ') || 'no reviewer was found';
     this.stats.noReviewer.push({ ...ref, reason });
     this.log.error(
@@ -365,14 +498,25 @@ export class ReviewFormQueue implements ReviewQueue {
     return out;
   }
 
-  private async notify(ref: { accountId: string; accountName: string; sourceName: string }, reviewers: Reviewer[], message: { subject: string; body: string }): Promise<void> {
+  private async notify(
+    ref: { accountId: string; accountName: string; sourceName: string },
+    reviewers: Reviewer[],
+    message: { subject: string; body: string },
+  ): Promise<void> {
     const outcome = await this.notifier.notify(reviewers, message);
     if (outcome.sent) {
       this.stats.notificationsSent++;
-      if (outcome.missingEmail.length) this.log.warn({ accountId: ref.accountId, reviewers: outcome.missingEmail }, `Reviewers without an e-mail address were not notified: ${outcome.missingEmail.join(', ')}`);
+      if (outcome.missingEmail.length)
+        this.log.warn(
+          { accountId: ref.accountId, reviewers: outcome.missingEmail },
+          `Reviewers without an e-mail address were not notified: ${outcome.missingEmail.join(', ')}`,
+        );
       return;
     }
     this.stats.notificationProblems.push({ ...ref, reason: outcome.reason });
-    this.log.warn({ accountId: ref.accountId, reason: outcome.reason }, `The reviewers of ${label(ref)} were not notified: ${outcome.reason}. The form is still in their task list`);
+    this.log.warn(
+      { accountId: ref.accountId, reason: outcome.reason },
+      `The reviewers of ${label(ref)} were not notified: ${outcome.reason}. The form is still in their task list`,
+    );
   }
 }

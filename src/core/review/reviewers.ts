@@ -35,7 +35,11 @@ export interface ReviewerPorts {
   platform: Pick<PlatformPort, 'getIdentity'>;
 }
 
-export async function resolveReviewers(ports: ReviewerPorts, query: ReviewerQuery, opts?: CallOptions): Promise<ReviewerResolution> {
+export async function resolveReviewers(
+  ports: ReviewerPorts,
+  query: ReviewerQuery,
+  opts?: CallOptions,
+): Promise<ReviewerResolution> {
   const byId = new Map<string, Reviewer>();
   const problems: string[] = [];
   const add = (identity: PlatformIdentity, via: Reviewer['via'][number]): void => {
@@ -45,7 +49,12 @@ export async function resolveReviewers(ports: ReviewerPorts, query: ReviewerQuer
       return;
     }
     const email = emailOf(identity.attributes);
-    byId.set(identity.id, { id: identity.id, name: identity.name || identity.id, ...(email ? { email } : {}), via: [via] });
+    byId.set(identity.id, {
+      id: identity.id,
+      name: identity.name || identity.id,
+      ...(email ? { email } : {}),
+      via: [via],
+    });
   };
 
   const profileName = reviewerProfileName(query.sourceName);

@@ -45,7 +45,14 @@ export interface ReviewFormRef {
 export type ReviewDecision = ReviewFormRef &
   (
     | { kind: 'new-identity'; formInstanceId: string; decidedAt?: string; comments?: string }
-    | { kind: 'link'; identityId: string; candidateKind: CandidateKind; formInstanceId: string; decidedAt?: string; comments?: string }
+    | {
+        kind: 'link';
+        identityId: string;
+        candidateKind: CandidateKind;
+        formInstanceId: string;
+        decidedAt?: string;
+        comments?: string;
+      }
     | { kind: 'pending'; state: FormInstanceState; expiresAt?: string; url?: string }
     | { kind: 'expired'; rounds: number; renewed: boolean; expiresAt?: string }
     | { kind: 'invalid'; reason: string }
@@ -119,5 +126,15 @@ export interface ReviewSummary {
 }
 
 export function emptyReviewSummary(): ReviewSummary {
-  return { formsCreated: 0, created: [], pending: [], decided: [], expired: [], noReviewer: [], invalid: [], notificationsSent: 0, notificationProblems: [] };
+  return {
+    formsCreated: 0,
+    created: [],
+    pending: [],
+    decided: [],
+    expired: [],
+    noReviewer: [],
+    invalid: [],
+    notificationsSent: 0,
+    notificationProblems: [],
+  };
 }

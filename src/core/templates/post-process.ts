@@ -28,7 +28,11 @@ function applyCase(s: string, option: AttributeDefinition['case']): string {
 }
 
 /** Case, then space removal, then normalisation, then truncation to maxLength. */
-export function postProcess(value: string, def: Pick<AttributeDefinition, 'case' | 'spaces' | 'normalize' | 'maxLength'>, reserve = 0): string {
+export function postProcess(
+  value: string,
+  def: Pick<AttributeDefinition, 'case' | 'spaces' | 'normalize' | 'maxLength'>,
+  reserve = 0,
+): string {
   let s = applyCase(value, def.case);
   if (def.spaces) s = s.replace(/\s+/g, '');
   if (def.normalize) s = normalizeText(s);

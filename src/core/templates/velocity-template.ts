@@ -55,7 +55,10 @@ class StrictCompile extends Compile {
     if (value === undefined || value === null) {
       if (ast.leader === '$!') return '';
       const where = ast.pos ? ` at line ${ast.pos.first_line}, column ${ast.pos.first_column + 1}` : '';
-      throw new TemplateError('null-reference', `${refText(ast)} is ${value === null ? 'null' : 'missing'}${where} (guard it with #if(${refText(ast).replace('$!', '$')}) or use $!{...})`);
+      throw new TemplateError(
+        'null-reference',
+        `${refText(ast)} is ${value === null ? 'null' : 'missing'}${where} (guard it with #if(${refText(ast).replace('$!', '$')}) or use $!{...})`,
+      );
     }
     // velocityjs formats non-string values itself; the declared string type is only nominal.
     return value as string;
@@ -65,7 +68,10 @@ class StrictCompile extends Compile {
     const result = base.getPropIndex.call(this, property, baseRef);
     if (result === undefined && (Array.isArray(baseRef) || typeof baseRef === 'string')) {
       const raw = property.id.type === 'references' ? '(computed)' : String(property.id.value);
-      throw new TemplateError('index-out-of-bounds', `index ${raw} is outside a value of length ${(baseRef as unknown[] | string).length} (test the length first)`);
+      throw new TemplateError(
+        'index-out-of-bounds',
+        `index ${raw} is outside a value of length ${(baseRef as unknown[] | string).length} (test the length first)`,
+      );
     }
     return result;
   }
@@ -76,13 +82,17 @@ class StrictCompile extends Compile {
     const fn = baseRef !== null && baseRef !== undefined ? (baseRef as Record<string, unknown>)[name] : undefined;
     if (!handled && (typeof fn !== 'function' || (typeof baseRef === 'string' && METHOD_HINTS[name] !== undefined))) {
       const hint = METHOD_HINTS[name] ? `; use ${METHOD_HINTS[name]} instead` : '';
-      throw new TemplateError('method-not-found', `method ${name}() does not exist on ${describe(baseRef)} in ${refText(ast)}${hint}`);
+      throw new TemplateError(
+        'method-not-found',
+        `method ${name}() does not exist on ${describe(baseRef)} in ${refText(ast)}${hint}`,
+      );
     }
     try {
       return base.getPropMethod.call(this, property, baseRef, ast);
     } catch (e) {
       if (e instanceof TemplateError) throw e;
-      if (e instanceof TemplateIndexError) throw new TemplateError('index-out-of-bounds', `${e.message} in ${refText(ast)} (test the length first)`);
+      if (e instanceof TemplateIndexError)
+        throw new TemplateError('index-out-of-bounds', `${e.message} in ${refText(ast)} (test the length first)`);
       throw new TemplateError('runtime', `${refText(ast)} failed: ${(e as Error).message}`);
     }
   }

@@ -18,7 +18,8 @@ function fastifyCode(e: FastifyError): ErrorCode {
 
 /** Fastify's own messages, reworded where an operator needs to know what to change. */
 function fastifyMessage(e: FastifyError, bodyLimit: number): string {
-  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return `request body is larger than ${bodyLimit} bytes (BODY_LIMIT_BYTES)`;
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return `request body is larger than ${bodyLimit} bytes (BODY_LIMIT_BYTES)`;
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return `unsupported Content-Type: send application/json`;
   return e.message;
 }
@@ -60,10 +61,18 @@ export const errorHandlerPlugin = globalPlugin<{ bodyLimit: number }>(async (app
         return;
       }
     }
-    return reply.code(status).type('application/json; charset=utf-8').send({ error: message || 'internal error', code });
+    return reply
+      .code(status)
+      .type('application/json; charset=utf-8')
+      .send({ error: message || 'internal error', code });
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: `no route for ${request.method} ${request.url.split('?')[0]}`, code: 'ROUTE_NOT_FOUND' satisfies ErrorCode });
+    void reply
+      .code(404)
+      .send({
+        error: `no route for ${request.method} ${request.url.split('?')[0]}`,
+        code: 'ROUTE_NOT_FOUND' satisfies ErrorCode,
+      });
   });
 }, 'fusion-error-handler');

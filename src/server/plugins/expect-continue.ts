@@ -12,8 +12,15 @@ export const expectContinuePlugin = globalPlugin<{ bodyLimit: number }>(async (a
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > opts.bodyLimit) {
-      const body = JSON.stringify({ error: `request body is larger than ${opts.bodyLimit} bytes (BODY_LIMIT_BYTES)`, code: 'BODY_TOO_LARGE' satisfies ErrorCode });
-      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+      const body = JSON.stringify({
+        error: `request body is larger than ${opts.bodyLimit} bytes (BODY_LIMIT_BYTES)`,
+        code: 'BODY_TOO_LARGE' satisfies ErrorCode,
+      });
+      res.writeHead(413, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      });
       res.end(body);
       return;
     }

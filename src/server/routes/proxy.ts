@@ -80,14 +80,20 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
       reply
         .code(405)
         .header('allow', 'POST')
-        .send({ error: `${request.method} is not allowed on the proxy endpoint: send the command as a POST`, code: 'METHOD_NOT_ALLOWED' satisfies ErrorCode }),
+        .send({
+          error: `${request.method} is not allowed on the proxy endpoint: send the command as a POST`,
+          code: 'METHOD_NOT_ALLOWED' satisfies ErrorCode,
+        }),
   });
 
   // A compressed body would reach the JSON parser as bytes and read as "not valid JSON": say what is wrong.
   const refuseEncodedBody = async (request: FastifyRequest): Promise<void> => {
     const encoding = request.headers['content-encoding'];
     if (encoding && encoding.toLowerCase() !== 'identity') {
-      throw new FusionError('UNSUPPORTED_MEDIA_TYPE', `request bodies with Content-Encoding "${encoding}" are not accepted: send plain, uncompressed application/json`);
+      throw new FusionError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `request bodies with Content-Encoding "${encoding}" are not accepted: send plain, uncompressed application/json`,
+      );
     }
   };
 

@@ -42,7 +42,11 @@ export function accessProfileRoutes(ctx: SimContext): RouteDef[] {
           field,
         );
         const headers = p.count ? { 'x-total-count': String(items.length) } : undefined;
-        return ok(items.slice(p.offset, p.offset + p.limit).map((ap) => accessProfileView(ap, tenant)), 200, headers);
+        return ok(
+          items.slice(p.offset, p.offset + p.limit).map((ap) => accessProfileView(ap, tenant)),
+          200,
+          headers,
+        );
       },
     }),
     ...versioned(API_VERSIONS, {

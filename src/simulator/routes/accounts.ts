@@ -82,7 +82,8 @@ export function accountRoutes(ctx: SimContext): RouteDef[] {
         const { sourceId: _s, ...rest } = attrs;
         void _s;
         const native = String(rest['nativeIdentity'] ?? rest['name'] ?? rest['uid'] ?? tenant.newId());
-        if (tenant.accountByNative(sourceId, native)) throw badRequest(`An account with native identity "${native}" already exists on source ${sourceId}`);
+        if (tenant.accountByNative(sourceId, native))
+          throw badRequest(`An account with native identity "${native}" already exists on source ${sourceId}`);
         const now = tenant.now();
         const a = tenant.addAccount({
           id: tenant.newId(),
@@ -107,7 +108,8 @@ export function accountRoutes(ctx: SimContext): RouteDef[] {
       handler: (req) => {
         const a = tenant.account(req.params['id'] as string);
         const attrs = objectBody(req.body)['attributes'];
-        if (attrs === null || typeof attrs !== 'object' || Array.isArray(attrs)) throw badRequest('Request body must have an attributes object');
+        if (attrs === null || typeof attrs !== 'object' || Array.isArray(attrs))
+          throw badRequest('Request body must have an attributes object');
         tenant.updateAccount(a.id, { attributes: { ...(attrs as Record<string, unknown>) } });
         return accepted(a.id);
       },

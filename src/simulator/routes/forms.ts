@@ -24,7 +24,11 @@ const INSTANCE_FILTERS: Record<string, readonly FilterOp[]> = {
 
 const get = (o: JsonObject, f: string): unknown => o[f];
 
-function listOf(items: JsonObject[], query: Record<string, string>, filters: Record<string, readonly FilterOp[]>): SimResponse {
+function listOf(
+  items: JsonObject[],
+  query: Record<string, string>,
+  filters: Record<string, readonly FilterOp[]>,
+): SimResponse {
   const p = listParams(query, MAX_LIMIT);
   const expr = query['filters'] ? parseFilter(query['filters']) : undefined;
   if (expr) checkFilterFields(expr, filters);
@@ -112,7 +116,8 @@ export function formRoutes(ctx: SimContext): RouteDef[] {
         definition(id);
         tenant.formDefinitions.delete(id);
         // instances die with their definition ("first reviewer wins")
-        for (const [iid, inst] of tenant.formInstances) if (inst['formDefinitionId'] === id) tenant.formInstances.delete(iid);
+        for (const [iid, inst] of tenant.formInstances)
+          if (inst['formDefinitionId'] === id) tenant.formInstances.delete(iid);
         tenant.versions.forms++;
         return { status: 204 };
       },
@@ -127,12 +132,15 @@ export function formRoutes(ctx: SimContext): RouteDef[] {
         if (typeof defId !== 'string') throw badRequest('formDefinitionId is required');
         const def = tenant.formDefinitions.get(defId);
         if (!def) throw badRequest(`Form definition ${defId} does not exist`);
-        if (typeof b['expire'] !== 'string' || Number.isNaN(Date.parse(b['expire']))) throw badRequest('expire must be an ISO date-time');
+        if (typeof b['expire'] !== 'string' || Number.isNaN(Date.parse(b['expire'])))
+          throw badRequest('expire must be an ISO date-time');
         const recipients = b['recipients'];
-        if (!Array.isArray(recipients) || recipients.length === 0) throw badRequest('recipients must be a non-empty array');
+        if (!Array.isArray(recipients) || recipients.length === 0)
+          throw badRequest('recipients must be a non-empty array');
         if (b['createdBy'] === undefined) throw badRequest('createdBy is required');
         const state = b['state'] ?? 'ASSIGNED';
-        if (typeof state !== 'string' || !STATES.includes(state)) throw badRequest(`state must be one of ${STATES.join(', ')}`);
+        if (typeof state !== 'string' || !STATES.includes(state))
+          throw badRequest(`state must be one of ${STATES.join(', ')}`);
         const id = tenant.newId();
         const now = tenant.now();
         const inst: JsonObject = {
@@ -178,7 +186,8 @@ export function formRoutes(ctx: SimContext): RouteDef[] {
         const ops = parsePatch(req.body);
         for (const op of ops) {
           if (op.path === '/state') {
-            if (typeof op.value !== 'string' || !STATES.includes(op.value)) throw badRequest(`state must be one of ${STATES.join(', ')}`);
+            if (typeof op.value !== 'string' || !STATES.includes(op.value))
+              throw badRequest(`state must be one of ${STATES.join(', ')}`);
           } else if (!op.path.startsWith('/formData')) {
             throw badRequest(`Patching ${op.path} is not supported; only /state and /formData`);
           }

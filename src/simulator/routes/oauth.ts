@@ -14,11 +14,25 @@ export function oauthRoutes(ctx: SimContext): RouteDef[] {
         const clientId = typeof fields['client_id'] === 'string' ? fields['client_id'] : '';
         const clientSecret = typeof fields['client_secret'] === 'string' ? fields['client_secret'] : '';
         if (grant !== 'client_credentials') {
-          return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'Only client_credentials is supported', ...platformErrorBody(400, 'Unsupported grant type') } };
+          return {
+            status: 400,
+            body: {
+              error: 'unsupported_grant_type',
+              error_description: 'Only client_credentials is supported',
+              ...platformErrorBody(400, 'Unsupported grant type'),
+            },
+          };
         }
         const issued = ctx.auth.issue(clientId, clientSecret);
         if (!issued) {
-          return { status: 401, body: { error: 'invalid_client', error_description: 'Bad credentials', ...platformErrorBody(401, 'Bad client credentials') } };
+          return {
+            status: 401,
+            body: {
+              error: 'invalid_client',
+              error_description: 'Bad credentials',
+              ...platformErrorBody(401, 'Bad client credentials'),
+            },
+          };
         }
         return {
           status: 200,

@@ -23,11 +23,15 @@ function readBody(raw: unknown): SearchBody {
   if (!Array.isArray(indices) || indices.length === 0 || !indices.every((x) => typeof x === 'string')) {
     throw badRequest('indices must be a non-empty array of index names');
   }
-  if (b['queryType'] !== undefined && b['queryType'] !== 'SAILPOINT') throw badRequest(`queryType ${String(b['queryType'])} is not supported by the simulator`);
+  if (b['queryType'] !== undefined && b['queryType'] !== 'SAILPOINT')
+    throw badRequest(`queryType ${String(b['queryType'])} is not supported by the simulator`);
   const q = objectBody(b['query'])['query'];
   const sortRaw = b['sort'];
-  if (sortRaw !== undefined && (!Array.isArray(sortRaw) || !sortRaw.every((s) => typeof s === 'string'))) throw badRequest('sort must be an array of field names');
-  const sort = ((sortRaw as string[] | undefined) ?? []).map((s) => (s.startsWith('-') ? { field: s.slice(1), desc: true } : { field: s.replace(/^\+/, ''), desc: false }));
+  if (sortRaw !== undefined && (!Array.isArray(sortRaw) || !sortRaw.every((s) => typeof s === 'string')))
+    throw badRequest('sort must be an array of field names');
+  const sort = ((sortRaw as string[] | undefined) ?? []).map((s) =>
+    s.startsWith('-') ? { field: s.slice(1), desc: true } : { field: s.replace(/^\+/, ''), desc: false },
+  );
   const searchAfter = b['searchAfter'];
   if (searchAfter !== undefined && !Array.isArray(searchAfter)) throw badRequest('searchAfter must be an array');
   const filter = objectBody(b['queryResultFilter']);
@@ -64,7 +68,8 @@ function project(doc: Record<string, unknown>, body: SearchBody): Record<string,
     void _b;
     out = rest;
   }
-  if (body.includes) out = Object.fromEntries(Object.entries(out).filter(([k]) => k === 'id' || body.includes?.includes(k)));
+  if (body.includes)
+    out = Object.fromEntries(Object.entries(out).filter(([k]) => k === 'id' || body.includes?.includes(k)));
   if (body.excludes) out = Object.fromEntries(Object.entries(out).filter(([k]) => !body.excludes?.includes(k)));
   return out;
 }
@@ -94,7 +99,9 @@ export function searchRoutes(ctx: SimContext): RouteDef[] {
 
   const events = (body: SearchBody): { rec: JsonObject; key: unknown[] }[] => {
     const expr = parseSearchQuery(body.query);
-    const out = tenant.events.filter((e) => evalSearch(expr, e, resolvePath)).map((e) => ({ rec: e, key: body.sort.map((s) => resolvePath(e, s.field)[0]) }));
+    const out = tenant.events
+      .filter((e) => evalSearch(expr, e, resolvePath))
+      .map((e) => ({ rec: e, key: body.sort.map((s) => resolvePath(e, s.field)[0]) }));
     if (body.sort.length) out.sort((x, y) => tupleCompare(x.key, y.key, body.sort));
     return out;
   };
@@ -118,7 +125,8 @@ export function searchRoutes(ctx: SimContext): RouteDef[] {
       const offset = intQuery(req.query['offset'], 'offset', 0);
       if (limit < 1 || limit > MAX_RESULTS) throw badRequest(`limit must be between 1 and ${MAX_RESULTS}`);
       if (body.searchAfter && body.sort.length === 0) throw badRequest('searchAfter requires sort');
-      if (body.searchAfter && body.searchAfter.length !== body.sort.length) throw badRequest('searchAfter must have one value per sort field');
+      if (body.searchAfter && body.searchAfter.length !== body.sort.length)
+        throw badRequest('searchAfter must have one value per sort field');
       if (!body.searchAfter && offset + limit > MAX_RESULTS) {
         throw badRequest(`offset + limit must not exceed ${MAX_RESULTS}; use searchAfter to page deeper`);
       }

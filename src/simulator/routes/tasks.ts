@@ -1,5 +1,11 @@
 import { ok, versioned, type RouteDef, type SimContext } from '../context';
-import { aggregationStatusView, loadAccountsTaskView, pollTask, startAggregationTask, taskStatusView } from '../aggregation-tasks';
+import {
+  aggregationStatusView,
+  loadAccountsTaskView,
+  pollTask,
+  startAggregationTask,
+  taskStatusView,
+} from '../aggregation-tasks';
 
 const TASK_VERSIONS = ['beta', 'v2024'] as const;
 

@@ -95,9 +95,15 @@ export function workflowRoutes(ctx: SimContext): RouteDef[] {
       handler: (req) => {
         const w = workflow(req.params['id'] as string);
         const b = objectBody(req.body);
-        if (b['input'] === undefined || b['input'] === null || typeof b['input'] !== 'object') throw badRequest('input is required');
+        if (b['input'] === undefined || b['input'] === null || typeof b['input'] !== 'object')
+          throw badRequest('input is required');
         const executionId = tenant.newId();
-        tenant.workflowRuns.push({ workflowId: w['id'] as string, executionId, input: structuredClone(b['input']), at: tenant.now() });
+        tenant.workflowRuns.push({
+          workflowId: w['id'] as string,
+          executionId,
+          input: structuredClone(b['input']),
+          at: tenant.now(),
+        });
         w['executionCount'] = Number(w['executionCount'] ?? 0) + 1;
         return ok({ workflowExecutionId: executionId });
       },

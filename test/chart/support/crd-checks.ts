@@ -24,12 +24,18 @@ export function checkCustomResource(obj: K8sObject): string[] | undefined {
       const triggers = spec?.triggers;
       need(Array.isArray(triggers) && triggers.length > 0, 'spec.triggers must be a non-empty list');
       for (const [i, t] of (Array.isArray(triggers) ? triggers : []).entries()) {
-        const trig = t as { type?: unknown; metadata?: Record<string, unknown>; authenticationRef?: { name?: unknown } };
+        const trig = t as {
+          type?: unknown;
+          metadata?: Record<string, unknown>;
+          authenticationRef?: { name?: unknown };
+        };
         need(isStr(trig.type), `triggers[${i}].type is required`);
         need(trig.metadata && typeof trig.metadata === 'object', `triggers[${i}].metadata is required`);
         // KEDA's metadata is map[string]string: a YAML number or boolean fails admission.
-        for (const [k, v] of Object.entries(trig.metadata ?? {})) need(typeof v === 'string', `triggers[${i}].metadata.${k} must be a string`);
-        if (trig.authenticationRef) need(isStr(trig.authenticationRef.name), `triggers[${i}].authenticationRef.name is required`);
+        for (const [k, v] of Object.entries(trig.metadata ?? {}))
+          need(typeof v === 'string', `triggers[${i}].metadata.${k} must be a string`);
+        if (trig.authenticationRef)
+          need(isStr(trig.authenticationRef.name), `triggers[${i}].authenticationRef.name is required`);
       }
       return problems;
     }
@@ -45,14 +51,24 @@ export function checkCustomResource(obj: K8sObject): string[] | undefined {
     case 'gateway.networking.k8s.io/v1 HTTPRoute': {
       const parents = spec?.parentRefs;
       need(Array.isArray(parents) && parents.length > 0, 'spec.parentRefs must be a non-empty list');
-      for (const [i, p] of (Array.isArray(parents) ? parents : []).entries()) need(isStr((p as Record<string, unknown>).name), `parentRefs[${i}].name is required`);
+      for (const [i, p] of (Array.isArray(parents) ? parents : []).entries())
+        need(isStr((p as Record<string, unknown>).name), `parentRefs[${i}].name is required`);
       const rules = spec?.rules;
       need(Array.isArray(rules) && rules.length > 0, 'spec.rules must be a non-empty list');
       for (const [i, r] of (Array.isArray(rules) ? rules : []).entries()) {
-        const rule = r as { matches?: Array<{ path?: { type?: unknown; value?: unknown } }>; backendRefs?: Array<Record<string, unknown>> };
+        const rule = r as {
+          matches?: Array<{ path?: { type?: unknown; value?: unknown } }>;
+          backendRefs?: Array<Record<string, unknown>>;
+        };
         for (const [j, m] of (rule.matches ?? []).entries()) {
-          need(['Exact', 'PathPrefix', 'RegularExpression'].includes(String(m.path?.type)), `rules[${i}].matches[${j}].path.type is invalid`);
-          need(isStr(m.path?.value) && String(m.path?.value).startsWith('/'), `rules[${i}].matches[${j}].path.value must start with /`);
+          need(
+            ['Exact', 'PathPrefix', 'RegularExpression'].includes(String(m.path?.type)),
+            `rules[${i}].matches[${j}].path.type is invalid`,
+          );
+          need(
+            isStr(m.path?.value) && String(m.path?.value).startsWith('/'),
+            `rules[${i}].matches[${j}].path.value must start with /`,
+          );
         }
         need((rule.backendRefs ?? []).length > 0, `rules[${i}].backendRefs must not be empty`);
         for (const [j, b] of (rule.backendRefs ?? []).entries()) {

@@ -35,7 +35,16 @@ function helmBinary(): string {
 }
 
 export function helm(args: string[]): HelmResult {
-  const res = spawnSync(helmBinary(), args, { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: '/tmp/fusion-proxy-helm-cache', HELM_CONFIG_HOME: '/tmp/fusion-proxy-helm-config', HELM_DATA_HOME: '/tmp/fusion-proxy-helm-data' } });
+  const res = spawnSync(helmBinary(), args, {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      HELM_CACHE_HOME: '/tmp/fusion-proxy-helm-cache',
+      HELM_CONFIG_HOME: '/tmp/fusion-proxy-helm-config',
+      HELM_DATA_HOME: '/tmp/fusion-proxy-helm-data',
+    },
+  });
   if (res.error) throw res.error;
   return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
 }
@@ -53,7 +62,13 @@ export interface RenderOptions {
 }
 
 function templateArgs(opts: RenderOptions): string[] {
-  const args = ['template', opts.release ?? 'fp', opts.chartDir ?? CHART_DIR, '--namespace', opts.namespace ?? 'fusion'];
+  const args = [
+    'template',
+    opts.release ?? 'fp',
+    opts.chartDir ?? CHART_DIR,
+    '--namespace',
+    opts.namespace ?? 'fusion',
+  ];
   for (const v of API_VERSIONS) args.push('--api-versions', v);
   for (const f of opts.valuesFiles ?? []) args.push('--values', path.join(CI_VALUES_DIR, f));
   for (const [k, v] of Object.entries(opts.set ?? {})) args.push('--set', `${k}=${String(v)}`);
@@ -104,7 +119,8 @@ export function ofKind(objects: K8sObject[], kind: string): K8sObject[] {
 export function at<T = unknown>(value: unknown, ...keys: Array<string | number>): T {
   let cur: unknown = value;
   for (const k of keys) {
-    if (cur === null || typeof cur !== 'object') throw new Error(`no field ${String(k)} in ${JSON.stringify(cur)?.slice(0, 200)}`);
+    if (cur === null || typeof cur !== 'object')
+      throw new Error(`no field ${String(k)} in ${JSON.stringify(cur)?.slice(0, 200)}`);
     cur = (cur as Record<string | number, unknown>)[k];
   }
   return cur as T;

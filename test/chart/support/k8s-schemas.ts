@@ -16,7 +16,11 @@ export interface SchemaResult {
  */
 export function validateAgainstSchemas(objects: K8sObject[]): SchemaResult[] {
   const script = path.join(__dirname, 'validate-manifests.mjs');
-  const res = spawnSync(process.execPath, [script], { input: JSON.stringify(objects), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const res = spawnSync(process.execPath, [script], {
+    input: JSON.stringify(objects),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (res.error) throw res.error;
   if (res.status !== 0) throw new Error(`validate-manifests.mjs failed:\n${res.stderr}`);
   return JSON.parse(res.stdout) as SchemaResult[];

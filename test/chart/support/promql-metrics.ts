@@ -3,7 +3,21 @@
  * hold identifiers that are not metrics (strings, label matchers, grouping clauses, ranges,
  * Grafana variables), then keeps identifiers that are neither functions nor keywords.
  */
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 export function metricNames(expr: string): string[] {
   let e = expr;

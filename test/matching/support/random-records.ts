@@ -63,12 +63,17 @@ function randomValues(rand: Rand, count: number): unknown[] {
   for (let i = 0; i < count; i++) {
     const r = rand();
     let v: unknown;
-    if (i > 0 && r < 0.15) v = values[int(rand, 0, i - 1)]; // identical
+    if (i > 0 && r < 0.15)
+      v = values[int(rand, 0, i - 1)]; // identical
     else if (i > 0 && r < 0.55) {
       const src = values[int(rand, 0, i - 1)];
       v = typeof src === 'string' ? mutate(rand, src) : baseString(rand);
     } else if (r < 0.6) v = undefined;
-    else if (r < 0.65) v = [baseString(rand), i > 0 && typeof values[i - 1] === 'string' ? mutate(rand, values[i - 1] as string) : baseString(rand)];
+    else if (r < 0.65)
+      v = [
+        baseString(rand),
+        i > 0 && typeof values[i - 1] === 'string' ? mutate(rand, values[i - 1] as string) : baseString(rand),
+      ];
     else v = baseString(rand);
     values.push(v);
   }

@@ -24,7 +24,8 @@ export function doubleMetaphone(value: string): MetaphoneCodes {
 export function metaphoneScore(a: MetaphoneCodes, b: MetaphoneCodes): number {
   if (a.primary === b.primary) return 100;
   if (a.secondary.length > 0 && a.secondary === b.secondary) return 80;
-  if ((b.secondary.length > 0 && a.primary === b.secondary) || (a.secondary.length > 0 && a.secondary === b.primary)) return 70;
+  if ((b.secondary.length > 0 && a.primary === b.secondary) || (a.secondary.length > 0 && a.secondary === b.primary))
+    return 70;
   return 0;
 }
 

@@ -36,5 +36,3 @@ export function scoreValues(algorithm: Algorithm, a: string, b: string): number 
     return pa === null || pb === null ? null : kernel.score(pa, pb);
   });
 }
-
-;

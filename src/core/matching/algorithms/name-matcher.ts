@@ -7,5 +7,6 @@ export const nameMatcherKernel: Kernel<NameValue> = {
   prepare: prepareName,
   score: nameScore,
   // Lossless token-level index (indexes/name-index.ts).
-  filter: (threshold) => (threshold <= 0 ? { kind: 'all' } : { kind: 'custom', build: (values) => new NameIndex(values, threshold) }),
+  filter: (threshold) =>
+    threshold <= 0 ? { kind: 'all' } : { kind: 'custom', build: (values) => new NameIndex(values, threshold) },
 };

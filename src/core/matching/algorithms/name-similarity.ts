@@ -41,7 +41,14 @@ function sharesGroup(a: readonly number[], b: readonly number[]): boolean {
  * 0 below 0.8 (unrelated tokens must not add up). The name index relies on: > 0 exactly when the
  * tokens are equal, initial-compatible, nicknames, metaphone-equal, or Jaro-Winkler >= 0.8.
  */
-export function tokenSim(x: string, gx: readonly number[], cx: string, y: string, gy: readonly number[], cy: string): number {
+export function tokenSim(
+  x: string,
+  gx: readonly number[],
+  cx: string,
+  y: string,
+  gy: readonly number[],
+  cy: string,
+): number {
   if (x === y) return 1;
   if (x.length === 1 || y.length === 1) return x.charCodeAt(0) === y.charCodeAt(0) ? 0.8 : 0;
   if (sharesGroup(gx, gy)) return 0.9;

@@ -127,7 +127,14 @@ export class NameIndex implements CandidateIndex {
   }
 
   private sim(x: number, y: number): number {
-    return tokenSim(this.tokens[x]!, this.tokenGroups[x]!, this.tokenCodes[x]!, this.tokens[y]!, this.tokenGroups[y]!, this.tokenCodes[y]!);
+    return tokenSim(
+      this.tokens[x]!,
+      this.tokenGroups[x]!,
+      this.tokenCodes[x]!,
+      this.tokens[y]!,
+      this.tokenGroups[y]!,
+      this.tokenCodes[y]!,
+    );
   }
 
   /** A superset of the tokens with similarity > 0 to token x. */
