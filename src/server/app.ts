@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { CommandDispatcher } from '../queue/command-dispatcher';
 import type { ServerEnv } from './env';
 import { expectContinuePlugin } from './plugins/expect-continue';
 import { requireHostPlugin } from './plugins/require-host';
 import { errorHandlerPlugin } from './plugins/error-handler';
-import { globalPlugin } from './plugins/global-plugin';
+import fp from 'fastify-plugin';
 import { drainingPlugin } from './plugins/draining';
 import { gracefulClosePlugin } from './plugins/graceful-close';
 import { httpMetricsPlugin } from './plugins/http-metrics';
@@ -38,35 +38,38 @@ export interface AppOptions {
 }
 
 /** The api as a plugin of its dependencies (env, dispatcher); the logger belongs to the Fastify instance. */
-const fusionApp: FastifyPluginAsync<AppOptions> = globalPlugin<AppOptions>(async (app, opts) => {
-  const { env, dispatcher } = opts;
-  const probe = opts.probe ?? dispatcher;
-  if (!probe) throw new Error('fusionApp needs a dispatcher or a readiness probe');
-  const shutdown = opts.shutdown ?? new ShutdownState();
-  await app.register(errorHandlerPlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
-  await app.register(gracefulClosePlugin, { state: shutdown });
-  await app.register(drainingPlugin, { state: shutdown });
-  await app.register(expectContinuePlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
-  await app.register(requireHostPlugin);
-  // The wire contract is application/json only; anything else is a 415, not a confusing 400.
-  app.removeContentTypeParser('text/plain');
-  await app.register(httpMetricsPlugin);
-  await app.register(healthRoutes, { probe });
-  if (env.METRICS_ENABLED) await app.register(metricsRoute);
-  if (!dispatcher) return;
-  if (!env.PROXY_PASSWORD) throw new Error('fusionApp needs PROXY_PASSWORD to serve the proxy endpoint');
-  await app.register(proxyRoute, {
-    path: env.PROXY_PATH,
-    dispatcher,
-    auth: new ProxyAuth(env.PROXY_PASSWORD, {
-      maxFailures: env.AUTH_MAX_FAILURES,
-      windowMs: env.AUTH_FAILURE_WINDOW_MS,
-    }),
-    heartbeatIntervalMs: env.HEARTBEAT_INTERVAL_MS,
-    shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 30_000,
-    shutdown,
-  });
-}, 'fusion-app');
+const fusionApp = fp(
+  async (app, opts: AppOptions) => {
+    const { env, dispatcher } = opts;
+    const probe = opts.probe ?? dispatcher;
+    if (!probe) throw new Error('fusionApp needs a dispatcher or a readiness probe');
+    const shutdown = opts.shutdown ?? new ShutdownState();
+    await app.register(errorHandlerPlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
+    await app.register(gracefulClosePlugin, { state: shutdown });
+    await app.register(drainingPlugin, { state: shutdown });
+    await app.register(expectContinuePlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
+    await app.register(requireHostPlugin);
+    // The wire contract is application/json only; anything else is a 415, not a confusing 400.
+    app.removeContentTypeParser('text/plain');
+    await app.register(httpMetricsPlugin);
+    await app.register(healthRoutes, { probe });
+    if (env.METRICS_ENABLED) await app.register(metricsRoute);
+    if (!dispatcher) return;
+    if (!env.PROXY_PASSWORD) throw new Error('fusionApp needs PROXY_PASSWORD to serve the proxy endpoint');
+    await app.register(proxyRoute, {
+      path: env.PROXY_PATH,
+      dispatcher,
+      auth: new ProxyAuth(env.PROXY_PASSWORD, {
+        maxFailures: env.AUTH_MAX_FAILURES,
+        windowMs: env.AUTH_FAILURE_WINDOW_MS,
+      }),
+      heartbeatIntervalMs: env.HEARTBEAT_INTERVAL_MS,
+      shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 30_000,
+      shutdown,
+    });
+  },
+  { name: 'fusion-app', fastify: '5.x' },
+);
 
 /** A hop count becomes the function Fastify would build from it (its types only take the function). */
 function trustProxyOption(

@@ -415,14 +415,12 @@ export class ReviewFormQueue implements ReviewQueue {
   /** One info line with the counts and the pending reviews (account, age, reviewers). */
   logSummary(maxListed = 100): void {
     const s = this.stats;
-    const pending = s.pending
-      .slice(0, maxListed)
-      .map((p) => ({
-        account: `${p.accountName} [${p.sourceName}]`,
-        accountId: p.accountId,
-        ageDays: p.ageDays,
-        reviewers: p.reviewers,
-      }));
+    const pending = s.pending.slice(0, maxListed).map((p) => ({
+      account: `${p.accountName} [${p.sourceName}]`,
+      accountId: p.accountId,
+      ageDays: p.ageDays,
+      reviewers: p.reviewers,
+    }));
     const line = {
       formsCreated: s.formsCreated,
       pending: s.pending.length,

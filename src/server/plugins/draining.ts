@@ -1,7 +1,6 @@
-import type { FastifyPluginAsync } from 'fastify';
 import type { ErrorCode } from '../../errors/error-codes';
 import type { ShutdownState } from '../shutdown-state';
-import { globalPlugin } from './global-plugin';
+import fp from 'fastify-plugin';
 
 /** Answered while draining: liveness and scrapes still work, nothing new starts. */
 const STILL_SERVED = new Set(['/healthz', '/metrics']);
@@ -12,8 +11,8 @@ const STILL_SERVED = new Set(['/healthz', '/metrics']);
  * a client or load balancer learns at once to go elsewhere, and /readyz takes the pod out of
  * rotation.
  */
-export const drainingPlugin: FastifyPluginAsync<{ state: ShutdownState }> = globalPlugin<{ state: ShutdownState }>(
-  async (app, opts) => {
+export const drainingPlugin = fp(
+  async (app, opts: { state: ShutdownState }) => {
     // After the body is read: answering earlier would leave an upload unread, and closing a socket
     // with unread bytes resets it, so the client would see a reset instead of the 503.
     app.addHook('preHandler', async (request, reply) => {
@@ -29,5 +28,5 @@ export const drainingPlugin: FastifyPluginAsync<{ state: ShutdownState }> = glob
         });
     });
   },
-  'fusion-draining',
+  { name: 'fusion-draining', fastify: '5.x' },
 );

@@ -3,7 +3,7 @@ import { errorMessage, isFusionError } from '../../core/errors';
 import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { errorsTotal } from '../../queue/metrics';
 import { drainRequest } from '../drain-request';
-import { globalPlugin } from './global-plugin';
+import fp from 'fastify-plugin';
 
 function isFastifyError(e: unknown): e is FastifyError {
   return e instanceof Error && typeof (e as Partial<FastifyError>).statusCode === 'number';
@@ -30,49 +30,50 @@ function fastifyMessage(e: FastifyError, bodyLimit: number): string {
  * (`error` is what the spec requires; `code` keeps the meaning across the proxy). Errors after the first byte never
  * get here (the stream is aborted instead).
  */
-export const errorHandlerPlugin = globalPlugin<{ bodyLimit: number }>(async (app, opts) => {
-  app.setErrorHandler(async (error: unknown, request, reply) => {
-    let status = 500;
-    let message = errorMessage(error);
-    let code: ErrorCode = 'UNEXPECTED';
-    if (isFusionError(error)) {
-      const info = ERROR_CODES[error.code];
-      status = error.details.phase === 'command' && !info.transport ? 500 : info.status;
-      code = error.code;
-      const retryAfterMs = error.details.retryAfterMs;
-      if (typeof retryAfterMs === 'number') reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
-    } else if (isFastifyError(error) && error.statusCode !== undefined && error.statusCode < 500) {
-      status = error.statusCode;
-      message = fastifyMessage(error, opts.bodyLimit);
-      code = fastifyCode(error);
-    }
-    if (status >= 500) {
-      errorsTotal.inc({ component: 'api', code });
-      request.log.error({ code, err: message }, 'request failed');
-    } else {
-      request.log.info({ code, status, err: message }, 'request rejected');
-    }
-    if (reply.sent || reply.raw.headersSent) return;
-    if (code === 'BODY_TOO_LARGE') {
-      // The client may still be uploading: read the rest (bounded) so it can read the 413, then close.
-      reply.header('connection', 'close');
-      if (!(await drainRequest(request.raw))) {
-        request.raw.socket?.destroy();
-        return;
+export const errorHandlerPlugin = fp(
+  async (app, opts: { bodyLimit: number }) => {
+    app.setErrorHandler(async (error: unknown, request, reply) => {
+      let status = 500;
+      let message = errorMessage(error);
+      let code: ErrorCode = 'UNEXPECTED';
+      if (isFusionError(error)) {
+        const info = ERROR_CODES[error.code];
+        status = error.details.phase === 'command' && !info.transport ? 500 : info.status;
+        code = error.code;
+        const retryAfterMs = error.details.retryAfterMs;
+        if (typeof retryAfterMs === 'number') reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
+      } else if (isFastifyError(error) && error.statusCode !== undefined && error.statusCode < 500) {
+        status = error.statusCode;
+        message = fastifyMessage(error, opts.bodyLimit);
+        code = fastifyCode(error);
       }
-    }
-    return reply
-      .code(status)
-      .type('application/json; charset=utf-8')
-      .send({ error: message || 'internal error', code });
-  });
+      if (status >= 500) {
+        errorsTotal.inc({ component: 'api', code });
+        request.log.error({ code, err: message }, 'request failed');
+      } else {
+        request.log.info({ code, status, err: message }, 'request rejected');
+      }
+      if (reply.sent || reply.raw.headersSent) return;
+      if (code === 'BODY_TOO_LARGE') {
+        // The client may still be uploading: read the rest (bounded) so it can read the 413, then close.
+        reply.header('connection', 'close');
+        if (!(await drainRequest(request.raw))) {
+          request.raw.socket?.destroy();
+          return;
+        }
+      }
+      return reply
+        .code(status)
+        .type('application/json; charset=utf-8')
+        .send({ error: message || 'internal error', code });
+    });
 
-  app.setNotFoundHandler((request, reply) => {
-    void reply
-      .code(404)
-      .send({
+    app.setNotFoundHandler((request, reply) => {
+      void reply.code(404).send({
         error: `no route for ${request.method} ${request.url.split('?')[0]}`,
         code: 'ROUTE_NOT_FOUND' satisfies ErrorCode,
       });
-  });
-}, 'fusion-error-handler');
+    });
+  },
+  { name: 'fusion-error-handler', fastify: '5.x' },
+);

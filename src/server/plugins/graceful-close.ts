@@ -1,13 +1,12 @@
-import type { FastifyPluginAsync } from 'fastify';
 import type { ShutdownState } from '../shutdown-state';
-import { globalPlugin } from './global-plugin';
+import fp from 'fastify-plugin';
 
 /**
  * Once the server is draining or closing, a keep-alive connection is closed as soon as its response is
  * done: open streams finish normally, and close() does not wait for clients' idle timeouts.
  */
-export const gracefulClosePlugin: FastifyPluginAsync<{ state: ShutdownState }> = globalPlugin<{ state: ShutdownState }>(
-  async (app, opts) => {
+export const gracefulClosePlugin = fp(
+  async (app, opts: { state: ShutdownState }) => {
     let closing = false;
     app.addHook('preClose', async () => {
       closing = true;
@@ -16,5 +15,5 @@ export const gracefulClosePlugin: FastifyPluginAsync<{ state: ShutdownState }> =
       if (closing || opts.state.draining) request.raw.socket?.end();
     });
   },
-  'fusion-graceful-close',
+  { name: 'fusion-graceful-close', fastify: '5.x' },
 );

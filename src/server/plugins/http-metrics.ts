@@ -1,19 +1,21 @@
-import type { FastifyPluginAsync } from 'fastify';
 import { httpRequestDuration, httpRequests } from '../metrics';
-import { globalPlugin } from './global-plugin';
+import fp from 'fastify-plugin';
 
 const started = new WeakMap<object, bigint>();
 
 /** Request count and duration by route template (never the raw URL: bounded labels). */
-export const httpMetricsPlugin: FastifyPluginAsync = globalPlugin(async (app) => {
-  app.addHook('onRequest', async (request) => {
-    started.set(request, process.hrtime.bigint());
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const method = request.method;
-    httpRequests.inc({ route, method, status: String(reply.statusCode) });
-    const t0 = started.get(request);
-    if (t0 !== undefined) httpRequestDuration.observe({ route, method }, Number(process.hrtime.bigint() - t0) / 1e9);
-  });
-}, 'fusion-http-metrics');
+export const httpMetricsPlugin = fp(
+  async (app) => {
+    app.addHook('onRequest', async (request) => {
+      started.set(request, process.hrtime.bigint());
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      const method = request.method;
+      httpRequests.inc({ route, method, status: String(reply.statusCode) });
+      const t0 = started.get(request);
+      if (t0 !== undefined) httpRequestDuration.observe({ route, method }, Number(process.hrtime.bigint() - t0) / 1e9);
+    });
+  },
+  { name: 'fusion-http-metrics', fastify: '5.x' },
+);
