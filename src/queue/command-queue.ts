@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { ProxyCommand } from './command-dispatcher';
+import type { ProxyCommand } from '../dispatch/command-dispatcher';
 import type { JobCrypto } from './job-crypto';
 import { sealCommand, type CommandJobData } from './job-data';
 import type { QueueStatsSource } from './metrics';

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
-import { executeCommand, toFusionError } from './command-execution';
+import { executeCommand, toFusionError } from '../dispatch/command-execution';
 import type { JobCrypto } from './job-crypto';
 import { openCommand, type CommandJobData } from './job-data';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';

@@ -1,6 +1,6 @@
 import { isCommandType } from '../core/command-types';
 import { FusionError } from '../core/errors';
-import type { ProxyCommand } from './command-dispatcher';
+import type { ProxyCommand } from '../dispatch/command-dispatcher';
 import type { JobCrypto } from './job-crypto';
 
 /** What BullMQ stores for a command: the type in clear (for operators), everything else sealed. */

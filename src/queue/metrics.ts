@@ -1,29 +1,6 @@
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Gauge } from 'prom-client';
 import { METRIC } from '../observability/metric-names';
 import { registry } from '../observability/metrics-registry';
-
-/** Commands run in this process (embedded api or worker), by outcome. */
-export const jobsTotal = new Counter({
-  name: METRIC.jobs,
-  help: 'Commands run, by command and outcome (success | error | cancelled)',
-  labelNames: ['command', 'outcome'] as const,
-  registers: [registry],
-});
-
-export const jobDuration = new Histogram({
-  name: METRIC.jobDuration,
-  help: 'Duration of commands run in this process, in seconds',
-  labelNames: ['command', 'outcome'] as const,
-  buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 7200],
-  registers: [registry],
-});
-
-export const errorsTotal = new Counter({
-  name: METRIC.errors,
-  help: 'Errors by component and FusionError code (UNEXPECTED for anything else)',
-  labelNames: ['component', 'code'] as const,
-  registers: [registry],
-});
 
 /** Source of queue figures for the gauges below; set by the CommandQueue of this process. */
 export interface QueueStatsSource {

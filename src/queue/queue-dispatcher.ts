@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { FusionError, errorMessage, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
-import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from './command-dispatcher';
+import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from '../dispatch/command-dispatcher';
 import { CommandQueue } from './command-queue';
 import type { JobCrypto } from './job-crypto';
 import { setQueueStatsSource } from './metrics';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { FusionError, type FusionErrorCode } from '../core/errors';
-import type { OutputChunk } from './command-dispatcher';
+import type { OutputChunk } from '../dispatch/command-dispatcher';
 import type { ReaderConnection } from './reader-connection-pool';
 import { ENTRY, type ResultKeys } from './result-keys';
 

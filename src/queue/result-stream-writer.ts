@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { FusionError } from '../core/errors';
-import { LineBatcher } from './line-batcher';
-import type { OutputSink } from './output-sink';
+import { LineBatcher } from '../dispatch/line-batcher';
+import type { OutputSink } from '../dispatch/output-sink';
 import { ENTRY, type ResultKeys } from './result-keys';
 
 export interface ResultStreamWriterOptions {

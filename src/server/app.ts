@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
-import type { CommandDispatcher } from '../queue/command-dispatcher';
+import type { CommandDispatcher } from '../dispatch/command-dispatcher';
 import type { ServerEnv } from './env';
 import { expectContinuePlugin } from './plugins/expect-continue';
 import { requireHostPlugin } from './plugins/require-host';

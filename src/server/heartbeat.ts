@@ -1,4 +1,4 @@
-import type { OutputChunk } from '../queue/command-dispatcher';
+import type { OutputChunk } from '../dispatch/command-dispatcher';
 
 /** A blank NDJSON line: carries nothing, keeps proxies and clients from timing out an idle response. */
 export const HEARTBEAT_CHUNK: OutputChunk = Object.freeze({ data: '\n', items: 0 });

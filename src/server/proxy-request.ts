@@ -1,6 +1,6 @@
 import { COMMAND_TYPES, isCommandType } from '../core/command-types';
 import { FusionError } from '../core/errors';
-import type { ProxyCommand } from '../queue/command-dispatcher';
+import type { ProxyCommand } from '../dispatch/command-dispatcher';
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

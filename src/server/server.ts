@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { CommandRunner } from '../core/command-runner';
-import type { CommandDispatcher } from '../queue/command-dispatcher';
+import type { CommandDispatcher } from '../dispatch/command-dispatcher';
 import { CommandWorker } from '../queue/command-worker';
 import { JobCrypto } from '../queue/job-crypto';
 import { QueueDispatcher } from '../queue/queue-dispatcher';
 import { buildApp } from './app';
-import { EmbeddedDispatcher } from './embedded-dispatcher';
+import { EmbeddedDispatcher } from '../dispatch/embedded-dispatcher';
 import type { ServerEnv } from './env';
 import { ShutdownState } from './shutdown-state';
 import { separateMetricsPort, startMetricsListener, type MetricsListener } from './metrics-server';

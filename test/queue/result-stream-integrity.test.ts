@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import type { CommandOutput, CommandRunner } from '../../src/core/command-runner';
 import { isFusionError } from '../../src/core/errors';
 import { silentLogger } from '../../src/core/ports/logger';
-import { executeCommand, type CommandOutcome } from '../../src/queue/command-execution';
+import { executeCommand, type CommandOutcome } from '../../src/dispatch/command-execution';
 import { resultKeys, type ResultKeys } from '../../src/queue/result-keys';
 import { ResultStreamReader } from '../../src/queue/result-stream-reader';
 import { ResultStreamWriter, type ResultStreamWriterOptions } from '../../src/queue/result-stream-writer';

@@ -1,7 +1,7 @@
 import { FusionError } from '../../src/core/errors';
-import type { OutputChunk } from '../../src/queue/command-dispatcher';
-import { InMemoryChannel } from '../../src/queue/in-memory-channel';
-import { LineBatcher } from '../../src/queue/line-batcher';
+import type { OutputChunk } from '../../src/dispatch/command-dispatcher';
+import { InMemoryChannel } from '../../src/dispatch/in-memory-channel';
+import { LineBatcher } from '../../src/dispatch/line-batcher';
 import { HEARTBEAT_CHUNK, withHeartbeat } from '../../src/server/heartbeat';
 import { AuthThrottle } from '../../src/server/auth-throttle';
 

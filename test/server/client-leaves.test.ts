@@ -3,7 +3,7 @@
  * backed up behind it) cancels the command at once: the runner's signal fires and, in queue mode,
  * the result stream is deleted. Nothing waits for REQUEST_TIMEOUT_MS.
  */
-import type { EmbeddedDispatcher } from '../../src/server/embedded-dispatcher';
+import type { EmbeddedDispatcher } from '../../src/dispatch/embedded-dispatcher';
 import { commandBody, delay, post, startHarness, type Harness, type Mode } from './harness';
 
 jest.setTimeout(60_000);

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { createLogger } from '../../src/observability/logger';
 import { createProductionRunner } from '../../src/runtime/production-runner';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import type { EmbeddedDispatcher } from '../../src/server/embedded-dispatcher';
+import type { EmbeddedDispatcher } from '../../src/dispatch/embedded-dispatcher';
 import { loadEnv } from '../../src/server/env';
 import { startServer, type RunningServer } from '../../src/server/server';
 import type { QueueDispatcher } from '../../src/queue/queue-dispatcher';

@@ -1,4 +1,4 @@
-import type { EmbeddedDispatcher } from '../../src/server/embedded-dispatcher';
+import type { EmbeddedDispatcher } from '../../src/dispatch/embedded-dispatcher';
 import {
   PASSWORD,
   commandBody,

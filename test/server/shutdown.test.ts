@@ -1,4 +1,4 @@
-import type { EmbeddedDispatcher } from '../../src/server/embedded-dispatcher';
+import type { EmbeddedDispatcher } from '../../src/dispatch/embedded-dispatcher';
 import { waitListKey } from '../../src/queue/queue-names';
 import { ScriptedRunner } from '../support/scripted-runner';
 import { commandBody, delay, ndjsonItems, post, startHarness, workerFor, type Mode } from './harness';

@@ -3,6 +3,8 @@
  * so an operator sees all invalid fields in one error, each with the field, the value and what
  * is allowed. Secret fields are never echoed.
  */
+import { FusionError } from '../errors';
+
 export interface ConfigProblem {
   field: string;
   /** The offending value rendered for humans; "(hidden)" for secrets. */
@@ -26,6 +28,17 @@ function showValue(field: string, value: unknown): string {
 
 export class ConfigReader {
   readonly problems: ConfigProblem[] = [];
+
+  /** Throws one CONFIG_INVALID listing every problem recorded (field, value, what is allowed). */
+  assertValid(): void {
+    const problems = this.problems;
+    if (problems.length === 0) return;
+    const lines = problems.map((p) => `${p.field} = ${p.value}: allowed ${p.allowed}`);
+    throw new FusionError('CONFIG_INVALID', `Invalid configuration: ${lines.join('; ')}`, {
+      problems,
+      field: problems[0]?.field,
+    });
+  }
 
   problem(field: string, value: unknown, allowed: string): void {
     this.problems.push({ field, value: showValue(field, value), allowed });

@@ -1,6 +1,6 @@
-import { FusionError } from '../errors';
 import { parseAccountFilterOrThrow } from '../aggregation/account-filter';
-import { ConfigReader, isRecord, type ConfigProblem } from './config-reader';
+import { readApiUseSettings, type ApiUseSettings } from './api-use-settings';
+import { ConfigReader, isRecord } from './config-reader';
 import { parseMatchingSection, type MatchingSection } from './matching-section';
 
 export const MERGE_STRATEGIES = ['first', 'list', 'concatenate'] as const;
@@ -42,10 +42,7 @@ export interface SourceOptions {
   accountFilter: string;
 }
 
-export interface FusionConfig {
-  baseurl: string;
-  clientId: string;
-  clientSecret: string;
+export interface FusionConfig extends ApiUseSettings {
   proxyEnabled: boolean;
   proxyUrl: string;
   proxyPassword: string;
@@ -63,12 +60,6 @@ export interface FusionConfig {
   matching: MatchingSection;
   fusionOwnerIsGlobalReviewer: boolean;
   fusionFormExpirationDays: number;
-  provisioningTimeout: number;
-  enableQueue: boolean;
-  maxConcurrentRequests: number;
-  requestsPerSecond: number;
-  enableBatching: boolean;
-  batchSize: number;
   /** 0 = no limit. */
   aggregationBatchSize: number;
   concurrencyCheckEnabled: boolean;
@@ -221,7 +212,6 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
   const accountFilter = r.str(raw, 'accountFilter', '');
   checkFilter(r, 'accountFilter', accountFilter);
   const externalLoggingEnabled = r.bool(raw, 'externalLoggingEnabled', false);
-  const maxConcurrentRequests = r.int(raw, 'maxConcurrentRequests', 10, 1, 100);
   let matching: MatchingSection = { attributes: [], reviewTopK: 10 };
   try {
     matching = parseMatchingSection(raw);
@@ -234,9 +224,7 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
     });
   }
   const config: FusionConfig = {
-    baseurl: r.url(raw, 'baseurl', true),
-    clientId: r.requiredStr(raw, 'clientId'),
-    clientSecret: r.requiredStr(raw, 'clientSecret'),
+    ...readApiUseSettings(r, raw),
     proxyEnabled,
     proxyUrl: r.url(raw, 'proxyUrl', proxyEnabled),
     proxyPassword: r.str(raw, 'proxyPassword', ''),
@@ -253,12 +241,6 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
     matching,
     fusionOwnerIsGlobalReviewer: r.bool(raw, 'fusionOwnerIsGlobalReviewer', false),
     fusionFormExpirationDays: r.int(raw, 'fusionFormExpirationDays', 7, 1, 365),
-    provisioningTimeout: r.int(raw, 'provisioningTimeout', 300, 1, 86400),
-    enableQueue: r.bool(raw, 'enableQueue', true),
-    maxConcurrentRequests,
-    requestsPerSecond: r.int(raw, 'requestsPerSecond', 10, 1, 1000),
-    enableBatching: r.bool(raw, 'enableBatching', true),
-    batchSize: r.int(raw, 'batchSize', 250, 1, 10000),
     aggregationBatchSize: r.int(raw, 'aggregationBatchSize', 0, 0, 10_000_000),
     concurrencyCheckEnabled: r.bool(raw, 'concurrencyCheckEnabled', true),
     reset: r.bool(raw, 'reset', false),
@@ -270,7 +252,7 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
   if (proxyEnabled && config.proxyPassword === '') {
     r.problem('proxyPassword', undefined, 'the shared proxy secret (required when proxyEnabled is true)');
   }
-  throwIfProblems(r.problems);
+  r.assertValid();
   return config;
 }
 
@@ -281,10 +263,4 @@ function showMatching(v: unknown): string {
   } catch {
     return String(v);
   }
-}
-
-function throwIfProblems(problems: ConfigProblem[]): void {
-  if (problems.length === 0) return;
-  const lines = problems.map((p) => `${p.field} = ${p.value}: allowed ${p.allowed}`);
-  throw new FusionError('CONFIG_INVALID', `Invalid configuration: ${lines.join('; ')}`, { problems });
 }

@@ -1,7 +1,7 @@
 import type { FastifyError } from 'fastify';
 import { errorMessage, isFusionError } from '../../core/errors';
 import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
-import { errorsTotal } from '../../queue/metrics';
+import { errorsTotal } from '../../observability/error-metrics';
 import { drainRequest } from '../drain-request';
 import fp from 'fastify-plugin';
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Readiness } from '../../queue/command-dispatcher';
+import type { Readiness } from '../../dispatch/command-dispatcher';
 
 /** What /readyz asks: a dispatcher (api) or a worker. */
 export interface ReadinessProbe {

@@ -5,7 +5,7 @@ import { FusionError, errorMessage, isFusionError } from '../../core/errors';
 import { formatStreamErrorLine } from '../../errors/stream-error-line';
 import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { runWithLogContext } from '../../observability/log-context';
-import type { CommandDispatcher, OutputChunk } from '../../queue/command-dispatcher';
+import type { CommandDispatcher, OutputChunk } from '../../dispatch/command-dispatcher';
 import { withHeartbeat } from '../heartbeat';
 import { activeStreams, streamBytes, streamItems } from '../metrics';
 import type { ProxyAuth } from '../proxy-auth';

@@ -1,9 +1,9 @@
 import type { CommandRunner } from '../core/command-runner';
 import type { Logger } from '../core/ports/logger';
-import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from '../queue/command-dispatcher';
-import { executeCommand } from '../queue/command-execution';
-import { InMemoryChannel } from '../queue/in-memory-channel';
-import { SlotPool } from '../queue/slot-pool';
+import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from './command-dispatcher';
+import { executeCommand } from './command-execution';
+import { InMemoryChannel } from './in-memory-channel';
+import { SlotPool } from './slot-pool';
 
 export interface EmbeddedDispatcherOptions {
   runner: CommandRunner;

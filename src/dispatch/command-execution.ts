@@ -3,7 +3,8 @@ import { FusionError, errorMessage, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import { runWithLogContext } from '../observability/log-context';
 import type { ProxyCommand } from './command-dispatcher';
-import { errorsTotal, jobDuration, jobsTotal } from './metrics';
+import { errorsTotal } from '../observability/error-metrics';
+import { jobDuration, jobsTotal } from './metrics';
 import type { OutputSink } from './output-sink';
 
 export type CommandOutcome = 'success' | 'error' | 'cancelled';
