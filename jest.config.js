@@ -13,4 +13,10 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
+  // npm test passes --coverage: the thresholds sit a little under the figures measured on
+  // 2026-11-25 (lines 96.9 %, branches 86.7 %, functions 96.8 %), so a change that drops tests fails.
+  collectCoverageFrom: ['src/**/*.ts'],
+  coverageProvider: 'v8',
+  coverageReporters: ['text-summary', 'json-summary'],
+  coverageThreshold: { global: { lines: 95, statements: 95, branches: 84, functions: 95 } },
 };
