@@ -30,7 +30,10 @@ export interface FusionConnectorOptions {
   env?: RoleEnv;
   logger?: Logger;
   proxyTimeouts?: ProxyTimeouts;
-  /** Interval of the keepAlive sent to the platform while a command runs (default 30 s; the platform's limit is 2.5 min). */
+  /**
+   * Interval of the keepAlive sent to the platform while a command runs (default 30 s; the platform's limit is 2.5
+   * min).
+   */
   keepAliveIntervalMs?: number;
   /** Default: the SDK's readConfig(). */
   readConfig?: () => Promise<Record<string, unknown>>;

@@ -36,7 +36,10 @@ function withoutSecrets(err: FusionError, secrets: readonly string[]): FusionErr
   return message === err.message ? err : new FusionError(err.code, message, err.details, { cause: err.cause });
 }
 
-/** Why an aborted command stopped: the abort reason when it is a FusionError (a worker shutting down), else a plain cancel. */
+/**
+ * Why an aborted command stopped: the abort reason when it is a FusionError (a worker shutting down), else a plain
+ * cancel.
+ */
 function cancellation(signal: AbortSignal): FusionError {
   return isFusionError(signal.reason)
     ? signal.reason

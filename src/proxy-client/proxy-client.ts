@@ -21,7 +21,9 @@ export interface ProxyTimeouts {
   idleMs?: number;
 }
 
-/** connect 30 s; idle 6 min, longer than the server's own 5-minute REQUEST_TIMEOUT_MS default so its clearer error wins. */
+/**
+ * connect 30 s; idle 6 min, longer than the server's own 5-minute REQUEST_TIMEOUT_MS default so its clearer error wins.
+ */
 const DEFAULT_PROXY_TIMEOUTS: Required<ProxyTimeouts> = { connectMs: 30_000, idleMs: 360_000 };
 
 export interface ProxyRequestOptions {

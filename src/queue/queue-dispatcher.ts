@@ -179,7 +179,8 @@ export class QueueDispatcher implements CommandDispatcher {
     for (let attempt = 0; ; attempt++) {
       try {
         if (!completed) {
-          // The worker checks this key before it starts a job and polls it while it runs; a job still waiting is simply removed.
+          // The worker checks this key before it starts a job and polls it while it runs; a job still waiting is simply
+          // removed.
           await this.redis.set(keys.cancel, '1', 'PX', this.opts.cancelTtlMs ?? 5 * 60 * 1000);
           await this.queue.removeIfWaiting(jobId);
         }
@@ -195,7 +196,9 @@ export class QueueDispatcher implements CommandDispatcher {
     }
   }
 
-  /** Reader connections in use by open requests (tests, fault suite): each returns to the pool when its request ends. */
+  /**
+   * Reader connections in use by open requests (tests, fault suite): each returns to the pool when its request ends.
+   */
   get readersInUse(): number {
     return this.pool.lent;
   }

@@ -19,7 +19,10 @@ export interface RunningServer {
   worker?: CommandWorker;
   /** The separate GET /metrics listener, when METRICS_PORT asks for one (then `app` has no /metrics). */
   metrics?: MetricsListener;
-  /** Stops taking requests, lets open streams and running jobs finish (up to SHUTDOWN_GRACE_MS), closes connections (both listeners). */
+  /**
+   * Stops taking requests, lets open streams and running jobs finish (up to SHUTDOWN_GRACE_MS), closes connections
+   * (both listeners).
+   */
   close(): Promise<void>;
 }
 

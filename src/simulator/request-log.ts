@@ -3,7 +3,10 @@ export interface RequestLogEntry {
   path: string;
   /** Route template, e.g. '/v3/accounts/{id}' (the path itself for unknown routes). */
   template: string;
-  /** HTTP status; 0 when the connection was dropped by an injected fault, 499 when the client went away during injected latency. */
+  /**
+   * HTTP status; 0 when the connection was dropped by an injected fault, 499 when the client went away during injected
+   * latency.
+   */
   status: number;
   clientId?: string;
   at: number;

@@ -2,7 +2,9 @@ import type { AccessProfileRecord, AccountRecord, IdentityRecord, SourceRecord }
 import type { Tenant } from './store';
 import { resolvePath } from './search-query';
 
-/** Records -> the response models of sailpoint-api-client (v3 Source, Account, IdentityDocument, AccessProfile, Schema). */
+/**
+ * Records -> the response models of sailpoint-api-client (v3 Source, Account, IdentityDocument, AccessProfile, Schema).
+ */
 
 export function sourceView(s: SourceRecord): Record<string, unknown> {
   return {

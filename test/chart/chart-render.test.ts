@@ -549,7 +549,8 @@ describe('metrics objects', () => {
       expect(at(sm, 'spec', 'endpoints', 0)).toMatchObject({ port: 'metrics', path: '/metrics' });
       const sel = at<Record<string, string>>(sm, 'spec', 'selector', 'matchLabels');
       expect(sel['app.kubernetes.io/component']).toBe(component);
-      // It selects exactly one Service: headless, with only the metrics port, aimed at the container port named metrics.
+      // It selects exactly one Service: headless, with only the metrics port, aimed at the container port named
+      // metrics.
       const selected = ofKind(r.objects, 'Service').filter((s) => selects(sel, s.metadata.labels));
       expect(selected.map((s) => s.metadata.name)).toEqual([service]);
       expect(at(selected[0]!, 'spec', 'clusterIP')).toBe('None');

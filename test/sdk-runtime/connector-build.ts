@@ -27,7 +27,10 @@ export async function buildForSpcx(): Promise<string> {
   return out;
 }
 
-/** `npm run pack-zip` into a fresh directory, then the zip extracted into an empty one (Python's zipfile: a reader that is not ours). */
+/**
+ * `npm run pack-zip` into a fresh directory, then the zip extracted into an empty one (Python's zipfile: a reader that
+ * is not ours).
+ */
 export function packAndExtract(): { zipFile: string; dir: string; files: string[] } {
   const outDir = mkdtempSync(join(tmpdir(), 'fusion-zip-'));
   const packed = spawnSync(process.execPath, [join(ROOT, 'tools/pack-zip.mjs'), outDir], { encoding: 'utf8' });
@@ -74,7 +77,9 @@ export function childEnv(logLevel: string | undefined, extra: Record<string, str
   return env;
 }
 
-/** Runs commands through the connector module's own SDK `_exec` in a child process (test/sdk-runtime/exec-driver.js). */
+/**
+ * Runs commands through the connector module's own SDK `_exec` in a child process (test/sdk-runtime/exec-driver.js).
+ */
 export function execInChild(
   module: string,
   commands: ExecCommand[],

@@ -59,7 +59,9 @@ export async function startSpcx(connectorFile: string, logLevel: string | undefi
   };
 }
 
-/** What the platform receives from spcx for one command: NDJSON RawResponses, then spcx's plain-text error if it failed. */
+/**
+ * What the platform receives from spcx for one command: NDJSON RawResponses, then spcx's plain-text error if it failed.
+ */
 export async function spcxInvoke(
   spcx: Spcx,
   type: string,

@@ -78,7 +78,10 @@ export class FakePlatform implements PlatformSession {
     return [...this.accounts.values()].filter((a) => a.sourceId === sourceId);
   }
 
-  /** The platform's side of an aggregation: upsert by native identity, delete what was not emitted, new accounts get an identity. */
+  /**
+   * The platform's side of an aggregation: upsert by native identity, delete what was not emitted, new accounts get an
+   * identity.
+   */
   ingest(
     sourceId: string,
     items: { identity: string; disabled: boolean; attributes: Record<string, unknown> }[],

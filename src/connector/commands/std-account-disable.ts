@@ -1,7 +1,9 @@
 import type { StdAccountDisableHandler } from '@sailpoint/connector-sdk';
 import type { CommandRun } from '../command-run';
 
-/** The SDK's typed handler for `std:account:disable`; the core or the proxy server does the work (../command-run.ts). */
+/**
+ * The SDK's typed handler for `std:account:disable`; the core or the proxy server does the work (../command-run.ts).
+ */
 export const stdAccountDisable =
   (run: CommandRun): StdAccountDisableHandler =>
   (context, input, res) =>

@@ -74,7 +74,9 @@ export async function resolveSources(
   return { own, active, skipped };
 }
 
-/** Waits between task polls; the abort listener is removed on every path, since a poll loop may run for half an hour. */
+/**
+ * Waits between task polls; the abort listener is removed on every path, since a poll loop may run for half an hour.
+ */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
@@ -88,7 +90,9 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
-/** "Force aggregation before processing?": runs the source's aggregation and waits for it within provisioningTimeout. */
+/**
+ * "Force aggregation before processing?": runs the source's aggregation and waits for it within provisioningTimeout.
+ */
 export async function forceAggregation(
   platform: PlatformPort,
   source: PlatformSource,

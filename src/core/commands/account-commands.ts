@@ -171,7 +171,8 @@ async function issueForCreate(
   // With "Enable concurrency check?" off aggregations take no lock, so holding it would not keep
   // a running aggregation from issuing the same counter value: counters wait for the next aggregation.
   const guarded = config.concurrencyCheckEnabled;
-  // Creates hold the lock for two platform calls: waiting for another create is short; an aggregation is not waited for.
+  // Creates hold the lock for two platform calls: waiting for another create is short; an aggregation is not waited
+  // for.
   const locked =
     hasCounters &&
     guarded &&

@@ -39,7 +39,10 @@ export interface CandidateDetails {
   attributes?: Record<string, unknown>;
 }
 
-/** Score desc, identities before accounts, then id: the matcher's ranking, applied again because the port does not promise order. */
+/**
+ * Score desc, identities before accounts, then id: the matcher's ranking, applied again because the port does not
+ * promise order.
+ */
 export function rankCandidates(candidates: readonly ReviewCandidate[]): ReviewCandidate[] {
   return [...candidates].sort((a, b) => {
     if (a.score !== b.score) return b.score - a.score;

@@ -108,7 +108,10 @@ export interface ProblemEntry {
   reason: string;
 }
 
-/** What the aggregation summary includes about reviews. Every waiting account is in `pending`, `expired` or `noReviewer`. */
+/**
+ * What the aggregation summary includes about reviews. Every waiting account is in `pending`, `expired` or
+ * `noReviewer`.
+ */
 export interface ReviewSummary {
   formsCreated: number;
   created: CreatedFormEntry[];
