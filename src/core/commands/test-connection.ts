@@ -19,11 +19,11 @@ function configuredSources(config: Record<string, unknown>): string[] {
 }
 
 /**
- * std:test-connection: validates the whole configuration, proves the credentials with
- * GET {baseurl}/v3/sources (the spec's call for checking credentials), then checks the configured
- * sources against what exists. A configured name that matches no source exactly (case-sensitive) fails the test with the names that do
- * exist, since aggregation would silently read nothing from it. A disabled managed source is
- * reported as a warning: its accounts will not be aggregated.
+ * std:test-connection: validates the whole configuration, proves the credentials with GET
+ * {baseurl}/v3/sources (the spec's call for checking credentials), then checks the configured
+ * sources against what exists. A configured name that matches no source exactly (case-sensitive)
+ * fails the test with the names that do exist, since aggregation would silently read nothing from
+ * it. A disabled managed source is reported as a warning: its accounts will not be aggregated.
  */
 export function createTestConnectionCommand(platform: PlatformFactory): CoreCommand {
   return async function* testConnection(_input, config, ctx): AsyncIterable<CommandOutput> {
