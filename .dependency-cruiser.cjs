@@ -20,7 +20,7 @@ module.exports = {
         'core runs the same in the connector, the embedded server and a queue worker: it reaches the world through ports.',
       from: { path: '^src/core/' },
       // errors (the code table) and observability (metrics registry) are cross-cutting, not transport.
-      to: { path: '^src/(?!core/|errors/|observability/)' },
+      to: { path: '^src/(?!core/|errors/|observability/|secrets/)' },
     },
     {
       name: 'core-no-transport-packages',

@@ -5,7 +5,7 @@ import { COMMAND_TYPES, isCommandType } from '../core/command-types';
 import { errorMessage, isFusionError } from '../core/errors';
 import type { LogFn, Logger } from '../core/ports/logger';
 import { invokeProxy } from '../proxy-client/proxy-client';
-import { redact } from '../proxy-client/proxy-errors';
+import { redactText, secretValues, secretsOf } from '../secrets/redaction';
 
 /**
  * `fusion-proxy invoke`: sends one command to a proxy server, as the platform-side connector
@@ -85,7 +85,7 @@ function stderrLogger(stderr: Writable, secrets: () => string[]): Logger {
     (label: string): LogFn =>
     (a: Record<string, unknown> | string, msg?: string) => {
       const text = typeof a === 'string' ? a : (msg ?? '');
-      stderr.write(`fusion-proxy invoke: ${label}: ${redact(text, secrets())}\n`);
+      stderr.write(`fusion-proxy invoke: ${label}: ${redactText(text, secrets())}\n`);
     };
   const quiet: LogFn = () => undefined;
   return { error: line('error'), warn: line('warning'), info: quiet, debug: quiet };
@@ -148,10 +148,7 @@ export async function run(
       throw new UsageError(
         'no proxy password: set env PROXY_PASSWORD, pass --password, or set proxyPassword in the configuration',
       );
-    secrets = [
-      password,
-      ...(typeof config.clientSecret === 'string' && config.clientSecret ? [config.clientSecret] : []),
-    ];
+    secrets = secretValues([password, ...secretsOf(config)]);
     const ca = values.ca
       ? await readFile(values.ca, 'utf8').catch((e: unknown) => {
           throw new UsageError(`cannot read the CA file ${values.ca}: ${errorMessage(e)}`);
@@ -179,11 +176,11 @@ export async function run(
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`fusion-proxy invoke: ${redact(e.message, secrets)}\n\n${INVOKE_USAGE}`);
+      io.stderr.write(`fusion-proxy invoke: ${redactText(e.message, secrets)}\n\n${INVOKE_USAGE}`);
       return 2;
     }
     const code = isFusionError(e) ? ` [${e.code}]` : '';
-    io.stderr.write(`fusion-proxy invoke: ${redact(errorMessage(e), secrets)}${code}\n`);
+    io.stderr.write(`fusion-proxy invoke: ${redactText(errorMessage(e), secrets)}${code}\n`);
     return 1;
   } finally {
     process.off('SIGINT', onSigint);

@@ -2,6 +2,7 @@ import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import { runWithLogContext } from '../observability/log-context';
+import { redactText, secretsOf } from '../secrets/redaction';
 import type { ProxyCommand } from './command-dispatcher';
 import { errorsTotal } from '../observability/error-metrics';
 import { jobDuration, jobsTotal } from './metrics';
@@ -15,24 +16,13 @@ export function toFusionError(e: unknown): FusionError {
   return new FusionError('PROXY_SERVER_ERROR', errorMessage(e) || 'command failed', {}, { cause: e });
 }
 
-const SECRET_KEY = /secret|password|token/i;
-
-/** The secret values of a configuration (clientSecret and the like), longest first. */
-function secretsOf(config: Record<string, unknown>): string[] {
-  return Object.entries(config)
-    .filter(([k, v]) => SECRET_KEY.test(k) && typeof v === 'string' && v.length >= 4)
-    .map(([, v]) => v as string)
-    .sort((a, b) => b.length - a.length);
-}
-
 /**
  * The error as it may leave the command: to the client, the logs and (queue mode) the Redis
  * stream. A message that quotes a credential (a library echoing a request, a template
  * printing $clientSecret) has it replaced, so no layer after this one has to know.
  */
 function withoutSecrets(err: FusionError, secrets: readonly string[]): FusionError {
-  let message = err.message;
-  for (const s of secrets) message = message.split(s).join('[redacted]');
+  const message = redactText(err.message, secrets);
   return message === err.message ? err : new FusionError(err.code, message, err.details, { cause: err.cause });
 }
 

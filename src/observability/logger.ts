@@ -1,4 +1,5 @@
 import pino, { type Logger as PinoLogger, type DestinationStream } from 'pino';
+import { REDACTED, SECRET_KEY_NAMES } from '../secrets/redaction';
 import { currentLogContext } from './log-context';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -9,17 +10,7 @@ export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'
  * an object is likely to be logged at (a config, a request body, an error's details).
  */
 const REDACT_PATHS: string[] = (() => {
-  const keys = [
-    'proxyPassword',
-    'clientSecret',
-    'password',
-    'secret',
-    'accessToken',
-    'access_token',
-    'authorization',
-    'Authorization',
-    'client_secret',
-  ];
+  const keys = SECRET_KEY_NAMES;
   const prefixes = ['', '*.', '*.*.', 'config.', 'body.config.', 'req.headers.'];
   // An HTTP client error nested in a logged object keeps its request (bearer token, form body).
   const nestedHttpError = [
@@ -64,7 +55,7 @@ export function createLogger(
     {
       name: opts.name ?? 'fusion-proxy',
       level: opts.level ?? 'info',
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
       serializers: { err: safeError, error: safeError, req: safeRequest },
       // Request/job id and command on every line, without threading a child logger everywhere.
       mixin: () => ({ ...currentLogContext() }),

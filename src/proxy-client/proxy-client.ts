@@ -4,7 +4,8 @@ import type { Socket } from 'node:net';
 import type { CommandType } from '../core/command-types';
 import { FusionError, isFusionError } from '../core/errors';
 import { silentLogger, type Logger } from '../core/ports/logger';
-import { displayUrl, networkError, redact, statusError, streamFailedError } from './proxy-errors';
+import { redactText, secretValues } from '../secrets/redaction';
+import { displayUrl, networkError, statusError, streamFailedError } from './proxy-errors';
 import { ResponseFormatError, ResponseParser } from './response-parser';
 
 /** One item of a command's output, exactly as the proxy server sent it. */
@@ -71,7 +72,7 @@ function parseProxyUrl(raw: string, secrets: readonly string[]): URL {
   } catch {
     throw new FusionError(
       'CONFIG_INVALID',
-      `Proxy URL ${JSON.stringify(redact(raw, secrets))} is not a valid URL (expected https://host[:port]/path)`,
+      `Proxy URL ${JSON.stringify(redactText(raw, secrets))} is not a valid URL (expected https://host[:port]/path)`,
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -85,19 +86,14 @@ function parseProxyUrl(raw: string, secrets: readonly string[]): URL {
 
 /** Every string that must never reach a log line or an error message. */
 function secretsOf(opts: ProxyRequestOptions): string[] {
-  const out = [opts.password];
-  const secret = opts.config.clientSecret;
-  if (typeof secret === 'string') out.push(secret);
-  const proxyPassword = opts.config.proxyPassword;
-  if (typeof proxyPassword === 'string') out.push(proxyPassword);
+  const values: unknown[] = [opts.password, opts.config.clientSecret, opts.config.proxyPassword];
   try {
     const u = new URL(opts.url.trim());
-    if (u.password) out.push(decodeURIComponent(u.password));
+    if (u.password) values.push(decodeURIComponent(u.password));
   } catch {
     // An invalid URL is reported by parseProxyUrl.
   }
-  // Longest first, so a secret that contains another is redacted whole.
-  return out.filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  return secretValues(values);
 }
 
 /**
@@ -271,7 +267,7 @@ export async function* proxyItems(opts: ProxyRequestOptions): AsyncGenerator<Pro
       if (failure) throw failure;
       if (isFusionError(e)) throw e;
       if (e instanceof ResponseFormatError) {
-        const detail = redact(e.message, secrets);
+        const detail = redactText(e.message, secrets);
         if (e.kind === 'truncated') {
           throw new FusionError(
             'PROXY_STREAM_ABORTED',

@@ -1,5 +1,6 @@
 import { FusionError, type FusionErrorCode } from '../core/errors';
 import { ERROR_CODES, isErrorCode, type ErrorCode } from '../errors/error-codes';
+import { redactText } from '../secrets/redaction';
 
 /**
  * The proxy URL as shown to an operator: scheme, host, port and path. User info and the query
@@ -7,15 +8,6 @@ import { ERROR_CODES, isErrorCode, type ErrorCode } from '../errors/error-codes'
  */
 export function displayUrl(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
-}
-
-/** Replaces every occurrence of each secret in `text` (the server may echo what it received). */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) {
-    if (s.length > 0) out = out.split(s).join('[redacted]');
-  }
-  return out;
 }
 
 const TLS_CODES = new Set([
@@ -61,7 +53,7 @@ export function networkError(
   ctx: { url: string; type: string; secrets: readonly string[]; phase: 'connect' | 'response' },
 ): FusionError {
   const code = errorCode(e);
-  const detail = redact(rawMessage(e), ctx.secrets);
+  const detail = redactText(rawMessage(e), ctx.secrets);
   const base = { url: ctx.url, command: ctx.type, cause: code ?? 'unknown' };
   if (isTlsError(e)) {
     return new FusionError(
@@ -159,7 +151,7 @@ export function statusError(
   ctx: { url: string; type: string; secrets: readonly string[] },
 ): FusionError {
   // The server's message usually ends a sentence already; the hint appended below starts a new one.
-  const message = redact(errorBodyMessage(body), ctx.secrets).replace(/[.\s]+$/, '');
+  const message = redactText(errorBodyMessage(body), ctx.secrets).replace(/[.\s]+$/, '');
   const details = { url: ctx.url, command: ctx.type, status, serverError: message };
   if (status === 401) {
     return new FusionError(
@@ -204,7 +196,7 @@ export function streamFailedError(
   line: { code: string; error: string },
   ctx: { url: string; type: string; secrets: readonly string[]; items: number },
 ): FusionError {
-  const message = redact(line.error, ctx.secrets).replace(/[.\s]+$/, '');
+  const message = redactText(line.error, ctx.secrets).replace(/[.\s]+$/, '');
   const known =
     isErrorCode(line.code) && line.code !== 'UNEXPECTED' && ERROR_CODES[line.code].origin !== 'proxy-client'
       ? line.code

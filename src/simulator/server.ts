@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { REDACTED, isSecretKey } from '../secrets/redaction';
 import { hasScope } from './auth';
 import { parseBody } from './body-parser';
 import type { RouteDef, SimContext, SimRequest, SimResponse } from './context';
@@ -19,7 +20,7 @@ function flatQuery(q: unknown): Record<string, string> {
     for (const [k, v] of Object.entries(q as Record<string, unknown>)) {
       const first = Array.isArray(v) ? v[0] : v;
       // The request log is test-visible: never keep a credential a client put in the query.
-      if (first !== undefined) out[k] = /secret|password|token/i.test(k) ? '[redacted]' : String(first);
+      if (first !== undefined) out[k] = isSecretKey(k) ? REDACTED : String(first);
     }
   }
   return out;

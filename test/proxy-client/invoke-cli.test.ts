@@ -151,6 +151,22 @@ describe('fusion-proxy invoke', () => {
     expect(t.err()).not.toContain(CLIENT_SECRET);
   });
 
+  it('a one-letter password hides nothing it is not: words that contain it stay whole', async () => {
+    const s = await server((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'the proxy could not read x from the index' }));
+    });
+    const t = io();
+    const code = await run(
+      ['--url', s.url, '--password', 'x', '--type', 'std:account:list', '--config', file('c4x.json', config)],
+      t.io,
+    );
+    expect(code).toBe(1);
+    expect(t.err()).toContain('The proxy server at');
+    expect(t.err()).toContain('the proxy could not read x from the index');
+    expect(t.err()).not.toMatch(/pro\[redacted\]y/);
+  });
+
   it('connection refused exits 1 with the URL and the cause', async () => {
     const url = await closedPortUrl();
     const t = io({ PROXY_PASSWORD: PASSWORD });
