@@ -4,6 +4,7 @@ import { errorMessage } from '../core/errors';
 import { createLogger } from '../observability/logger';
 import { createProductionRunner } from '../runtime/production-runner';
 import { loadEnv, type ServerEnv } from '../server/env';
+import { RedisHealth } from '../queue/redis-health';
 import { startServer } from '../server/server';
 
 const USAGE = `usage: fusion-proxy serve
@@ -58,11 +59,12 @@ export async function run(argv: string[]): Promise<number> {
     env.REDIS_URL && env.ROLE !== 'api'
       ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, disconnectTimeout: 200 })
       : undefined;
-  runtimeRedis?.on('error', (e: unknown) => logger.debug({ err: errorMessage(e) }, 'redis connection error'));
+  const redisHealth = env.REDIS_URL ? new RedisHealth(env.REDIS_URL, logger) : undefined;
+  if (runtimeRedis) redisHealth?.watch(runtimeRedis);
   const runner = createProductionRunner(runtimeRedis ? { redis: runtimeRedis } : {});
   let server;
   try {
-    server = await startServer(env, { runner, logger });
+    server = await startServer(env, { runner, logger, redisHealth });
   } catch (e) {
     logger.error({ err: errorMessage(e) }, 'fusion-proxy could not start');
     runtimeRedis?.disconnect();

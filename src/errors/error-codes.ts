@@ -181,6 +181,13 @@ export const ERROR_CODES = {
     'A platform call failed (5xx, network error or an unexpected answer) after its retries.',
     'Check the Platform API URL and the platform status; run again.',
   ),
+  PLATFORM_UNREACHABLE: row(
+    500,
+    'platform',
+    false,
+    'The Platform API URL could not be reached (no such host, connection refused, TLS failure) or what answers there is not the platform API.',
+    'Correct the Platform API URL (https://<tenant>.api.identitynow.com, no path) and check DNS, the firewall and any egress proxy between the connector or proxy server and the platform.',
+  ),
   PLATFORM_TIMEOUT: row(
     500,
     'platform',

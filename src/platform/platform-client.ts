@@ -99,6 +99,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
       policy,
       callTimeoutMs: settings.provisioningTimeout * 1000,
       requestsPerSecond: settings.enableQueue ? settings.requestsPerSecond : undefined,
+      baseurl: settings.baseurl,
       logger: deps.logger,
       signal: deps.signal,
       random: deps.random,

@@ -1,5 +1,6 @@
 import { isAxiosError } from 'axios';
 import { FusionError, isFusionError } from '../core/errors';
+import { isTlsErrorCode } from '../errors/network-codes';
 import { parseRetryAfter } from './retry-after';
 
 /** One platform request as errors and metrics describe it: method and path template, never ids. */
@@ -16,6 +17,8 @@ export type FailureKind =
   | 'server_error'
   | 'client_error'
   | 'network'
+  /** Something answered at the Platform API URL, but not the platform API (an HTML page, a 404 token endpoint). */
+  | 'not_platform'
   | 'aborted'
   | 'fusion'
   | 'unexpected';
@@ -28,11 +31,37 @@ export interface ClassifiedFailure {
   networkCode?: string;
   /** True when the request certainly never reached the server (safe to retry a non-idempotent call). */
   notSent?: boolean;
+  /** A network failure no retry can fix: the host does not exist, or its TLS is not one the client trusts. */
+  permanent?: boolean;
   /** The platform's own explanation (detailCode / first message), already shortened. */
   platformDetail?: string;
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Failures a retry cannot fix: DNS says the host does not exist (EAI_AGAIN, a resolver hiccup, is
+ * retried), the URL is malformed, or the TLS handshake failed on the certificate or the protocol.
+ */
+function isPermanent(code: string): boolean {
+  return code === 'ENOTFOUND' || code === 'ERR_INVALID_URL' || isTlsErrorCode(code);
+}
+
+/** What a network error code means, in the words an operator checks first. */
+export function networkCause(code: string | undefined): string {
+  if (code === undefined) return 'no response';
+  if (code === 'ENOTFOUND') return 'no such host (DNS)';
+  if (code === 'EAI_AGAIN') return 'DNS lookup failed (temporary)';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET') return 'connection reset';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
+  if (code === 'ETIMEDOUT' || code === 'ECONNABORTED') return 'no answer in time';
+  if (code === 'ERR_INVALID_URL') return 'not a valid URL';
+  if (code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER')
+    return 'TLS handshake failed (is it http:// rather than https://?)';
+  if (isTlsErrorCode(code)) return 'TLS certificate not trusted';
+  return 'no response';
+}
 
 function platformDetail(data: unknown): string | undefined {
   if (!data || typeof data !== 'object') return undefined;
@@ -60,7 +89,12 @@ export function classifyFailure(err: unknown, nowMs: number = Date.now()): Class
     const res = err.response;
     if (!res) {
       const code = err.code ?? (err.cause as { code?: string } | undefined)?.code ?? 'ERR_NETWORK';
-      return { kind: 'network', networkCode: code, notSent: NOT_SENT_CODES.has(code) };
+      return {
+        kind: 'network',
+        networkCode: code,
+        notSent: NOT_SENT_CODES.has(code) || isTlsErrorCode(code),
+        permanent: isPermanent(code),
+      };
     }
     const status = res.status;
     const detail = platformDetail(res.data);
@@ -98,6 +132,21 @@ function where(req: RequestDescriptor): string {
 export interface ErrorContext {
   attempts: number;
   requestsPerSecond?: number;
+  /** The Platform API URL, named in errors about reaching it. */
+  baseurl?: string;
+  /** Nothing at the URL has answered this session yet: a network failure then means a wrong or unreachable URL. */
+  neverAnswered?: boolean;
+}
+
+/** The URL as shown to an operator: no user info, no query. */
+export function shownBaseurl(baseurl: string | undefined): string {
+  if (!baseurl) return 'the Platform API URL (baseurl)';
+  try {
+    const u = new URL(baseurl);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return JSON.stringify(baseurl.slice(0, 200));
+  }
 }
 
 /** The typed, actionable error for a request that will not be retried (any more). */
@@ -150,11 +199,28 @@ export function toFusionError(
         details,
         { cause },
       );
-    case 'network':
+    case 'network': {
+      const cause = `${networkCause(f.networkCode)}${f.networkCode ? `, ${f.networkCode}` : ''}`;
+      if (f.permanent || ctx.neverAnswered) {
+        return new FusionError(
+          'PLATFORM_UNREACHABLE',
+          `Cannot reach the Platform API at ${shownBaseurl(ctx.baseurl)}: ${cause} (${where(req)}, ${ctx.attempts} attempt(s)). Check the Platform API URL (baseurl), DNS, the firewall and any egress proxy.`,
+          { ...details, networkCode: f.networkCode },
+          { cause },
+        );
+      }
       return new FusionError(
         'PLATFORM_REQUEST_FAILED',
-        `Platform API request ${where(req)} failed without a response (${f.networkCode}) after ${ctx.attempts} attempt(s). Check the Platform API URL (baseurl) and the network path to it.`,
+        `Platform API request ${where(req)} to ${shownBaseurl(ctx.baseurl)} failed without a response (${cause}) after ${ctx.attempts} attempt(s). Check the network path to the platform and run again.`,
         { ...details, networkCode: f.networkCode },
+        { cause },
+      );
+    }
+    case 'not_platform':
+      return new FusionError(
+        'PLATFORM_UNREACHABLE',
+        `What answers at ${shownBaseurl(ctx.baseurl)} is not the platform API: ${where(req)} got ${f.status !== undefined ? `HTTP ${f.status}` : 'an answer'} without an access token. Check the Platform API URL (baseurl): https://<tenant>.api.identitynow.com, with no path.${platformSays}`,
+        details,
         { cause },
       );
     default:

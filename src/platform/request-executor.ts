@@ -14,7 +14,7 @@ import {
 } from './platform-errors';
 import type { RateLimiter } from './rate-limiter';
 import { backoffDelay, rateLimitDelay, type RetryPolicy, type RetryReason } from './retry-policy';
-import type { TokenProvider } from './token-provider';
+import { TOKEN_REQUEST, TokenFetchError, type TokenProvider } from './token-provider';
 
 export interface PlatformRequest extends RequestDescriptor {
   /** Safe to send twice (reads, replacing patches). Others are retried only when not sent or on 429. */
@@ -42,6 +42,13 @@ export interface AttemptOptions {
 const STALE_GRANT_MS = 20;
 const MAX_REGRANTS = 3;
 
+/**
+ * Attempts for a connection failure while nothing at the URL has answered this session: one
+ * retry covers a blip; a wrong or unreachable Platform API URL then fails in about a second,
+ * with its cause, instead of after a minute of backoff (and after the proxy's first heartbeat).
+ */
+const FIRST_CONTACT_ATTEMPTS = 2;
+
 export interface ExecutorDeps {
   tokens: TokenProvider;
   limiter: RateLimiter;
@@ -50,6 +57,8 @@ export interface ExecutorDeps {
   /** Deadline of one call including every retry and wait. */
   callTimeoutMs: number;
   requestsPerSecond?: number;
+  /** The Platform API URL, named in errors about reaching it. */
+  baseurl?: string;
   logger: Logger;
   /** Aborts every call of this client (the command's signal). */
   signal?: AbortSignal;
@@ -68,6 +77,9 @@ interface Decision {
  * every attempt observes the caller's signal and the call deadline, so nothing runs past them.
  */
 export class RequestExecutor {
+  /** Something at the URL answered (any HTTP status) during this session. */
+  private answered = false;
+
   constructor(private readonly deps: ExecutorDeps) {}
 
   async run<T>(
@@ -87,9 +99,12 @@ export class RequestExecutor {
         let failure: ClassifiedFailure;
         let original: unknown;
         let usedToken: string | undefined;
+        let failedReq: PlatformRequest = req;
         try {
           // Token first, so a token fetch never sits between a rate grant and the request.
           usedToken = await tokens.get(call.signal);
+          // A token means the platform's token endpoint answered: the URL is right.
+          this.answered = true;
           const waitStarted = performance.now();
           const release = gate ? await gate.acquire(call.signal) : undefined;
           try {
@@ -107,15 +122,18 @@ export class RequestExecutor {
             const started = performance.now();
             try {
               const res = await attempt({ signal: one.signal, beforeSend });
+              this.answered = true;
               platformRequests.inc({ endpoint: req.endpoint, method: req.method, status: String(res.status) });
               return res;
             } catch (e) {
-              // Redis (limiter) trouble inside beforeSend: handled like any FusionError below.
-              if (isFusionError(e)) throw e;
+              // Redis (limiter) trouble inside beforeSend, or the library's own token fetch failing:
+              // handled below like the executor's own.
+              if (isFusionError(e) || e instanceof TokenFetchError) throw e;
               // An attempt that hit its own timeout (not the call's) is a network failure to retry.
               if (one.cause() === 'deadline' && !call.signal.aborted) {
                 failure = { kind: 'network', networkCode: 'ETIMEDOUT' };
               } else failure = classifyFailure(e);
+              if (failure.status !== undefined) this.answered = true;
               original = e;
               platformRequests.inc({
                 endpoint: req.endpoint,
@@ -134,32 +152,25 @@ export class RequestExecutor {
           }
         } catch (e) {
           if (call.signal.aborted) throw stopped();
-          if (isFusionError(e)) {
-            // Token endpoint or Redis trouble: retry what is transient, surface the rest. The failed
-            // fetch counts as an attempt before the check, so a call makes at most maxAttempts of them.
-            attempts++;
-            if (!e.details.retryable || attempts >= policy.maxAttempts) throw e;
-            const delay =
-              typeof e.details.retryAfterMs === 'number'
-                ? e.details.retryAfterMs
-                : backoffDelay(policy, attempts, this.deps.random);
-            if (performance.now() + delay >= deadline) throw e;
-            await this.pause(delay, call.signal, stopped);
-            continue;
-          }
-          throw e;
+          if (!(e instanceof TokenFetchError)) throw e;
+          // The token endpoint failed: decided and worded like any request, with this call's attempts.
+          attempts++;
+          failure = e.failure;
+          original = e.original;
+          // Asking for a token again is safe.
+          failedReq = { ...TOKEN_REQUEST, idempotent: true };
+          if (failure.status !== undefined) this.answered = true;
         }
 
         if (failure.kind === 'aborted' || call.signal.aborted) throw stopped();
         if (failure.kind === 'rate_limited') {
-          platform429.inc({ endpoint: req.endpoint });
+          platform429.inc({ endpoint: failedReq.endpoint });
           // Every pod sharing the bucket pauses, not only this request.
           if (failure.retryAfterMs !== undefined && failure.retryAfterMs > 0)
             await limiter.holdFor(failure.retryAfterMs).catch(() => undefined);
         }
-        const d = this.decide(req, failure, attempts, refreshedAfter401, usedToken !== undefined);
-        if (!d.retry)
-          throw toFusionError(req, failure, { attempts, requestsPerSecond: this.deps.requestsPerSecond }, original);
+        const d = this.decide(failedReq, failure, attempts, refreshedAfter401, usedToken !== undefined);
+        if (!d.retry) throw this.error(failedReq, failure, attempts, original);
         if (failure.kind === 'unauthorized' && usedToken !== undefined) {
           tokens.invalidate(usedToken);
           refreshedAfter401 = true;
@@ -168,14 +179,14 @@ export class RequestExecutor {
         if (performance.now() + delay >= deadline) {
           // Waiting would pass the deadline: fail now with the real cause, not a timeout later.
           if (failure.kind === 'rate_limited' || failure.kind === 'server_error' || failure.kind === 'network') {
-            throw toFusionError(req, failure, { attempts, requestsPerSecond: this.deps.requestsPerSecond }, original);
+            throw this.error(failedReq, failure, attempts, original);
           }
         }
-        platformRetries.inc({ endpoint: req.endpoint, reason: d.reason ?? 'network' });
+        platformRetries.inc({ endpoint: failedReq.endpoint, reason: d.reason ?? 'network' });
         logger.debug(
           {
-            endpoint: req.endpoint,
-            method: req.method,
+            endpoint: failedReq.endpoint,
+            method: failedReq.method,
             status: failure.status,
             attempt: attempts,
             delayMs: delay,
@@ -188,6 +199,20 @@ export class RequestExecutor {
     } finally {
       call.dispose();
     }
+  }
+
+  private error(req: RequestDescriptor, failure: ClassifiedFailure, attempts: number, original: unknown): FusionError {
+    return toFusionError(
+      req,
+      failure,
+      {
+        attempts,
+        requestsPerSecond: this.deps.requestsPerSecond,
+        baseurl: this.deps.baseurl,
+        neverAnswered: !this.answered,
+      },
+      original,
+    );
   }
 
   private async pause(ms: number, signal: AbortSignal, stopped: () => FusionError): Promise<void> {
@@ -226,7 +251,11 @@ export class RequestExecutor {
         };
       case 'network':
         return {
-          retry: left && (req.idempotent || f.notSent === true),
+          retry:
+            left &&
+            !f.permanent &&
+            (this.answered || attempts < FIRST_CONTACT_ATTEMPTS) &&
+            (req.idempotent || f.notSent === true),
           reason: 'network',
           delayMs: backoffDelay(policy, attempts, this.deps.random),
         };

@@ -1,9 +1,8 @@
 import axios, { type AxiosInstance } from 'axios';
-import { FusionError } from '../core/errors';
 import { AbortedError, linkSignal } from './abort';
 import { ENDPOINT } from './endpoint-templates';
 import { platformRequestDuration, platformRequests } from './metrics';
-import { classifyFailure, toFusionError, type RequestDescriptor } from './platform-errors';
+import { classifyFailure, type ClassifiedFailure, type RequestDescriptor } from './platform-errors';
 
 export interface TokenProviderOptions {
   baseurl: string;
@@ -31,7 +30,21 @@ interface CachedToken {
   refreshAt: number;
 }
 
-const TOKEN_REQUEST: RequestDescriptor = { method: 'POST', endpoint: ENDPOINT.token };
+export const TOKEN_REQUEST: RequestDescriptor = { method: 'POST', endpoint: ENDPOINT.token };
+
+/**
+ * A token fetch that failed, as a classified failure: the request executor decides about retries
+ * and words the error, with the real number of attempts, like for any other platform request.
+ */
+export class TokenFetchError extends Error {
+  constructor(
+    readonly failure: ClassifiedFailure,
+    readonly original?: unknown,
+  ) {
+    super(`token request failed (${failure.kind}${failure.status !== undefined ? `, HTTP ${failure.status}` : ''})`);
+    this.name = 'TokenFetchError';
+  }
+}
 
 /** Refresh this long before expiry: 10 % of the lifetime, at most one minute. */
 function refreshMargin(expiresInSeconds: number): number {
@@ -60,7 +73,7 @@ export class TokenProvider {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
 
-  /** A valid access token. Rejects with a FusionError, or an AbortError when `signal` aborts. */
+  /** A valid access token. Rejects with a TokenFetchError, or an AbortError when `signal` aborts. */
   async get(signal?: AbortSignal): Promise<string> {
     const c = this.cached;
     if (c && this.now() < c.refreshAt) return c.value;
@@ -136,15 +149,8 @@ export class TokenProvider {
       platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: String(res.status) });
       const data = (res.data ?? {}) as { access_token?: unknown; expires_in?: unknown };
       if (typeof data.access_token !== 'string' || data.access_token === '') {
-        throw new FusionError(
-          'PLATFORM_REQUEST_FAILED',
-          `Platform token endpoint POST ${ENDPOINT.token} answered without an access_token; check the Platform API URL (baseurl).`,
-          {
-            ...TOKEN_REQUEST,
-            status: res.status,
-            retryable: false,
-          },
-        );
+        // A 200 without a token: a web server, a gateway page, not the platform's token endpoint.
+        throw new TokenFetchError({ kind: 'not_platform', status: res.status });
       }
       const expiresIn = typeof data.expires_in === 'number' ? data.expires_in : Number(data.expires_in);
       const refreshAt =
@@ -155,7 +161,7 @@ export class TokenProvider {
       this.cached = token;
       return token;
     } catch (e) {
-      if (e instanceof FusionError) throw e;
+      if (e instanceof TokenFetchError) throw e;
       const f = classifyFailure(e);
       // Every waiter gave up: nobody reads this outcome, and it is not a timeout.
       if (link.cause() === 'cancelled') {
@@ -163,21 +169,14 @@ export class TokenProvider {
         throw new AbortedError();
       }
       platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: f.status ? String(f.status) : 'error' });
-      if (f.kind === 'aborted') {
-        throw new FusionError(
-          'PLATFORM_TIMEOUT',
-          `Platform token endpoint POST ${ENDPOINT.token} did not answer within ${Math.round(this.timeoutMs / 1000)} s.`,
-          {
-            ...TOKEN_REQUEST,
-            retryable: true,
-          },
-        );
-      }
-      // The token endpoint answers 400/401 invalid_client for a wrong id or secret.
-      const kind = f.kind === 'client_error' && (f.status === 400 || f.status === 401) ? 'unauthorized' : f.kind;
-      const err = toFusionError(TOKEN_REQUEST, { ...f, kind }, { attempts: 1 }, e);
-      const retryable = kind === 'server_error' || kind === 'network' || kind === 'rate_limited';
-      throw new FusionError(err.code, err.message, { ...err.details, retryable, retryAfterMs: f.retryAfterMs });
+      if (f.kind === 'aborted') throw new TokenFetchError({ kind: 'network', networkCode: 'ETIMEDOUT' });
+      // The token endpoint answers 400/401 invalid_client for a wrong id or secret; any other 4xx
+      // (404, 405, ...) means the URL does not lead to the platform's token endpoint.
+      if (f.kind === 'client_error' && (f.status === 400 || f.status === 401))
+        throw new TokenFetchError({ ...f, kind: 'unauthorized' }, e);
+      if (f.kind === 'client_error' || f.kind === 'not_found' || f.kind === 'forbidden')
+        throw new TokenFetchError({ ...f, kind: 'not_platform' }, e);
+      throw new TokenFetchError(f, e);
     } finally {
       platformRequestDuration.observe(
         { endpoint: ENDPOINT.token, method: 'POST' },

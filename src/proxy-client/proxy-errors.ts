@@ -1,5 +1,6 @@
 import { FusionError, type FusionErrorCode } from '../core/errors';
 import { ERROR_CODES, isErrorCode, type ErrorCode } from '../errors/error-codes';
+import { isTlsErrorCode } from '../errors/network-codes';
 import { redactText } from '../secrets/redaction';
 
 /**
@@ -9,21 +10,6 @@ import { redactText } from '../secrets/redaction';
 export function displayUrl(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
-
-const TLS_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'EPROTO',
-]);
 
 function errorCode(e: unknown): string | undefined {
   if (e && typeof e === 'object' && 'code' in e) {
@@ -39,7 +25,7 @@ function rawMessage(e: unknown): string {
 
 function isTlsError(e: unknown): boolean {
   const code = errorCode(e);
-  if (code && (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))) return true;
+  if (isTlsErrorCode(code)) return true;
   return /certificate|ssl|tls/i.test(rawMessage(e));
 }
 

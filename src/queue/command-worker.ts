@@ -4,6 +4,7 @@ import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import { executeCommand, toFusionError } from '../dispatch/command-execution';
+import { RedisHealth } from './redis-health';
 import type { JobCrypto } from './job-crypto';
 import { openCommand, type CommandJobData } from './job-data';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
@@ -25,6 +26,8 @@ export interface CommandWorkerOptions {
   /** BullMQ lock tuning (defaults 30 s each): how soon a dead worker's job is noticed. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** The process's view of Redis (shared with an api in the same process); one of its own otherwise. */
+  redisHealth?: RedisHealth;
 }
 
 interface RunningJob {
@@ -60,13 +63,10 @@ export class CommandWorker {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.streamOptions = { ...DEFAULT_STREAM_OPTIONS, ...opts.stream };
     this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 200 });
-    this.bullConnection.on('error', (e: unknown) =>
-      opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'),
-    );
+    const health = opts.redisHealth ?? new RedisHealth(opts.redisUrl, opts.logger);
+    health.watch(this.bullConnection);
     this.streamConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3, disconnectTimeout: 200 });
-    this.streamConnection.on('error', (e: unknown) =>
-      opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'),
-    );
+    health.watch(this.streamConnection);
     this.worker = new Worker<CommandJobData>(this.queueName, (job) => this.process(job), {
       connection: this.bullConnection,
       prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
@@ -74,7 +74,8 @@ export class CommandWorker {
       ...(opts.lockDurationMs !== undefined ? { lockDuration: opts.lockDurationMs } : {}),
       ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
     });
-    this.worker.on('error', (e: unknown) => opts.logger.warn({ err: errorMessage(e) }, 'worker error'));
+    // BullMQ's worker errors are its Redis calls failing: reported with the connections', once.
+    this.worker.on('error', (e: unknown) => health.failed(e));
     this.pollTimer = setInterval(() => void this.pollCancellations(), opts.cancelPollMs ?? 250);
     this.pollTimer.unref();
   }

@@ -6,6 +6,7 @@ import { CommandQueue } from './command-queue';
 import type { JobCrypto } from './job-crypto';
 import { setQueueStatsSource } from './metrics';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
+import { RedisHealth, redisCause } from './redis-health';
 import { ReaderConnectionPool, type ReaderConnection } from './reader-connection-pool';
 import { READER_LEASE_MS, resultKeys, type ResultKeys } from './result-keys';
 import { ResultStreamReader } from './result-stream-reader';
@@ -23,12 +24,14 @@ export interface QueueDispatcherOptions {
   cancelTtlMs?: number;
   /** How long a job whose queuing failed keeps being withdrawn while Redis does not answer. */
   withdrawWindowMs?: number;
+  /** The process's view of Redis (shared with a worker in the same process); one of its own otherwise. */
+  redisHealth?: RedisHealth;
 }
 
-function unavailable(e: unknown): FusionError {
+function unavailable(e: unknown, health: RedisHealth): FusionError {
   return new FusionError(
     'QUEUE_UNAVAILABLE',
-    `the job queue (Redis) is unavailable: ${errorMessage(e)}`,
+    `the job queue is unavailable: ${health.describe(redisCause(e))}. The command did not run; retry once Redis is back.`,
     {},
     { cause: e },
   );
@@ -53,6 +56,7 @@ export class QueueDispatcher implements CommandDispatcher {
   private readonly queue: CommandQueue;
   private readonly pool: ReaderConnectionPool;
   private readonly cleanups = new Set<Promise<void>>();
+  private readonly health: RedisHealth;
   private closing = false;
 
   constructor(private readonly opts: QueueDispatcherOptions) {
@@ -64,9 +68,10 @@ export class QueueDispatcher implements CommandDispatcher {
       enableOfflineQueue: false,
       retryStrategy: (times) => Math.min(times * 200, 2000),
     });
-    this.redis.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'));
+    this.health = opts.redisHealth ?? new RedisHealth(opts.redisUrl, opts.logger);
+    this.health.watch(this.redis);
     this.queue = new CommandQueue(this.redis, this.queueName, opts.crypto, opts.prefix ?? DEFAULT_BULL_PREFIX);
-    this.queue.queue.on('error', (e: unknown) => opts.logger.debug({ err: errorMessage(e) }, 'queue error'));
+    this.health.watch(this.queue.queue);
     this.pool = new ReaderConnectionPool(opts.redisUrl);
     setQueueStatsSource(this.queue);
   }
@@ -83,7 +88,7 @@ export class QueueDispatcher implements CommandDispatcher {
     try {
       conn = await withTimeout(this.pool.acquire(), 5000, 'connecting a reader');
     } catch (e) {
-      throw unavailable(e);
+      throw unavailable(e, this.health);
     }
     let completed = false;
     let healthy = true;
@@ -99,7 +104,7 @@ export class QueueDispatcher implements CommandDispatcher {
         );
       } catch (e) {
         healthy = false;
-        throw unavailable(e);
+        throw unavailable(e, this.health);
       }
       try {
         await withTimeout(this.queue.add(cmd), 5000, 'adding the job');
@@ -108,7 +113,7 @@ export class QueueDispatcher implements CommandDispatcher {
         // The add may have reached Redis even though its answer did not reach us.
         job.queued = 'maybe';
         healthy = false;
-        throw unavailable(e);
+        throw unavailable(e, this.health);
       }
       const reader = new ResultStreamReader(conn, this.redis, keys, {
         idleTimeoutMs: this.opts.requestTimeoutMs,
@@ -164,7 +169,7 @@ export class QueueDispatcher implements CommandDispatcher {
       });
       if (ok) return;
     }
-    throw unavailable(new Error(`connection is ${this.redis.status}`));
+    throw unavailable(new Error(`connection is ${this.redis.status}`), this.health);
   }
 
   private async cleanUp(
@@ -204,12 +209,13 @@ export class QueueDispatcher implements CommandDispatcher {
   }
 
   async ready(): Promise<Readiness> {
-    if (this.redis.status !== 'ready') return { ok: false, reason: `redis connection is ${this.redis.status}` };
+    if (this.redis.status !== 'ready')
+      return { ok: false, reason: this.health.describe(`connection is ${this.redis.status}`) };
     try {
       await withTimeout(this.redis.ping(), 1000, 'PING');
       return { ok: true };
     } catch (e) {
-      return { ok: false, reason: `redis: ${errorMessage(e)}` };
+      return { ok: false, reason: this.health.describe(redisCause(e)) };
     }
   }
 

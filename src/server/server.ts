@@ -5,6 +5,7 @@ import type { CommandDispatcher } from '../dispatch/command-dispatcher';
 import { CommandWorker } from '../queue/command-worker';
 import { JobCrypto } from '../queue/job-crypto';
 import { QueueDispatcher } from '../queue/queue-dispatcher';
+import { RedisHealth } from '../queue/redis-health';
 import { buildApp } from './app';
 import { EmbeddedDispatcher } from '../dispatch/embedded-dispatcher';
 import type { ServerEnv } from './env';
@@ -35,7 +36,7 @@ function jobCrypto(env: ServerEnv): JobCrypto {
 /** Wires the mode and role the environment asks for, then listens. */
 export async function startServer(
   env: ServerEnv,
-  deps: { runner: CommandRunner; logger: PinoLogger },
+  deps: { runner: CommandRunner; logger: PinoLogger; redisHealth?: RedisHealth },
 ): Promise<RunningServer> {
   const { runner, logger } = deps;
   const serveApi = env.ROLE !== 'worker';
@@ -43,6 +44,8 @@ export async function startServer(
   let worker: CommandWorker | undefined;
   if (env.REDIS_URL) {
     const crypto = jobCrypto(env);
+    // One view of Redis for every connection of this process: one log line per outage, not one per socket.
+    const redisHealth = deps.redisHealth ?? new RedisHealth(env.REDIS_URL, logger);
     if (env.ROLE !== 'api') {
       worker = new CommandWorker({
         redisUrl: env.REDIS_URL,
@@ -53,6 +56,7 @@ export async function startServer(
         queueName: env.QUEUE_NAME,
         lockDurationMs: env.WORKER_LOCK_MS,
         stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+        redisHealth,
         stream: {
           progressIntervalMs: Math.max(5, Math.min(1000, Math.floor(env.REQUEST_TIMEOUT_MS / 4))),
           readerIdleTimeoutMs: env.REQUEST_TIMEOUT_MS,
@@ -66,6 +70,7 @@ export async function startServer(
         logger,
         requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
         queueName: env.QUEUE_NAME,
+        redisHealth,
       });
     }
   } else {

@@ -2,7 +2,7 @@ import { FusionError } from '../../src/core/errors';
 import type { OutputChunk } from '../../src/dispatch/command-dispatcher';
 import { InMemoryChannel } from '../../src/dispatch/in-memory-channel';
 import { LineBatcher } from '../../src/dispatch/line-batcher';
-import { HEARTBEAT_CHUNK, withHeartbeat } from '../../src/server/heartbeat';
+import { HEARTBEAT_CHUNK, firstHeartbeatDelay, withHeartbeat } from '../../src/server/heartbeat';
 import { AuthThrottle } from '../../src/server/auth-throttle';
 
 describe('LineBatcher', () => {
@@ -80,6 +80,61 @@ describe('withHeartbeat', () => {
     expect(out[out.length - 1]!.items).toBe(1);
     const beats = out.filter((c) => c === HEARTBEAT_CHUNK).length;
     expect(beats).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('the first heartbeat waits, so an early failure still gets its JSON error', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it("waits twice the interval before the first byte, at most the contract's 30 s", () => {
+    expect(firstHeartbeatDelay(15_000)).toBe(30_000); // the default
+    expect(firstHeartbeatDelay(30_000)).toBe(30_000);
+    expect(firstHeartbeatDelay(5_000)).toBe(10_000);
+    expect(firstHeartbeatDelay(10)).toBe(20);
+  });
+
+  it('at the default interval, a command failing after a heartbeat was due fails before any byte', async () => {
+    jest.useFakeTimers();
+    let fail: (e: Error) => void = () => undefined;
+    const failing = new Promise<never>((_resolve, reject) => (fail = reject));
+    async function* source(): AsyncGenerator<OutputChunk> {
+      await failing;
+    }
+    const hb = withHeartbeat(source(), 15_000);
+    const first = hb.next();
+    let settled = false;
+    void first.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await jest.advanceTimersByTimeAsync(20_000); // past the interval: a heartbeat was due
+    expect(settled).toBe(false);
+    fail(new Error('wrong Platform API URL'));
+    await expect(first).rejects.toThrow('wrong Platform API URL');
+  });
+
+  it('a silent command gets its first heartbeat at twice the interval, then one per interval', async () => {
+    jest.useFakeTimers();
+    let finish: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    async function* source(): AsyncGenerator<OutputChunk> {
+      await finished;
+      yield { data: '{"i":0}\n', items: 1 };
+    }
+    const hb = withHeartbeat(source(), 15_000);
+    const beats: OutputChunk[] = [];
+    const reading = (async () => {
+      for await (const c of hb) beats.push(c);
+    })();
+    await jest.advanceTimersByTimeAsync(29_999);
+    expect(beats).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(beats).toEqual([HEARTBEAT_CHUNK]);
+    await jest.advanceTimersByTimeAsync(15_000);
+    expect(beats).toEqual([HEARTBEAT_CHUNK, HEARTBEAT_CHUNK]);
+    finish();
+    await reading;
+    expect(beats.at(-1)!.items).toBe(1);
   });
 });
 

@@ -1,0 +1,119 @@
+import type { EventEmitter } from 'node:events';
+import { errorMessage } from '../core/errors';
+import type { Logger } from '../core/ports/logger';
+import { isTlsErrorCode } from '../errors/network-codes';
+
+/** While Redis stays unreachable, one reminder per this interval instead of a line per reconnect attempt. */
+const DEFAULT_REMINDER_MS = 60_000;
+
+export interface RedisHealthOptions {
+  reminderMs?: number;
+  now?: () => number;
+}
+
+/** REDIS_URL as an operator may see it: scheme, host, port and database; never the user or password. */
+export function shownRedisUrl(redisUrl: string): string {
+  try {
+    const u = new URL(redisUrl);
+    return `${u.protocol}//${u.host}${u.pathname && u.pathname !== '/' ? u.pathname : ''}`;
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+function codeOf(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Why Redis cannot be used, in the words an operator checks first. */
+export function redisCause(e: unknown): string {
+  const code = codeOf(e);
+  const message = errorMessage(e);
+  if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(message))
+    return 'authentication failed: check the user and password in REDIS_URL';
+  if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `no such host (DNS, ${code})`;
+  if (code === 'ETIMEDOUT') return 'no answer in time (ETIMEDOUT)';
+  if (code === 'ECONNRESET') return 'connection reset (ECONNRESET)';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
+  if (isTlsErrorCode(code)) return `TLS handshake failed (${code}): rediss:// needs a certificate the pod trusts`;
+  return message.replace(/\s+/g, ' ').slice(0, 200) || 'unknown error';
+}
+
+/**
+ * One view per process of whether Redis can be used, fed by every connection's events. It logs the
+ * first failure once, naming REDIS_URL and the cause, then a reminder at a calm interval, and the
+ * recovery; readiness and QUEUE_UNAVAILABLE errors use the same words.
+ */
+export class RedisHealth {
+  readonly shownUrl: string;
+  private downSince: number | undefined;
+  private lastCause = '';
+  private failures = 0;
+  private lastReminder = 0;
+  private readonly reminderMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    redisUrl: string,
+    private readonly logger: Logger,
+    opts: RedisHealthOptions = {},
+  ) {
+    this.shownUrl = shownRedisUrl(redisUrl);
+    this.reminderMs = opts.reminderMs ?? DEFAULT_REMINDER_MS;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Follows a connection (ioredis) or a BullMQ queue or worker: its errors and its recoveries. */
+  watch(source: EventEmitter): void {
+    source.on('error', (e: unknown) => this.failed(e));
+    source.on('ready', () => this.recovered());
+  }
+
+  failed(e: unknown): void {
+    const cause = redisCause(e);
+    const now = this.now();
+    this.failures++;
+    if (this.downSince === undefined) {
+      this.downSince = now;
+      this.lastCause = cause;
+      this.lastReminder = now;
+      this.failures = 1;
+      this.logger.error(
+        { redis: this.shownUrl, cause },
+        `Redis at ${this.shownUrl} (REDIS_URL) cannot be used: ${cause}. Retrying; commands are answered 503 QUEUE_UNAVAILABLE until it is back.`,
+      );
+      return;
+    }
+    if (cause !== this.lastCause || now - this.lastReminder >= this.reminderMs) {
+      const changed = cause !== this.lastCause;
+      this.lastCause = cause;
+      this.lastReminder = now;
+      this.logger.error(
+        {
+          redis: this.shownUrl,
+          cause,
+          failures: this.failures,
+          downForSeconds: Math.round((now - this.downSince) / 1000),
+        },
+        `Redis at ${this.shownUrl} (REDIS_URL) ${changed ? 'now fails with' : 'still cannot be used'}: ${cause} (for ${Math.round((now - this.downSince) / 1000)} s, ${this.failures} failed attempts)`,
+      );
+    }
+  }
+
+  recovered(): void {
+    if (this.downSince === undefined) return;
+    const seconds = Math.round((this.now() - this.downSince) / 1000);
+    this.downSince = undefined;
+    this.logger.info(
+      { redis: this.shownUrl, downForSeconds: seconds },
+      `Redis at ${this.shownUrl} (REDIS_URL) is reachable again after ${seconds} s`,
+    );
+  }
+
+  /** "Redis at redis://host:6379 (REDIS_URL): connection refused (ECONNREFUSED)": for 503s and /readyz. */
+  describe(fallback: string): string {
+    return `Redis at ${this.shownUrl} (REDIS_URL): ${this.downSince !== undefined ? this.lastCause : fallback}`;
+  }
+}
