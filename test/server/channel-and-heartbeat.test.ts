@@ -97,10 +97,8 @@ describe('the first heartbeat waits, so an early failure still gets its JSON err
     jest.useFakeTimers();
     let fail: (e: Error) => void = () => undefined;
     const failing = new Promise<never>((_resolve, reject) => (fail = reject));
-    async function* source(): AsyncGenerator<OutputChunk> {
-      await failing;
-    }
-    const hb = withHeartbeat(source(), 15_000);
+    const source: AsyncIterable<OutputChunk> = { [Symbol.asyncIterator]: () => ({ next: () => failing }) };
+    const hb = withHeartbeat(source, 15_000);
     const first = hb.next();
     let settled = false;
     void first.then(
