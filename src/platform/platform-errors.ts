@@ -48,7 +48,7 @@ function isPermanent(code: string): boolean {
 }
 
 /** What a network error code means, in the words an operator checks first. */
-export function networkCause(code: string | undefined): string {
+function networkCause(code: string | undefined): string {
   if (code === undefined) return 'no response';
   if (code === 'ENOTFOUND') return 'no such host (DNS)';
   if (code === 'EAI_AGAIN') return 'DNS lookup failed (temporary)';
@@ -139,7 +139,7 @@ export interface ErrorContext {
 }
 
 /** The URL as shown to an operator: no user info, no query. */
-export function shownBaseurl(baseurl: string | undefined): string {
+function shownBaseurl(baseurl: string | undefined): string {
   if (!baseurl) return 'the Platform API URL (baseurl)';
   try {
     const u = new URL(baseurl);
