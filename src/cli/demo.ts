@@ -4,14 +4,14 @@
  *  1. the platform simulator with a generated tenant (identities from an HR source, managed
  *     sources with planted duplicates and machine accounts, one disabled source);
  *  2. the proxy server in embedded mode;
- *  3. test connection and a full aggregation through the proxy client, with the simulator
- *     playing the platform's side (it creates the accounts and identities and runs the
- *     provisioning plan's std:account:enable for each new account, also through the proxy);
+ *  3. test connection through the proxy client, then a full aggregation the way the platform runs
+ *     one: the simulator is asked over HTTP to aggregate the connector's source, calls
+ *     std:account:list through the proxy URL, creates the accounts and identities, and runs the
+ *     provisioning plan's std:account:enable for each new account, also through the proxy;
  *  4. a summary.
  */
 import { randomBytes } from 'node:crypto';
 import type { AggregationSummary } from '../core/aggregation/aggregation-summary';
-import type { CommandType } from '../core/command-types';
 import { errorMessage } from '../core/errors';
 import { createLogger } from '../observability/logger';
 import { proxyItems } from '../proxy-client/proxy-client';
@@ -19,7 +19,9 @@ import { createProductionRunner } from '../runtime/production-runner';
 import { loadEnv } from '../server/env';
 import { startServer } from '../server/server';
 import { startSimulator } from '../simulator';
-import { runPlatformAggregation } from '../simulator/platform-aggregation';
+import { connectorConfig } from '../simulator/connector-config';
+import type { PlatformAggregationResult } from '../simulator/platform-aggregation';
+import { aggregateConnectorSource } from './aggregate';
 
 const USAGE = `usage: fusion-proxy demo [--identities N] [--per-source N] [--seed N] [--rps N] [--no-enable]
 
@@ -80,7 +82,7 @@ class Progress {
   }
   private write(label: string, n: number, now: number, final: boolean): void {
     this.last = now;
-    const text = `${label}: ${n} items, ${((now - this.started) / 1000).toFixed(1)} s`;
+    const text = `${label}: ${n}, ${((now - this.started) / 1000).toFixed(1)} s`;
     if (this.tty) process.stderr.write(`\r${text}   ${final ? '\n' : ''}`);
     else process.stderr.write(`${text}\n`);
   }
@@ -90,6 +92,10 @@ class Progress {
   done(): void {
     if (this.tty) process.stderr.write('\n');
   }
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -126,84 +132,80 @@ export async function run(argv: string[]): Promise<number> {
   };
   const server = await startServer(env, { runner, logger });
   const proxyUrl = `${server.url}/`;
-  const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId as string);
   const config: Record<string, unknown> = {
-    baseurl: sim.baseurl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
+    ...connectorConfig(sim.tenant, {
+      baseurl: sim.baseurl,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      proxyUrl,
+      proxyPassword: password,
+      requestsPerSecond: args.rps,
+    }),
+    // Legacy is configured too, and disabled on the platform: the run skips it with a warning.
     sources: ['Contractors', 'LDAP', 'Legacy'],
-    requestsPerSecond: args.rps,
-    maxConcurrentRequests: 10,
-    batchSize: 250,
-    attributeDefinitions: [
-      {
-        name: 'login',
-        expression: '$firstName.substring(0,1)$lastName',
-        type: 'unique',
-        case: 'lower',
-        normalize: true,
-        spaces: true,
-        maxLength: 20,
-      },
-      { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 6 },
-    ],
-    matching: {
-      attributes: [
-        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 88, mandatory: true },
-        { attribute: 'department', algorithm: 'exact', threshold: 100, mandatory: true },
-      ],
-      reviewTopK: 5,
-    },
   };
-  const invoke = (type: string, input: Record<string, unknown>) =>
-    proxyItems({ url: proxyUrl, password, type: type as CommandType, input, config });
+  const { proxyPassword: _omitted, ...sourceConfig } = config;
+  sim.control.setConnectorConfig(sourceConfig);
   try {
     process.stderr.write(`Simulator at ${sim.baseurl}; proxy server (embedded mode) at ${proxyUrl}\n`);
-    for await (const item of invoke('std:test-connection', {})) {
+    for await (const item of proxyItems({ url: proxyUrl, password, type: 'std:test-connection', input: {}, config })) {
       process.stdout.write(`Test connection: ${String(item.status)}: ${String(item.message)}\n`);
     }
+    // The platform's side, over HTTP as in production: the simulator is asked to aggregate the
+    // connector's source, and it calls the connector through the proxy URL.
     const aggregationStarted = Date.now();
     const progress = new Progress(aggregationStarted);
-    let received = 0;
+    let sent = 0;
     let enables = 0;
-    const counted = (type: string, input: Record<string, unknown>) =>
-      (async function* () {
-        for await (const item of invoke(type, input)) {
-          if (type === 'std:account:list') progress.update('Aggregating', ++received);
-          else progress.update('Enabling new accounts', ++enables);
-          yield item;
-        }
-      })();
-    const platform = await runPlatformAggregation({
-      tenant: sim.tenant,
-      invoke: counted,
+    let platform: PlatformAggregationResult | undefined;
+    sim.control.playConnector({
+      url: proxyUrl,
+      password,
       enableNew: args.enable,
       enableConcurrency: 8,
+      onItem: (type) => {
+        if (type === 'std:account:list') progress.update('Accounts sent by the connector', ++sent);
+        else progress.update('New accounts enabled', ++enables);
+      },
+      onResult: (r) => (platform = r),
     });
-    progress.update(progress.current, progress.current === 'Aggregating' ? received : enables, true);
+    const outcome = await aggregateConnectorSource(config, { pollMs: 200 });
+    progress.update(progress.current, progress.current === 'Accounts sent by the connector' ? sent : enables, true);
     progress.done();
+    if (outcome.state !== 'SUCCESS' && outcome.state !== 'WARNING') {
+      throw new Error(`the aggregation task ended ${outcome.state}: ${outcome.messages.join('; ') || 'no message'}`);
+    }
     const s = summaries[0];
+    const p = platform;
     const counters = sim.control.counters();
     const truth = new Set(sim.tenant.groundTruth.map((t) => t.accountId));
     const flagged = s?.pendingReviews ?? [];
     const plantedFound = flagged.filter((r) => truth.has(r.accountId)).length;
+    const namesakes = flagged.length - plantedFound;
     const review = s?.review as { formsCreated: number; notificationsSent: number; noReviewer: unknown[] } | undefined;
+    const read = Object.values(s?.accountsPerSource ?? {}).reduce((a, b) => a + b, 0);
     const lines = [
       '',
       'Summary',
-      `  accounts read per source:     ${Object.entries(s?.accountsPerSource ?? {})
+      `  accounts read per source:       ${Object.entries(s?.accountsPerSource ?? {})
         .map(([k, v]) => `${k} ${v}`)
-        .join(', ')}`,
-      `  sources skipped (disabled):   ${(s?.skippedSources ?? []).join(', ') || '-'}`,
-      `  machine accounts skipped:     ${s?.machineAccountsSkipped ?? 0}`,
-      `  identity baseline:            ${s?.baselineIdentities ?? 0} identities`,
-      `  connector accounts created:   ${s?.accountsCreated ?? 0} (platform: ${platform.created} accounts, ${platform.identitiesCreated} identities)`,
-      `  accounts enabled by the plan: ${platform.enabled}${platform.enableErrors.length ? ` (${platform.enableErrors.length} failed)` : ''}`,
-      `  potential duplicates:         ${s?.potentialDuplicates ?? 0} accounts wait for review (${plantedFound} of ${truth.size} planted duplicates among them)`,
-      `  review forms:                 ${review ? `${review.formsCreated} created on the platform, ${review.notificationsSent} notifications sent${review.noReviewer.length ? `, ${review.noReviewer.length} accounts without reviewer` : ''}` : `${flagged.length} pending`}`,
-      `  platform API requests:        ${counters.requests} (429 responses: ${counters.rateLimited})`,
-      `  aggregation time:             ${(((s?.elapsedMs ?? 0) as number) / 1000).toFixed(1)} s; with enables ${((Date.now() - aggregationStarted) / 1000).toFixed(1)} s; total ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        .join(', ')} (${plural(read, 'account')} read)`,
+      `  sources skipped (disabled):     ${(s?.skippedSources ?? []).join(', ') || '-'}`,
+      `  machine accounts skipped:       ${s?.machineAccountsSkipped ?? 0}`,
+      `  identity baseline:              ${plural(s?.baselineIdentities ?? 0, 'identity', 'identities')}`,
+      `  accounts sent to the platform:  ${sent} (${s?.accountsCreated ?? 0} new connector accounts; the platform created ${plural(p?.created ?? 0, 'account')} and ${plural(p?.identitiesCreated ?? 0, 'identity', 'identities')})`,
+      `  accounts enabled by the plan:   ${p?.enabled ?? 0}${p?.enableErrors.length ? ` (${p.enableErrors.length} failed)` : ''}`,
+      `  potential duplicates:           ${plural(s?.potentialDuplicates ?? 0, 'account')} wait for review (${plantedFound} of ${truth.size} planted duplicates among them)`,
+      ...(namesakes > 0
+        ? [
+            `${' '.repeat(34)}${namesakes === 1 ? 'the other account shares' : `the other ${namesakes} accounts share`} a name and department with an identity`,
+            `${' '.repeat(34)}without being a planted duplicate: different people with the same name (namesakes).`,
+            `${' '.repeat(34)}Telling them apart is what the review form is for.`,
+          ]
+        : []),
+      `  review forms:                   ${review ? `${review.formsCreated} created on the platform, ${plural(review.notificationsSent, 'notification')} sent${review.noReviewer.length ? `, ${plural(review.noReviewer.length, 'account')} without reviewer` : ''}` : `${flagged.length} pending`}`,
+      `  platform API requests:          ${counters.requests} (429 responses: ${counters.rateLimited})`,
+      `  aggregation time:               ${(((s?.elapsedMs ?? 0) as number) / 1000).toFixed(1)} s; with enables ${outcome.seconds.toFixed(1)} s; total ${((Date.now() - started) / 1000).toFixed(1)} s`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;

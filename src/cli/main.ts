@@ -14,6 +14,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<SubCommand
     load: async () => (await import('./invoke')).run,
   },
   simulator: { summary: 'run the platform API simulator', load: async () => (await import('./simulator')).run },
+  aggregate: {
+    summary: "ask the platform (or the simulator) to aggregate the connector's source, and wait",
+    load: async () => (await import('./aggregate')).run,
+  },
   demo: {
     summary: 'simulator + embedded server + a full aggregation, with a summary',
     load: async () => (await import('./demo')).run,

@@ -1,12 +1,38 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors';
 import { startSimulator, writeGroundTruth, type SimClient, type SimulatorOptions } from '../simulator';
+import { connectorConfig } from '../simulator/connector-config';
 import { generateTenant } from '../simulator/tenant-generator';
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new RangeError(`--config: cannot read ${file}: ${errorMessage(e)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new RangeError(`--config: ${file} is not valid JSON: ${errorMessage(e)}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new RangeError(`--config: ${file} must hold one JSON object (the connector configuration)`);
+  return value as Record<string, unknown>;
+}
 
 const USAGE = `usage: fusion-proxy simulator [options]
 
 Runs the platform API simulator until SIGINT/SIGTERM. When ready it prints one JSON line on stdout:
-  {"baseurl": "...", "clientId": "...", "clientSecret": "...", "fusionSourceId": "...", ...}
+  {"baseurl": "...", "clientId": "...", "clientSecret": "...", "fusionSourceId": "...",
+   "spConnectorInstanceId": "...", "sources": [...], ...}
+
+With --connector-url it also plays the platform's side of an aggregation: an aggregation of the
+connector's source (POST /v3/sources/{id}/load-accounts, e.g. "fusion-proxy aggregate") calls
+std:account:list through that URL, creates, updates and removes the source's accounts, creates
+identities for new ones and runs std:account:enable for them, all through the URL.
 
 options:
   --host H                  listen address (default 127.0.0.1)
@@ -23,7 +49,20 @@ options:
   --client-secret SECRET
   --truth FILE              write the planted duplicates as CSV accountId,candidateId
   --log-requests            keep the per-request log in memory (counters are always kept)
+  --write-config FILE       write a complete, working connector configuration for this tenant
+                            (mode 600: it holds the client secret and the proxy password)
+  --config FILE             use this connector configuration for the connector's source
+                            (what the platform sends with each command)
+  --connector-url URL       play the platform against the connector's proxy URL (see above)
+  --proxy-password P        the proxy password for --connector-url (default: env PROXY_PASSWORD)
 `;
+
+/** "Requests per second" for the written configuration: just under the simulator's own limit. */
+function configuredRps(limit: { requests: number; windowMs: number } | false | undefined): number {
+  const l = limit ?? { requests: 100, windowMs: 10_000 };
+  if (l === false) return 100;
+  return Math.max(1, Math.floor(((l.requests * 1000) / l.windowMs) * 0.9));
+}
 
 function num(
   v: string | undefined,
@@ -67,6 +106,10 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
         'client-secret': { type: 'string' },
         truth: { type: 'string' },
         'log-requests': { type: 'boolean' },
+        'write-config': { type: 'string' },
+        config: { type: 'string' },
+        'connector-url': { type: 'string' },
+        'proxy-password': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -84,6 +127,9 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
   let opts: SimulatorOptions;
   let clientId: string | undefined;
   let clientSecret: string | undefined;
+  let connectorUrl: string | undefined;
+  let proxyPassword: string | undefined;
+  let loadedConfig: Record<string, unknown> | undefined;
   try {
     const rps = str('rps-limit') === undefined ? undefined : num(str('rps-limit'), 'rps-limit', 0);
     clientId = str('client-id');
@@ -110,6 +156,21 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
     };
     const truth = str('truth');
     if (truth) writeGroundTruth(tenant, truth);
+    connectorUrl = str('connector-url');
+    if (connectorUrl !== undefined) {
+      let u: URL;
+      try {
+        u = new URL(connectorUrl);
+      } catch {
+        throw new RangeError(`--connector-url must be a URL such as http://127.0.0.1:8080/, got "${connectorUrl}"`);
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:')
+        throw new RangeError(`--connector-url must be http:// or https://, got "${connectorUrl}"`);
+      proxyPassword = str('proxy-password') ?? process.env['PROXY_PASSWORD'];
+      if (!proxyPassword) throw new RangeError('--connector-url needs --proxy-password or env PROXY_PASSWORD');
+    } else if (str('proxy-password') !== undefined) throw new RangeError('--proxy-password goes with --connector-url');
+    const configFile = str('config');
+    if (configFile !== undefined) loadedConfig = readConfigFile(configFile);
   } catch (e) {
     process.stderr.write(`fusion-proxy simulator: ${errorMessage(e)}\n`);
     return 2;
@@ -117,6 +178,31 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
 
   const sim = await startSimulator(opts);
   const t = sim.tenant;
+  const config = {
+    ...connectorConfig(t, {
+      baseurl: sim.baseurl,
+      clientId: clientId ?? sim.clientId,
+      clientSecret: clientSecret ?? sim.clientSecret,
+      proxyUrl: connectorUrl,
+      proxyPassword,
+      requestsPerSecond: configuredRps(opts.rateLimit),
+    }),
+    ...(loadedConfig ?? {}),
+  };
+  // What the platform sends with each command is the source's configuration, without the proxy
+  // password (the simulator adds the one it was given when it calls the connector).
+  const { proxyPassword: _omitted, ...sourceConfig } = config;
+  sim.control.setConnectorConfig(sourceConfig);
+  const writeTo = str('write-config');
+  try {
+    if (writeTo) writeFileSync(writeTo, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  } catch (e) {
+    process.stderr.write(`fusion-proxy simulator: cannot write ${writeTo}: ${errorMessage(e)}\n`);
+    await sim.close();
+    return 1;
+  }
+  if (connectorUrl && proxyPassword) sim.control.playConnector({ url: connectorUrl, password: proxyPassword });
+  const own = t.source(t.meta.fusionSourceId as string);
   write(
     `${JSON.stringify({
       baseurl: sim.baseurl,
@@ -124,9 +210,13 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
       clientSecret: clientSecret ?? sim.clientSecret,
       fusionSourceId: t.meta.fusionSourceId,
       fusionSourceName: t.meta.fusionSourceName,
+      spConnectorInstanceId: own.connectorAttributes['spConnectorInstanceId'],
+      sources: config['sources'],
       identities: t.identities.size,
       accounts: t.accounts.size,
       plantedDuplicates: t.groundTruth.length,
+      ...(writeTo ? { configFile: writeTo } : {}),
+      ...(connectorUrl ? { connectorUrl } : {}),
     })}\n`,
   );
   await new Promise<void>((resolve) => {

@@ -25,6 +25,17 @@ export function startAggregationTask(ctx: SimContext, sourceId: string): TaskRec
     messages: [],
   };
   tenant.tasks.set(task.id, task);
+  const playing = outcome.kind === 'succeed' ? ctx.playAggregation?.(sourceId) : undefined;
+  if (playing) {
+    // The platform reads the connector while the task runs; polls see it running until then.
+    task.launched = task.created;
+    const state: NonNullable<TaskRecord['playing']> = { settled: false };
+    task.playing = state;
+    playing.then(
+      (summary) => Object.assign(state, { settled: true, summary }),
+      (e: unknown) => Object.assign(state, { settled: true, error: errorMessage(e) }),
+    );
+  }
   return task;
 }
 
@@ -32,7 +43,11 @@ async function complete(ctx: SimContext, task: TaskRecord): Promise<void> {
   const { tenant } = ctx;
   const o = task.outcome;
   task.launched ??= task.created;
-  if (o.kind === 'fail') {
+  if (task.playing) {
+    task.completionStatus = task.playing.error === undefined ? 'SUCCESS' : 'ERROR';
+    if (task.playing.error !== undefined) task.messages.push({ type: 'ERROR', text: task.playing.error });
+    else if (task.playing.summary) task.messages.push({ type: 'INFO', text: task.playing.summary });
+  } else if (o.kind === 'fail') {
     task.completionStatus = 'ERROR';
     task.messages.push({ type: 'ERROR', text: o.message });
   } else if (o.kind === 'succeed') {
@@ -70,7 +85,9 @@ export async function pollTask(ctx: SimContext, id: string): Promise<TaskRecord>
   task.polls++;
   task.launched ??= ctx.tenant.now();
   const o = task.outcome;
-  if (o.kind !== 'never' && task.polls >= o.afterPolls) await complete(ctx, task);
+  if (task.playing) {
+    if (task.playing.settled) await complete(ctx, task);
+  } else if (o.kind !== 'never' && task.polls >= o.afterPolls) await complete(ctx, task);
   return task;
 }
 
@@ -88,7 +105,7 @@ export function loadAccountsTaskView(t: TaskRecord): Record<string, unknown> {
       completed: t.completed,
       completionStatus: t.completionStatus,
       parentName: null,
-      messages: [],
+      messages: t.messages.map((m) => ({ type: m.type, localizedText: { locale: 'en-US', message: m.text } })),
       progress: 'Initializing...',
       attributes: { appId: t.sourceId, optimizedAggregation: 'enabled' },
       returns: [],

@@ -20,6 +20,11 @@ export interface SimContext {
   aggregationOutcomes: Map<string, TaskOutcome>;
   /** Called when an aggregation task of a source completes successfully (e.g. to ingest the connector's output). */
   onAggregationSuccess?: (sourceId: string) => Promise<void> | void;
+  /**
+   * The platform's side of an aggregation run through the connector while its task is open (the
+   * simulator plays the platform against a connector URL); undefined for sources it does not play.
+   */
+  playAggregation?: (sourceId: string) => Promise<string | undefined> | undefined;
   baseurl: string;
 }
 

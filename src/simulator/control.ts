@@ -4,6 +4,7 @@ import type { FaultSpec } from './faults';
 import type { RateLimitConfig } from './rate-limit';
 import type { JsonObject, TaskOutcome, WorkflowRun } from './records';
 import type { RequestLogEntry, SimulatorCounters } from './request-log';
+import { playConnector, type PlayConnectorOptions } from './connector-play';
 import { notFound } from './errors';
 
 /** Test and demo hooks on a running simulator (no HTTP involved). */
@@ -19,6 +20,13 @@ export interface SimulatorControl {
   resetLog(): void;
   /** Outcome of the next aggregation tasks of a source ('*' = every source without its own setting). */
   setAggregationOutcome(sourceId: string | '*', outcome: TaskOutcome): void;
+  /**
+   * Plays the platform against a connector URL: aggregations of the connector's source read it
+   * through that URL while their task is open (see connector-play.ts).
+   */
+  playConnector(opts: PlayConnectorOptions): void;
+  /** Replaces the connector source's configuration (what the platform sends with each command). */
+  setConnectorConfig(config: Record<string, unknown>): void;
   /** Called when an aggregation task succeeds (e.g. to ingest the connector's output). */
   onAggregationSuccess(hook: ((sourceId: string) => Promise<void> | void) | undefined): void;
   /** Completes a form instance as a simulated reviewer. */
@@ -50,6 +58,18 @@ export function createControl(ctx: SimContext): SimulatorControl {
     resetLog: () => ctx.log.reset(),
     setAggregationOutcome: (sourceId, outcome) => {
       ctx.aggregationOutcomes.set(sourceId, outcome);
+    },
+    playConnector: (opts) => playConnector(ctx, opts),
+    setConnectorConfig: (config) => {
+      const id = ctx.tenant.meta.fusionSourceId;
+      if (!id) throw new Error('the simulated tenant has no connector source');
+      const source = ctx.tenant.source(id);
+      // Kept: what the connector stored on its source (counters, the processing flag).
+      ctx.tenant.replaceSource({
+        ...source,
+        connectorAttributes: { ...source.connectorAttributes, ...config },
+        modified: ctx.tenant.now(),
+      });
     },
     onAggregationSuccess: (hook) => {
       ctx.onAggregationSuccess = hook;

@@ -91,6 +91,8 @@ export interface TaskRecord {
   outcome: TaskOutcome;
   completionStatus: 'SUCCESS' | 'WARNING' | 'ERROR' | 'TERMINATED' | null;
   messages: { type: 'INFO' | 'WARN' | 'ERROR'; text: string }[];
+  /** An aggregation the simulator plays through the connector: settled once ingestion ended. */
+  playing?: { settled: boolean; summary?: string; error?: string };
 }
 
 /** One planted duplicate: an account and what it duplicates (an identity id or another account id). */

@@ -20,7 +20,7 @@ export async function findOwnSource(
   if (config.spConnectorInstanceId === '') {
     throw new FusionError(
       'CONFIG_INVALID',
-      'Invalid configuration: spConnectorInstanceId = "": allowed the connector instance id the platform sets on the source (it identifies the connector\'s own source)',
+      'Invalid configuration: spConnectorInstanceId = "": allowed the connector instance id the platform sets on the source (it identifies the connector\'s own source). The platform fills it in on the source; outside the platform read it from the source (GET /v3/sources/{id}: connectorAttributes.spConnectorInstanceId), or from the simulator\'s ready line or --write-config file.',
       { field: 'spConnectorInstanceId' },
     );
   }
@@ -30,7 +30,7 @@ export async function findOwnSource(
   if (!own) {
     throw new FusionError(
       'SOURCE_NOT_FOUND',
-      `No source on the platform has connector instance id ${config.spConnectorInstanceId}: the connector's own source was not found`,
+      `No source on the platform has connector instance id ${config.spConnectorInstanceId}: the connector's own source was not found. Use the connectorAttributes.spConnectorInstanceId of the connector's source (GET /v3/sources/{id}; the simulator prints it on its ready line).`,
       {
         spConnectorInstanceId: config.spConnectorInstanceId,
       },

@@ -53,7 +53,8 @@ export function createTestConnectionCommand(platform: PlatformFactory): CoreComm
       for (const w of warnings) ctx.logger.warn({ command: 'std:test-connection' }, w);
       yield {
         status: 'success',
-        message: `Connected to the platform API; ${all.length} source(s) visible to the access token.${warnings.length ? ` ${warnings.length} warning(s).` : ''}`,
+        // The platform shows only the message: the warnings' text goes in it, not just their number.
+        message: `Connected to the platform API; ${all.length} source${all.length === 1 ? '' : 's'} visible to the access token.${warnings.length ? ` ${warnings.length === 1 ? 'Warning' : `${warnings.length} warnings`}: ${warnings.join(' ')}` : ''}`,
         sourcesVisible: all.length,
         configuredSources: wanted,
         disabledSources: disabled,

@@ -7,10 +7,10 @@ import {
   taskStatusView,
 } from '../aggregation-tasks';
 
-const TASK_VERSIONS = ['beta', 'v2024'] as const;
+const TASK_VERSIONS = ['v3', 'beta', 'v2024'] as const;
 
 /**
- * Aggregation: POST /{beta,v2024}/sources/{id}/load-accounts answers 202 with a LoadAccountsTask; the task is
+ * Aggregation: POST /{v3,beta,v2024}/sources/{id}/load-accounts answers 202 with a LoadAccountsTask; the task is
  * polled with GET /{beta,v2024}/task-status/{id} or /account-aggregations/{id}/status (each call is one poll).
  */
 export function taskRoutes(ctx: SimContext): RouteDef[] {
