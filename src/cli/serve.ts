@@ -9,7 +9,7 @@ import { startServer } from '../server/server';
 
 const USAGE = `usage: fusion-proxy serve
 
-Runs the proxy server. Configuration comes from the environment (see README "Proxy server"):
+Runs the proxy server. Configuration comes from the environment (see docs/proxy-server.md):
   PORT, PROXY_PASSWORD, PROXY_PATH, REDIS_URL, ROLE, LOG_LEVEL, BODY_LIMIT_BYTES,
   REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY,
   METRICS_PORT (GET /metrics on its own port instead of PORT), ...

@@ -49,7 +49,7 @@ export const ERROR_CODES = {
     'core',
     false,
     'The connector configuration has invalid or missing settings; the message lists each field, its value and what is allowed.',
-    'Correct the listed settings on the source (README, "Configuration").',
+    'Correct the listed settings on the source (docs/configuration.md).',
   ),
   INPUT_INVALID: row(
     400,
@@ -249,7 +249,7 @@ export const ERROR_CODES = {
     'core',
     false,
     'The Matching Settings are invalid.',
-    'Correct the matching settings named in the message (README, "Matching").',
+    'Correct the matching settings named in the message (docs/matching.md).',
   ),
   ACCOUNT_NOT_FOUND: row(
     500,

@@ -2,7 +2,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * One registry for the process. Modules declare their metrics at load time on this registry
- * (see docs in README "Metrics"); labels are bounded: command type, endpoint template,
+ * (see docs in docs/metrics.md); labels are bounded: command type, endpoint template,
  * status, outcome, never ids.
  */
 export const registry = new Registry();

@@ -66,7 +66,7 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
     runLock:
       deps.runLock ?? (deps.redis ? new RedisRunLock(deps.redis, `${prefix}fusion:run-lock:`) : new MemoryRunLock()),
     externalLogSink: (url) => new ExternalLogSink(url),
-    // The review-form lifecycle on the platform's custom forms (README "Review forms").
+    // The review-form lifecycle on the platform's custom forms (docs/review-forms.md).
     reviewQueue:
       deps.reviewQueue ??
       (({ config, ctx, platform, own }) =>

@@ -28,7 +28,7 @@ export interface PendingReview {
 
 /**
  * A review queue with a lifecycle (src/core/review ReviewFormQueue): decisions read at the start of
- * a run are applied by the aggregation, which then completes them; see README "Review forms".
+ * a run are applied by the aggregation, which then completes them; see docs/review-forms.md.
  */
 export interface ReviewQueue {
   submit(review: PendingReview): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * Review forms: the lifecycle of the human review of potential duplicates (see README "Review forms").
+ * Review forms: the lifecycle of the human review of potential duplicates (see docs/review-forms.md).
  * Pure core: talks to the platform only through ReviewPlatformPort and PlatformPort.
  */
 export { ReviewFormQueue, reviewSettings, type ReviewFormQueueOptions } from './review-form-queue';

@@ -4,7 +4,7 @@
  * Per run: `readDecisions()` first (reads every form of ours, applies the expiry policy, deletes
  * forms with an unreadable answer), then `submit()` for each new account that has potential
  * duplicates (one form per account id, idempotent), `completeDecision()` after a decision was
- * applied, and `summary()` / `logSummary()` at the end. See README "Review forms".
+ * applied, and `summary()` / `logSummary()` at the end. See docs/review-forms.md.
  *
  * Expiry policy: a form that expires unanswered is sent again once (round 2, fresh expiry, warning
  * in log and summary); after the second expiry the account is reported as "review expired" in

@@ -1,4 +1,4 @@
-/** Public types of the review-form lifecycle (see README "Review forms"). */
+/** Public types of the review-form lifecycle (see docs/review-forms.md). */
 import type { CandidateKind } from '../matching/types';
 import type { FormInstanceState } from '../ports/review-platform';
 

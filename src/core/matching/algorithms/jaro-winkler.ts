@@ -58,7 +58,7 @@ export function jaroWinkler(a: string, b: string): number {
 }
 
 /**
- * Lossless filter (derivation in README "Matching"): JW <= 0.6*Jaro + 0.4, so a pass needs
+ * Lossless filter (derivation in docs/matching.md): JW <= 0.6*Jaro + 0.4, so a pass needs
  * Jaro >= Jmin = (t - 0.4)/0.6. Jaro <= (2 + min/max)/3 gives the length-ratio filter, and
  * Jaro <= (c/m + c/n + 1)/3 with c = shared characters (multiset) gives c >= (3*Jmin - 1)*m*n/(m+n).
  */
