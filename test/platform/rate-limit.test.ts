@@ -66,7 +66,15 @@ describe('rate limiting against the simulator', () => {
 
   it('three clients sharing one Redis bucket together stay under the configured rate', async () => {
     const keyPrefix = `${uniquePrefix('rl')}:`;
-    const three = [0, 1, 2].map(() => clientFor(sim, { requestsPerSecond: 20, batchSize: 5 }, { redis, keyPrefix }));
+    // Dispatch times are what the limiter controls; arrival times at the simulator also carry the
+    // scheduling of a loaded machine (requests queued behind a busy event loop arrive bunched).
+    const dispatched: number[] = [];
+    const onDispatch = (endpoint: string): void => {
+      if (endpoint === '/v3/accounts') dispatched.push(performance.now());
+    };
+    const three = [0, 1, 2].map(() =>
+      clientFor(sim, { requestsPerSecond: 20, batchSize: 5 }, { redis, keyPrefix, onDispatch }),
+    );
     clients.push(...three);
     const sourceIds = [...sim.tenant.sources.values()]
       .filter((s) => s.name !== 'Legacy' && s.name !== 'Identity Fusion')
@@ -76,7 +84,8 @@ describe('rate limiting against the simulator', () => {
     lists.forEach((accounts, i) => expect(accounts).toHaveLength(sim.tenant.accountsOfSource(sourceIds[i]).size));
     const log = sim.control.requestLog().filter((e) => e.template === '/v3/accounts');
     expect(log.length).toBeGreaterThan(40);
-    expect(maxInWindow(log.map((e) => e.at))).toBeLessThanOrEqual(20);
+    expect(dispatched).toHaveLength(log.length);
+    expect(maxInWindow(dispatched)).toBeLessThanOrEqual(20);
   });
 
   it('a 429 holds every client sharing the bucket, not only the one that got it', async () => {
