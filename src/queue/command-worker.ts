@@ -58,12 +58,14 @@ export class CommandWorker {
   private readonly pollTimer: NodeJS.Timeout;
   private readonly streamOptions: Omit<ResultStreamWriterOptions, 'signal'>;
   private readonly queueName: string;
+  private readonly health: RedisHealth;
 
   constructor(private readonly opts: CommandWorkerOptions) {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.streamOptions = { ...DEFAULT_STREAM_OPTIONS, ...opts.stream };
     this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 200 });
     const health = opts.redisHealth ?? new RedisHealth(opts.redisUrl, opts.logger);
+    this.health = health;
     health.watch(this.bullConnection);
     this.streamConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     health.watch(this.streamConnection);
@@ -212,6 +214,7 @@ export class CommandWorker {
       while (this.running.size > 0 && Date.now() < end) await sleep(20);
       await Promise.race([closing, sleep(500)]);
     }
+    this.health.stop();
     await Promise.all(
       [this.bullConnection, this.streamConnection].map((r) =>
         r.status === 'ready'

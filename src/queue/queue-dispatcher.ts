@@ -223,6 +223,7 @@ export class QueueDispatcher implements CommandDispatcher {
     this.closing = true;
     setQueueStatsSource(undefined);
     await withTimeout(Promise.all([...this.cleanups]), 5000, 'cleaning up jobs').catch(() => undefined);
+    this.health.stop();
     await this.pool.close();
     await withTimeout(this.queue.close(), 2000, 'closing the queue').catch(() => undefined);
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());

@@ -52,6 +52,7 @@ export class RedisHealth {
   private lastCause = '';
   private failures = 0;
   private lastReminder = 0;
+  private stopped = false;
   private readonly reminderMs: number;
   private readonly now: () => number;
 
@@ -72,6 +73,8 @@ export class RedisHealth {
   }
 
   failed(e: unknown): void {
+    // Our own close (disconnecting, commands cut off by it) is not an outage.
+    if (this.stopped) return;
     const cause = redisCause(e);
     const now = this.now();
     this.failures++;
@@ -100,6 +103,11 @@ export class RedisHealth {
         `Redis at ${this.shownUrl} (REDIS_URL) ${changed ? 'now fails with' : 'still cannot be used'}: ${cause} (for ${Math.round((now - this.downSince) / 1000)} s, ${this.failures} failed attempts)`,
       );
     }
+  }
+
+  /** The process is closing its connections: their errors from now on are its own doing. */
+  stop(): void {
+    this.stopped = true;
   }
 
   recovered(): void {

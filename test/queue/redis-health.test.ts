@@ -83,6 +83,11 @@ describe('RedisHealth: Redis trouble named once, then calmly', () => {
     expect(lines).toHaveLength(4);
     health.failed(refused);
     expect(lines[4]!.msg).toContain('cannot be used: connection refused');
+    // Closing: errors of our own disconnects are not reported.
+    health.recovered();
+    health.stop();
+    health.failed(new Error("Stream isn't writeable and enableOfflineQueue options is false"));
+    expect(lines).toHaveLength(6);
   });
 
   it('names causes an operator can act on, and never shows credentials', () => {
