@@ -4,6 +4,8 @@ import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import { executeCommand, toFusionError } from '../dispatch/command-execution';
+import { initJobSeries } from '../dispatch/metrics';
+import { initErrorSeries } from '../observability/error-metrics';
 import type { JobCrypto } from './job-crypto';
 import { openCommand, type CommandJobData } from './job-data';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
@@ -57,6 +59,8 @@ export class CommandWorker {
   private readonly queueName: string;
 
   constructor(private readonly opts: CommandWorkerOptions) {
+    initJobSeries();
+    initErrorSeries('worker');
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.streamOptions = { ...DEFAULT_STREAM_OPTIONS, ...opts.stream };
     this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 200 });
