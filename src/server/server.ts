@@ -94,13 +94,12 @@ export async function startServer(
   const close = (): Promise<void> => {
     closing ??= (async () => {
       try {
-        // Api and worker close together: open streams may be waiting on jobs this worker runs.
-        // The api drains first (new requests answered 503, open streams go on), then stops listening.
-        const api = async (): Promise<void> => {
-          await shutdown.drain(env.SHUTDOWN_GRACE_MS);
-          await app.close();
-        };
-        await Promise.all([api(), worker?.close(env.SHUTDOWN_GRACE_MS)]);
+        // Api and worker drain together: open streams may be waiting on jobs this worker runs. New
+        // requests are answered 503 and /readyz says not ready, while open streams and running jobs go
+        // on; only then does the listener close, so the liveness probe keeps passing on a worker that
+        // finishes a long aggregation after a scale-in.
+        await Promise.all([shutdown.drain(env.SHUTDOWN_GRACE_MS), worker?.close(env.SHUTDOWN_GRACE_MS)]);
+        await app.close();
         await dispatcher?.close();
       } finally {
         // Last, so a draining pod can still be scraped.
