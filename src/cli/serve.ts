@@ -4,6 +4,7 @@ import { errorMessage } from '../core/errors';
 import { createLogger } from '../observability/logger';
 import { createProductionRunner } from '../runtime/production-runner';
 import { loadEnv, type ServerEnv } from '../server/env';
+import { redisTarget } from '../server/redis-settings';
 import { startServer } from '../server/server';
 
 const USAGE = `usage: fusion-proxy serve
@@ -53,10 +54,17 @@ export async function run(argv: string[]): Promise<number> {
   if (env.PROXY_PASSWORD && env.PROXY_PASSWORD.length < 16 && env.ROLE !== 'worker') {
     logger.warn('PROXY_PASSWORD is shorter than 16 characters; use a longer random secret');
   }
+  let target;
+  try {
+    target = redisTarget(env);
+  } catch (e) {
+    process.stderr.write(`fusion-proxy serve: ${errorMessage(e)}\n`);
+    return 78;
+  }
   // Shared Redis for the core (locks, rate-limit buckets) where a worker runs commands.
   const runtimeRedis =
-    env.REDIS_URL && env.ROLE !== 'api'
-      ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, disconnectTimeout: 200 })
+    target && env.ROLE !== 'api'
+      ? new Redis(target.url, { ...target.options, maxRetriesPerRequest: 3, disconnectTimeout: 200 })
       : undefined;
   runtimeRedis?.on('error', (e: unknown) => logger.debug({ err: errorMessage(e) }, 'redis connection error'));
   const runner = createProductionRunner(runtimeRedis ? { redis: runtimeRedis } : {});

@@ -1,5 +1,5 @@
 import { Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
@@ -14,6 +14,8 @@ import { ResultStreamWriter, type ResultStreamWriterOptions } from './result-str
 
 export interface CommandWorkerOptions {
   redisUrl: string;
+  /** Credentials and TLS of every connection (see server/redis-settings.ts). */
+  redisOptions?: RedisOptions;
   runner: CommandRunner;
   crypto: JobCrypto;
   logger: Logger;
@@ -63,11 +65,19 @@ export class CommandWorker {
     initErrorSeries('worker');
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.streamOptions = { ...DEFAULT_STREAM_OPTIONS, ...opts.stream };
-    this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 200 });
+    this.bullConnection = new Redis(opts.redisUrl, {
+      ...opts.redisOptions,
+      maxRetriesPerRequest: null,
+      disconnectTimeout: 200,
+    });
     this.bullConnection.on('error', (e: unknown) =>
       opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'),
     );
-    this.streamConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3, disconnectTimeout: 200 });
+    this.streamConnection = new Redis(opts.redisUrl, {
+      ...opts.redisOptions,
+      maxRetriesPerRequest: 3,
+      disconnectTimeout: 200,
+    });
     this.streamConnection.on('error', (e: unknown) =>
       opts.logger.debug({ err: errorMessage(e) }, 'redis connection error'),
     );

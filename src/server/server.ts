@@ -8,6 +8,7 @@ import { QueueDispatcher } from '../queue/queue-dispatcher';
 import { buildApp } from './app';
 import { EmbeddedDispatcher } from '../dispatch/embedded-dispatcher';
 import type { ServerEnv } from './env';
+import { redisTarget } from './redis-settings';
 import { ShutdownState } from './shutdown-state';
 import { separateMetricsPort, startMetricsListener, type MetricsListener } from './metrics-server';
 
@@ -41,11 +42,13 @@ export async function startServer(
   const serveApi = env.ROLE !== 'worker';
   let dispatcher: CommandDispatcher | undefined;
   let worker: CommandWorker | undefined;
-  if (env.REDIS_URL) {
+  const redis = redisTarget(env);
+  if (redis) {
     const crypto = jobCrypto(env);
     if (env.ROLE !== 'api') {
       worker = new CommandWorker({
-        redisUrl: env.REDIS_URL,
+        redisUrl: redis.url,
+        redisOptions: redis.options,
         runner,
         crypto,
         logger,
@@ -61,7 +64,8 @@ export async function startServer(
     }
     if (serveApi) {
       dispatcher = new QueueDispatcher({
-        redisUrl: env.REDIS_URL,
+        redisUrl: redis.url,
+        redisOptions: redis.options,
         crypto,
         logger,
         requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
