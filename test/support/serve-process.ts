@@ -13,7 +13,7 @@ const ROOT = resolve(__dirname, '..', '..');
 let built: Promise<string> | undefined;
 
 /** The CLI bundled once per jest worker (its own file: workers build in parallel). */
-export function buildCli(): Promise<string> {
+function buildCli(): Promise<string> {
   built ??= (async () => {
     const dir = join(ROOT, '.chaos-out');
     mkdirSync(dir, { recursive: true });
