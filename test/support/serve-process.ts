@@ -34,6 +34,25 @@ function buildCli(): Promise<string> {
   return built;
 }
 
+/** Runs `fusion-proxy <args>` to its end, as a pod's container would. */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cli = await buildCli();
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  return { code, stdout, stderr };
+}
+
 export type Role = 'api' | 'worker' | 'all';
 
 export class Proc {
