@@ -252,3 +252,30 @@ describe('chart README "Install"', () => {
     ]);
   });
 });
+
+describe('values.schema.json', () => {
+  type Schema = { type?: unknown; properties?: Record<string, Schema>; additionalProperties?: unknown; $ref?: string };
+  const schema = JSON.parse(readFileSync(path.join(CHART_DIR, 'values.schema.json'), 'utf8')) as Schema & {
+    definitions: Record<string, Schema>;
+  };
+  const resolve = (s: Schema): Schema => (s.$ref ? schema.definitions[s.$ref.split('/').pop()!]! : s);
+
+  it('describes every key of values.yaml, and closes every object whose keys are known', () => {
+    const values = parse(readFileSync(path.join(CHART_DIR, 'values.yaml'), 'utf8')) as Record<string, unknown>;
+    const problems: string[] = [];
+    const walk = (v: unknown, s: Schema, at: string): void => {
+      const r = resolve(s);
+      if (r.properties) {
+        if (r.additionalProperties !== false) problems.push(`${at || '(root)'}: additionalProperties is not false`);
+        if (v && typeof v === 'object' && !Array.isArray(v))
+          for (const [k, child] of Object.entries(v)) {
+            const cs = r.properties[k];
+            if (!cs) problems.push(`${at}${at ? '.' : ''}${k}: not in the schema`);
+            else walk(child, cs, `${at}${at ? '.' : ''}${k}`);
+          }
+      }
+    };
+    walk(values, schema, '');
+    expect(problems).toEqual([]);
+  });
+});
