@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { registry } from '../observability/metrics-registry';
 import { METRIC } from '../observability/metric-names';
-import { ENDPOINT } from './endpoint-templates';
+import { ENDPOINT, ENDPOINT_METHODS } from './endpoint-templates';
 import type { RetryReason } from './retry-policy';
 
 /** Platform API metrics; labels are path templates and status codes, never ids. */
@@ -37,12 +37,28 @@ export const platformRetries = new Counter({
 
 const RETRY_REASONS: readonly RetryReason[] = ['rate_limited', 'server_error', 'network', 'unauthorized'];
 
-// Every endpoint is known up front: its series exist at 0 from the start, so the first 429 or retry
-// of a process shows in increase() instead of being the series' first sample.
+/**
+ * The statuses a call can end with that an operator looks for: success, the platform's documented
+ * errors, a network failure ("error"). Another status still counts; its series starts at its first
+ * occurrence.
+ */
+const KNOWN_STATUSES: Record<string, readonly string[]> = {
+  GET: ['200'],
+  PATCH: ['200'],
+  POST: ['200', '201', '202'],
+  DELETE: ['200', '204'],
+};
+const ERROR_STATUSES = ['400', '401', '403', '404', '429', '500', '502', '503', '504', 'error'];
+
+// Every endpoint is known up front: its series exist at 0 from the start, so the first 429, retry
+// or failure of a process shows in increase() instead of being the series' first sample.
 for (const endpoint of Object.values(ENDPOINT)) {
   platform429.inc({ endpoint }, 0);
   for (const reason of RETRY_REASONS) platformRetries.inc({ endpoint, reason }, 0);
 }
+for (const [endpoint, method] of ENDPOINT_METHODS)
+  for (const status of [...KNOWN_STATUSES[method]!, ...ERROR_STATUSES])
+    platformRequests.inc({ endpoint, method, status }, 0);
 
 /*
  * Per limiter key: one budget is shared by every command of the same tenant and client id (see

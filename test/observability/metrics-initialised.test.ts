@@ -16,12 +16,8 @@ import { parsePromText, samples, type Sample } from '../support/prom-text';
 import { redisUrl, uniquePrefix } from '../support/redis';
 
 const PASSWORD = 'metrics-test-password-0123456789';
-/**
- * Counters with no series at start, and why: the limiter key is only known once a tenant is served
- * (see limiterLabel); the platform's status codes are an open set (its rare outcomes, 429s and
- * retries, have counters of their own that are initialised).
- */
-const NOT_AT_START = new Set<string>([METRIC.rateLimitRequests, METRIC.rateLimitThrottled, METRIC.platformRequests]);
+/** Counters with no series at start, and why: the limiter key is only known once a tenant is served (see limiterLabel). */
+const NOT_AT_START = new Set<string>([METRIC.rateLimitRequests, METRIC.rateLimitThrottled]);
 
 describe('metrics at start (queue mode, api and worker in one process, production runner)', () => {
   let server: RunningServer;
@@ -70,6 +66,10 @@ describe('metrics at start (queue mode, api and worker in one process, productio
         0,
       ]);
     expect(samples(all, METRIC.platform429, { endpoint: '/v3/accounts' }).map((s) => s.value)).toEqual([0]);
+    for (const status of ['200', '404', '429', '500', 'error'])
+      expect(
+        samples(all, METRIC.platformRequests, { endpoint: '/v3/accounts', method: 'GET', status }).map((s) => s.value),
+      ).toEqual([0]);
     expect(samples(all, METRIC.platformRetries, { endpoint: '/v3/search', reason: 'server_error' })).toHaveLength(1);
     expect(samples(all, METRIC.lockAttempts, { result: 'busy' }).map((s) => s.value)).toEqual([0]);
     expect(samples(all, `${METRIC.jobDuration}_count`, { command: 'std:account:list', outcome: 'error' })).toHaveLength(
