@@ -16,7 +16,7 @@ import { parsePromText, samples, type Sample } from '../support/prom-text';
 import { redisUrl, uniquePrefix } from '../support/redis';
 
 const PASSWORD = 'metrics-test-password-0123456789';
-/** Counters with no series at start, and why: the limiter key is only known once a tenant is served (see limiterLabel). */
+/** Counters with no series at start: the limiter key is only known once a tenant is served (see limiterLabel). */
 const NOT_AT_START = new Set<string>([METRIC.rateLimitRequests, METRIC.rateLimitThrottled]);
 
 describe('metrics at start (queue mode, api and worker in one process, production runner)', () => {
