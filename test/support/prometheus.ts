@@ -10,7 +10,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from './free-port';
 
-export const PROMETHEUS_BIN = '/usr/bin/prometheus';
+const PROMETHEUS_BIN = '/usr/bin/prometheus';
 
 export interface ScrapeTarget {
   job: string;
