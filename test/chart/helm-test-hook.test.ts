@@ -7,6 +7,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { run as check } from '../../src/cli/check';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { freePort } from '../support/free-port';
 import { redisUrl, uniquePrefix } from '../support/redis';
@@ -115,5 +117,30 @@ describe('helm test hook: test connection against the deployed api', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout.trim())).toHaveProperty('status');
+  });
+
+  it('`fusion-proxy check` itself: usage errors exit 2, an unreachable api exits 1, never echoing the password', async () => {
+    const io = (): { stdout: Writable; stderr: Writable; env: Record<string, string>; out: () => string } => {
+      let text = '';
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          text += chunk.toString();
+          cb();
+        },
+      });
+      return { stdout: sink, stderr: sink, env: { PROXY_PASSWORD: PASSWORD }, out: () => text };
+    };
+    const a = io();
+    expect(await check([], a)).toBe(2);
+    expect(a.out()).toMatch(/--url and env PROXY_PASSWORD are required/);
+    const b = io();
+    expect(await check(['--bogus'], b)).toBe(2);
+    const c = io();
+    expect(await check(['--url', `${server.url}/`], c)).toBe(0);
+    expect(c.out()).toMatch(/ok: the api accepted the password/);
+    const d = io();
+    expect(await check(['--url', `http://127.0.0.1:${await freePort()}/`], d)).toBe(1);
+    expect(d.out()).toMatch(/PROXY_CONNECTION_FAILED/);
+    expect(d.out()).not.toContain(PASSWORD);
   });
 });
