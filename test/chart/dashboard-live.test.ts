@@ -92,6 +92,25 @@ describe('the Grafana dashboard against a real Prometheus scraping a queue-mode 
     return out;
   };
   const now = (): number => Date.now() / 1000;
+  const total = (samples: Sample[], name: string, match: Record<string, string> = {}): number =>
+    samples
+      .filter((x) => x.name === name && Object.entries(match).every(([k, v]) => x.labels[k] === v))
+      .reduce((a, x) => a + x.value, 0);
+  /** Waits until the processes have counted this many answered proxy requests and finished jobs. */
+  const settled = async (want: { http: number; jobs: number }): Promise<void> => {
+    const end = Date.now() + 60_000;
+    for (;;) {
+      const s = await scrapeProcesses();
+      const got = {
+        http: total(s, 'fusion_http_requests_total'),
+        jobs: total(s, 'fusion_jobs_total'),
+      };
+      if (got.http === want.http && got.jobs === want.jobs) return;
+      if (Date.now() > end)
+        throw new Error(`processes counted ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
 
   beforeAll(async () => {
     redis = await startOwnRedis();
@@ -136,7 +155,9 @@ describe('the Grafana dashboard against a real Prometheus scraping a queue-mode 
     limiters.normal = limiterLabel(host, sim.clientId);
     limiters.throttled = limiterLabel(host, THROTTLED.clientId);
 
-    // Quiet now: what the processes say is what Prometheus scrapes next.
+    // Quiet once the processes have counted both commands (a response's count can land just after the
+    // client read its end): what they say now is what Prometheus scrapes next.
+    await settled({ http: 2, jobs: 2 });
     before = await scrapeProcesses();
     tStart = now();
     await prom.scrapedAfter(tStart, 2);
@@ -169,6 +190,8 @@ describe('the Grafana dashboard against a real Prometheus scraping a queue-mode 
         /401/,
       );
 
+    // 2 + 3 aggregations + 3 wrong passwords answered; 2 + 3 jobs run (a refused password runs none).
+    await settled({ http: 8, jobs: 5 });
     const done = now();
     // Nothing that the checks read changes any more (the queue is empty, no command runs).
     expect(await control.llen('bull:fusion-commands:active')).toBe(0);

@@ -91,7 +91,11 @@ describe('metrics at start (queue mode, api and worker in one process, productio
       body: JSON.stringify({ type: 'std:test-connection', input: {}, config: { proxyPassword: 'wrong-password' } }),
     });
     expect(res.status).toBe(401);
-    const all = await scrape();
+    // The count lands when the response is finished, which the client may see first.
+    let all = await scrape();
+    const end = Date.now() + 10_000;
+    while (samples(all, METRIC.httpRequests, { status: '401' })[0]?.value !== 1 && Date.now() < end)
+      all = await scrape();
     const routes = new Set(samples(all, METRIC.httpRequests).map((s) => s.labels.route));
     expect([...routes]).toEqual(['/']);
     expect(samples(all, `${METRIC.httpRequestDuration}_count`).map((s) => s.labels.route)).toEqual(['/']);
