@@ -13,6 +13,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<SubCommand
     summary: 'send one command to a proxy server and print its NDJSON output',
     load: async () => (await import('./invoke')).run,
   },
+  check: {
+    summary: 'check a deployed proxy end to end without platform credentials (helm test)',
+    load: async () => (await import('./check')).run,
+  },
   simulator: { summary: 'run the platform API simulator', load: async () => (await import('./simulator')).run },
   aggregate: {
     summary: "ask the platform (or the simulator) to aggregate the connector's source, and wait",

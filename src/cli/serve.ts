@@ -5,6 +5,7 @@ import { createLogger } from '../observability/logger';
 import { createProductionRunner } from '../runtime/production-runner';
 import { loadEnv, type ServerEnv } from '../server/env';
 import { RedisHealth } from '../queue/redis-health';
+import { redisTarget } from '../server/redis-settings';
 import { startServer } from '../server/server';
 
 const USAGE = `usage: fusion-proxy serve
@@ -54,12 +55,19 @@ export async function run(argv: string[]): Promise<number> {
   if (env.PROXY_PASSWORD && env.PROXY_PASSWORD.length < 16 && env.ROLE !== 'worker') {
     logger.warn('PROXY_PASSWORD is shorter than 16 characters; use a longer random secret');
   }
+  let target;
+  try {
+    target = redisTarget(env);
+  } catch (e) {
+    process.stderr.write(`fusion-proxy serve: ${errorMessage(e)}\n`);
+    return 78;
+  }
   // Shared Redis for the core (locks, rate-limit buckets) where a worker runs commands.
   const runtimeRedis =
-    env.REDIS_URL && env.ROLE !== 'api'
-      ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, disconnectTimeout: 200 })
+    target && env.ROLE !== 'api'
+      ? new Redis(target.url, { ...target.options, maxRetriesPerRequest: 3, disconnectTimeout: 200 })
       : undefined;
-  const redisHealth = env.REDIS_URL ? new RedisHealth(env.REDIS_URL, logger) : undefined;
+  const redisHealth = target ? new RedisHealth(target.url, logger) : undefined;
   if (runtimeRedis) redisHealth?.watch(runtimeRedis);
   const runner = createProductionRunner(runtimeRedis ? { redis: runtimeRedis } : {});
   let server;

@@ -4,6 +4,8 @@ import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from './
 import { executeCommand } from './command-execution';
 import { InMemoryChannel } from './in-memory-channel';
 import { SlotPool } from './slot-pool';
+import { initErrorSeries } from '../observability/error-metrics';
+import { initJobSeries } from './metrics';
 
 export interface EmbeddedDispatcherOptions {
   runner: CommandRunner;
@@ -32,6 +34,8 @@ export class EmbeddedDispatcher implements CommandDispatcher {
 
   constructor(private readonly opts: EmbeddedDispatcherOptions) {
     this.slots = new SlotPool(opts.concurrency);
+    initJobSeries();
+    initErrorSeries('embedded');
   }
 
   async *dispatch(cmd: ProxyCommand, signal: AbortSignal): AsyncGenerator<OutputChunk> {

@@ -1,4 +1,5 @@
 import { Counter, Histogram } from 'prom-client';
+import { COMMAND_TYPES } from '../core/command-types';
 import { METRIC } from '../observability/metric-names';
 import { registry } from '../observability/metrics-registry';
 
@@ -17,3 +18,17 @@ export const jobDuration = new Histogram({
   buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 7200],
   registers: [registry],
 });
+
+const OUTCOMES = ['success', 'error', 'cancelled'] as const;
+
+/**
+ * Series at 0 for every command and outcome, created by the processes that run commands (worker,
+ * embedded), so the first failed job is an increase from 0 rather than a series' first sample.
+ */
+export function initJobSeries(): void {
+  for (const command of COMMAND_TYPES)
+    for (const outcome of OUTCOMES) {
+      jobsTotal.inc({ command, outcome }, 0);
+      jobDuration.zero({ command, outcome });
+    }
+}

@@ -28,7 +28,14 @@ const REDACT_PATHS: string[] = (() => {
  * and `request`: those never reach a log line, whatever a call site passes.
  */
 function safeError(e: unknown): Record<string, unknown> {
-  if (!(e instanceof Error)) return { message: String(e) };
+  if (!(e instanceof Error)) {
+    // An error already reduced to {message, code} (String() of it would log "[object Object]").
+    if (e !== null && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') {
+      const { message, code } = e as { message: string; code?: unknown };
+      return code === undefined ? { message } : { message, code };
+    }
+    return { message: String(e) };
+  }
   const x = e as Error & { code?: unknown; status?: unknown; response?: { status?: unknown } };
   const out: Record<string, unknown> = { type: x.name, message: x.message };
   if (x.code !== undefined) out.code = x.code;

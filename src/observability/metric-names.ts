@@ -34,10 +34,16 @@ export const METRIC = {
   platform429: 'fusion_platform_rate_limited_total',
   /** counter {endpoint, reason}: reason = rate_limited | server_error | network */
   platformRetries: 'fusion_platform_retries_total',
-  /** histogram: seconds a request waited for the rate limiter */
+  /** histogram {limiter}: seconds a request waited for a rate-limit grant (not the concurrency cap) */
   rateLimiterWait: 'fusion_ratelimit_wait_seconds',
-  /** gauge: configured requests per second (last configuration seen) */
+  /** histogram {limiter}: seconds a request waited for a slot under the concurrency cap */
+  concurrencyWait: 'fusion_ratelimit_concurrency_wait_seconds',
+  /** gauge {limiter}: configured requests per second of a limiter key (tenant host/hash of the client id) */
   rateLimitConfiguredRps: 'fusion_ratelimit_configured_rps',
+  /** counter {limiter}: platform requests sent under a limiter key; rate() is the achieved rate */
+  rateLimitRequests: 'fusion_ratelimit_requests_total',
+  /** counter {limiter}: platform 429s under a limiter key */
+  rateLimitThrottled: 'fusion_ratelimit_throttled_total',
   /** counter {result}: acquired | busy | stale */
   lockAttempts: 'fusion_lock_attempts_total',
   /** counter {command}: accounts emitted by aggregation */

@@ -3,7 +3,7 @@ import type { Logger } from '../core/ports/logger';
 import type { PlatformFactory } from '../core/ports/platform';
 import { ConcurrencyGate } from './concurrency-gate';
 import { sharedMemoryBucket } from './memory-token-bucket';
-import { rateLimitConfiguredRps } from './metrics';
+import { limiterLabel, rateLimitConfiguredRps } from './metrics';
 import { PlatformClient } from './platform-client';
 import { readPlatformSettings, type PlatformSettings } from './platform-settings';
 import { FallbackLimiter } from './fallback-limiter';
@@ -39,10 +39,11 @@ function tenantOf(baseurl: string): string {
  */
 export function createPlatformClient(settings: PlatformSettings, deps: PlatformClientFactoryDeps): PlatformClient {
   const tenant = tenantOf(settings.baseurl);
+  const label = limiterLabel(tenant, settings.clientId);
   let limiter: RateLimiter;
   let gate: ConcurrencyGate | undefined;
   if (settings.enableQueue) {
-    rateLimitConfiguredRps.set(settings.requestsPerSecond);
+    rateLimitConfiguredRps.set({ limiter: label }, settings.requestsPerSecond);
     const limits = { requestsPerSecond: settings.requestsPerSecond, windowMs: deps.windowMs };
     const local = (): RateLimiter =>
       sharedMemoryBucket(`${deps.keyPrefix ?? ''}${tenant}\u0000${settings.clientId}`, limits);
@@ -64,10 +65,13 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
     }
     gate = new ConcurrencyGate(settings.maxConcurrentRequests);
   } else {
+    // No configured rate any more: a stale figure would read as a limit that is not applied.
+    rateLimitConfiguredRps.remove({ limiter: label });
     limiter = new HoldOnlyLimiter();
   }
   return new PlatformClient(settings, {
     limiter,
+    limiterLabel: label,
     gate,
     logger: deps.logger,
     signal: deps.signal,

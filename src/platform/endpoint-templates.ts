@@ -32,3 +32,28 @@ export const PAGE_MAX = {
   accessProfiles: 250,
   workflows: 250,
 } as const;
+
+/** Every endpoint and method we call: the platform metrics' series exist at 0 for these from the start. */
+export const ENDPOINT_METHODS: ReadonlyArray<readonly [string, 'GET' | 'POST' | 'PATCH' | 'DELETE']> = [
+  [ENDPOINT.token, 'POST'],
+  [ENDPOINT.sources, 'GET'],
+  [ENDPOINT.source, 'GET'],
+  [ENDPOINT.source, 'PATCH'],
+  [ENDPOINT.sourceSchemas, 'GET'],
+  [ENDPOINT.accounts, 'GET'],
+  [ENDPOINT.account, 'GET'],
+  [ENDPOINT.search, 'POST'],
+  [ENDPOINT.loadAccounts, 'POST'],
+  [ENDPOINT.taskStatus, 'GET'],
+  [ENDPOINT.formDefinitions, 'GET'],
+  [ENDPOINT.formDefinitions, 'POST'],
+  [ENDPOINT.formDefinition, 'DELETE'],
+  [ENDPOINT.formInstances, 'GET'],
+  [ENDPOINT.formInstances, 'POST'],
+  [ENDPOINT.formInstance, 'GET'],
+  [ENDPOINT.formInstance, 'PATCH'],
+  [ENDPOINT.accessProfiles, 'GET'],
+  [ENDPOINT.workflows, 'GET'],
+  [ENDPOINT.workflows, 'POST'],
+  [ENDPOINT.workflowTest, 'POST'],
+];

@@ -35,6 +35,8 @@ import { TokenProvider } from './token-provider';
 
 export interface PlatformClientDeps {
   limiter: RateLimiter;
+  /** The `limiter` label of this client's metrics (see limiterLabel); none in unit tests. */
+  limiterLabel?: string;
   /** Cap on requests in flight; absent when "Enable queue" is off. */
   gate?: ConcurrencyGate;
   logger: Logger;
@@ -95,6 +97,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
     this.executor = new RequestExecutor({
       tokens: this.tokens,
       limiter: deps.limiter,
+      limiterLabel: deps.limiterLabel,
       gate: deps.gate,
       policy,
       callTimeoutMs: settings.provisioningTimeout * 1000,

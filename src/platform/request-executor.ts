@@ -3,7 +3,17 @@ import { type FusionError, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import { linkSignal, sleep } from './abort';
 import type { ConcurrencyGate } from './concurrency-gate';
-import { platform429, platformRequestDuration, platformRequests, platformRetries, rateLimiterWait } from './metrics';
+import {
+  OTHER_LIMITER,
+  concurrencyWait,
+  platform429,
+  platformRequestDuration,
+  platformRequests,
+  platformRetries,
+  rateLimitRequests,
+  rateLimitThrottled,
+  rateLimiterWait,
+} from './metrics';
 import {
   cancelledError,
   classifyFailure,
@@ -52,6 +62,8 @@ const FIRST_CONTACT_ATTEMPTS = 2;
 export interface ExecutorDeps {
   tokens: TokenProvider;
   limiter: RateLimiter;
+  /** The `limiter` label of the metrics (tenant host and a hash of the client id). */
+  limiterLabel?: string;
   gate?: ConcurrencyGate;
   policy: RetryPolicy;
   /** Deadline of one call including every retry and wait. */
@@ -88,6 +100,7 @@ export class RequestExecutor {
     callerSignals: (AbortSignal | undefined)[] = [],
   ): Promise<AxiosResponse<T>> {
     const { policy, tokens, limiter, gate, logger } = this.deps;
+    const limiterKey = { limiter: this.deps.limiterLabel ?? OTHER_LIMITER };
     const call = linkSignal([this.deps.signal, ...callerSignals], this.deps.callTimeoutMs);
     let attempts = 0;
     let refreshedAfter401 = false;
@@ -105,11 +118,15 @@ export class RequestExecutor {
           usedToken = await tokens.get(call.signal);
           // A token means the platform's token endpoint answered: the URL is right.
           this.answered = true;
-          const waitStarted = performance.now();
+          // The two waits are told apart: a slow limiter means the RPS budget (shared by every pod of the
+          // tenant), a slow gate means this command's own "Maximum concurrent requests".
+          const gateStarted = performance.now();
           const release = gate ? await gate.acquire(call.signal) : undefined;
           try {
+            const limiterStarted = performance.now();
+            if (gate) concurrencyWait.observe(limiterKey, (limiterStarted - gateStarted) / 1000);
             let grantedAt = await limiter.acquire(call.signal);
-            rateLimiterWait.observe((performance.now() - waitStarted) / 1000);
+            rateLimiterWait.observe(limiterKey, (performance.now() - limiterStarted) / 1000);
             attempts++;
             const one = linkSignal(call.signal, policy.attemptTimeoutMs);
             let regrants = 0;
@@ -120,6 +137,7 @@ export class RequestExecutor {
               }
             };
             const started = performance.now();
+            rateLimitRequests.inc(limiterKey);
             try {
               const res = await attempt({ signal: one.signal, beforeSend });
               this.answered = true;
@@ -165,6 +183,7 @@ export class RequestExecutor {
         if (failure.kind === 'aborted' || call.signal.aborted) throw stopped();
         if (failure.kind === 'rate_limited') {
           platform429.inc({ endpoint: failedReq.endpoint });
+          rateLimitThrottled.inc(limiterKey);
           // Every pod sharing the bucket pauses, not only this request.
           if (failure.retryAfterMs !== undefined && failure.retryAfterMs > 0)
             await limiter.holdFor(failure.retryAfterMs).catch(() => undefined);

@@ -1,9 +1,11 @@
 import { Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import { executeCommand, toFusionError } from '../dispatch/command-execution';
+import { initJobSeries } from '../dispatch/metrics';
+import { initErrorSeries } from '../observability/error-metrics';
 import { RedisHealth } from './redis-health';
 import type { JobCrypto } from './job-crypto';
 import { openCommand, type CommandJobData } from './job-data';
@@ -13,6 +15,8 @@ import { ResultStreamWriter, type ResultStreamWriterOptions } from './result-str
 
 export interface CommandWorkerOptions {
   redisUrl: string;
+  /** Credentials and TLS of every connection (see server/redis-settings.ts). */
+  redisOptions?: RedisOptions;
   runner: CommandRunner;
   crypto: JobCrypto;
   logger: Logger;
@@ -61,13 +65,23 @@ export class CommandWorker {
   private readonly health: RedisHealth;
 
   constructor(private readonly opts: CommandWorkerOptions) {
+    initJobSeries();
+    initErrorSeries('worker');
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.streamOptions = { ...DEFAULT_STREAM_OPTIONS, ...opts.stream };
-    this.bullConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 200 });
+    this.bullConnection = new Redis(opts.redisUrl, {
+      ...opts.redisOptions,
+      maxRetriesPerRequest: null,
+      disconnectTimeout: 200,
+    });
     const health = opts.redisHealth ?? new RedisHealth(opts.redisUrl, opts.logger);
     this.health = health;
     health.watch(this.bullConnection);
-    this.streamConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3, disconnectTimeout: 200 });
+    this.streamConnection = new Redis(opts.redisUrl, {
+      ...opts.redisOptions,
+      maxRetriesPerRequest: 3,
+      disconnectTimeout: 200,
+    });
     health.watch(this.streamConnection);
     this.worker = new Worker<CommandJobData>(this.queueName, (job) => this.process(job), {
       connection: this.bullConnection,

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { FusionError, errorMessage, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from '../dispatch/command-dispatcher';
@@ -13,6 +13,8 @@ import { ResultStreamReader } from './result-stream-reader';
 
 export interface QueueDispatcherOptions {
   redisUrl: string;
+  /** Credentials and TLS of every connection (see server/redis-settings.ts). */
+  redisOptions?: RedisOptions;
   crypto: JobCrypto;
   logger: Logger;
   requestTimeoutMs: number;
@@ -62,6 +64,7 @@ export class QueueDispatcher implements CommandDispatcher {
   constructor(private readonly opts: QueueDispatcherOptions) {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
     this.redis = new Redis(opts.redisUrl, {
+      ...opts.redisOptions,
       // ioredis arms a disconnectTimeout timer even for a socket that never connected; keep it short.
       disconnectTimeout: 200,
       maxRetriesPerRequest: 1,
@@ -72,7 +75,7 @@ export class QueueDispatcher implements CommandDispatcher {
     this.health.watch(this.redis);
     this.queue = new CommandQueue(this.redis, this.queueName, opts.crypto, opts.prefix ?? DEFAULT_BULL_PREFIX);
     this.health.watch(this.queue.queue);
-    this.pool = new ReaderConnectionPool(opts.redisUrl);
+    this.pool = new ReaderConnectionPool(opts.redisUrl, opts.redisOptions);
     setQueueStatsSource(this.queue);
   }
 

@@ -2,7 +2,15 @@
 export const DEFAULT_QUEUE_NAME = 'fusion-commands';
 export const DEFAULT_BULL_PREFIX = 'bull';
 
-/** The Redis list BullMQ keeps waiting jobs in; KEDA's redis list trigger watches it. */
+/** The Redis list BullMQ keeps waiting jobs in; one of the two lists KEDA's redis triggers count. */
 export function waitListKey(queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_BULL_PREFIX): string {
   return `${prefix}:${queueName}:wait`;
+}
+
+/**
+ * The Redis list of jobs a worker runs now. KEDA counts it too: a running aggregation has no
+ * waiting job, and a trigger on the wait list alone would scale its worker away.
+ */
+export function activeListKey(queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_BULL_PREFIX): string {
+  return `${prefix}:${queueName}:active`;
 }

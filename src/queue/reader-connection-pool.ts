@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 
 export interface ReaderConnection {
   redis: Redis;
@@ -37,6 +37,7 @@ export class ReaderConnectionPool {
 
   constructor(
     private readonly url: string,
+    private readonly options: RedisOptions = {},
     private readonly maxIdle = 32,
   ) {}
 
@@ -63,6 +64,7 @@ export class ReaderConnectionPool {
       this.discard(reused.redis);
     }
     const redis = new Redis(this.url, {
+      ...this.options,
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,

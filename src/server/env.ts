@@ -10,6 +10,12 @@ export interface ServerEnv {
   PROXY_PASSWORD: string | undefined;
   PROXY_PATH: string;
   REDIS_URL: string | undefined;
+  /** Redis ACL user when REDIS_URL names none. */
+  REDIS_USERNAME: string | undefined;
+  /** Redis password as is (never URL-encoded) when REDIS_URL carries none: the chart passes it from a Secret. */
+  REDIS_PASSWORD: string | undefined;
+  /** PEM file of the CA(s) that sign the Redis server's certificate (rediss:// only). */
+  REDIS_TLS_CA_FILE: string | undefined;
   ROLE: Role;
   LOG_LEVEL: LogLevel;
   BODY_LIMIT_BYTES: number;
@@ -80,6 +86,11 @@ const path: Parser<string> = (raw) => {
   return raw;
 };
 
+const absoluteFile: Parser<string> = (raw) => {
+  if (!raw.startsWith('/')) throw new Error('must be an absolute file path');
+  return raw;
+};
+
 const secret: Parser<string> = (raw) => {
   if (raw.length === 0) throw new Error('must not be empty');
   return raw;
@@ -113,6 +124,15 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   PROXY_PASSWORD: { parse: secret, doc: 'shared secret compared with config.proxyPassword (required for the api)' },
   PROXY_PATH: { default: '/', parse: path, doc: 'path of the proxy endpoint' },
   REDIS_URL: { parse: redisUrl, doc: 'Redis for queue mode; unset = embedded mode' },
+  REDIS_USERNAME: { parse: text, doc: 'Redis ACL user, when REDIS_URL names none' },
+  REDIS_PASSWORD: {
+    parse: secret,
+    doc: 'Redis password as is (not URL-encoded), when REDIS_URL carries none; e.g. from a Secret',
+  },
+  REDIS_TLS_CA_FILE: {
+    parse: absoluteFile,
+    doc: 'PEM file of the CA(s) that sign the Redis server certificate (a private CA); needs a rediss:// REDIS_URL',
+  },
   ROLE: { default: 'all', parse: oneOf(['all', 'api', 'worker'] as const), doc: 'api, worker or both' },
   LOG_LEVEL: { default: 'info', parse: oneOf(LOG_LEVELS), doc: 'error | warn | info | debug' },
   BODY_LIMIT_BYTES: { default: 10 * MB, parse: int(1024, 1024 * MB), doc: 'largest accepted request body' },
@@ -205,6 +225,15 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
       problems.push('REDIS_URL is required when ROLE=api (without it, use ROLE=all for embedded mode)');
     if (env.REDIS_URL && env.ROLE !== 'worker' && !env.PROXY_PASSWORD)
       problems.push('PROXY_PASSWORD is required for the api in queue mode');
+    const url = env.REDIS_URL ? new URL(env.REDIS_URL) : undefined;
+    for (const name of ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS_CA_FILE'] as const)
+      if (env[name] !== undefined && !url) problems.push(`${name} needs REDIS_URL`);
+    if (url && env.REDIS_PASSWORD !== undefined && url.password !== '')
+      problems.push('REDIS_PASSWORD is set and REDIS_URL carries a password too: keep one (REDIS_URL without it)');
+    if (url && env.REDIS_USERNAME !== undefined && url.username !== '')
+      problems.push('REDIS_USERNAME is set and REDIS_URL names a user too: keep one');
+    if (url && env.REDIS_TLS_CA_FILE !== undefined && url.protocol !== 'rediss:')
+      problems.push('REDIS_TLS_CA_FILE needs a rediss:// REDIS_URL (TLS)');
     if (env.REDIS_URL && !env.PROXY_PASSWORD && !env.JOB_ENCRYPTION_KEY) {
       problems.push('JOB_ENCRYPTION_KEY (or PROXY_PASSWORD) is required in queue mode to seal job payloads');
     }

@@ -9,6 +9,7 @@ import { RedisHealth } from '../queue/redis-health';
 import { buildApp } from './app';
 import { EmbeddedDispatcher } from '../dispatch/embedded-dispatcher';
 import type { ServerEnv } from './env';
+import { redisTarget } from './redis-settings';
 import { ShutdownState } from './shutdown-state';
 import { separateMetricsPort, startMetricsListener, type MetricsListener } from './metrics-server';
 
@@ -42,13 +43,15 @@ export async function startServer(
   const serveApi = env.ROLE !== 'worker';
   let dispatcher: CommandDispatcher | undefined;
   let worker: CommandWorker | undefined;
-  if (env.REDIS_URL) {
+  const redis = redisTarget(env);
+  if (redis) {
     const crypto = jobCrypto(env);
     // One view of Redis for every connection of this process: one log line per outage, not one per socket.
-    const redisHealth = deps.redisHealth ?? new RedisHealth(env.REDIS_URL, logger);
+    const redisHealth = deps.redisHealth ?? new RedisHealth(redis.url, logger);
     if (env.ROLE !== 'api') {
       worker = new CommandWorker({
-        redisUrl: env.REDIS_URL,
+        redisUrl: redis.url,
+        redisOptions: redis.options,
         runner,
         crypto,
         logger,
@@ -65,7 +68,8 @@ export async function startServer(
     }
     if (serveApi) {
       dispatcher = new QueueDispatcher({
-        redisUrl: env.REDIS_URL,
+        redisUrl: redis.url,
+        redisOptions: redis.options,
         crypto,
         logger,
         requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
@@ -99,13 +103,12 @@ export async function startServer(
   const close = (): Promise<void> => {
     closing ??= (async () => {
       try {
-        // Api and worker close together: open streams may be waiting on jobs this worker runs.
-        // The api drains first (new requests answered 503, open streams go on), then stops listening.
-        const api = async (): Promise<void> => {
-          await shutdown.drain(env.SHUTDOWN_GRACE_MS);
-          await app.close();
-        };
-        await Promise.all([api(), worker?.close(env.SHUTDOWN_GRACE_MS)]);
+        // Api and worker drain together: open streams may be waiting on jobs this worker runs. New
+        // requests are answered 503 and /readyz says not ready, while open streams and running jobs go
+        // on; only then does the listener close, so the liveness probe keeps passing on a worker that
+        // finishes a long aggregation after a scale-in.
+        await Promise.all([shutdown.drain(env.SHUTDOWN_GRACE_MS), worker?.close(env.SHUTDOWN_GRACE_MS)]);
+        await app.close();
         await dispatcher?.close();
       } finally {
         // Last, so a draining pod can still be scraped.

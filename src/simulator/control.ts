@@ -15,6 +15,8 @@ export interface SimulatorControl {
   setRateLimit(limit: RateLimitConfig | false): void;
   injectFault(fault: FaultSpec): void;
   clearFaults(): void;
+  /** Lets requests held by a `hold` fault go on; returns how many were held. */
+  releaseHeld(): number;
   requestLog(): RequestLogEntry[];
   counters(): SimulatorCounters;
   resetLog(): void;
@@ -53,6 +55,7 @@ export function createControl(ctx: SimContext): SimulatorControl {
     },
     injectFault: (f) => ctx.faults.add(f),
     clearFaults: () => ctx.faults.clear(),
+    releaseHeld: () => ctx.faults.releaseHeld(),
     requestLog: () => ctx.log.list(),
     counters: () => ctx.log.snapshot({ faultsInjected: ctx.faults.injected, tokensIssued: ctx.auth.tokensIssued }),
     resetLog: () => ctx.log.reset(),

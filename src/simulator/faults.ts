@@ -17,6 +17,11 @@ export interface FaultSpec {
   latencyMs?: number;
   /** Destroy the socket without replying. */
   drop?: boolean;
+  /**
+   * Hold the request until `releaseHeld()` (then it is handled normally), so a test can act while a
+   * command is certainly in the middle of a platform call, without guessing a latency.
+   */
+  hold?: boolean;
 }
 
 export interface FaultAction {
@@ -24,6 +29,7 @@ export interface FaultAction {
   retryAfter?: string;
   latencyMs?: number;
   drop?: boolean;
+  hold?: boolean;
 }
 
 interface ActiveFault {
@@ -35,7 +41,29 @@ interface ActiveFault {
 /** Holds injected faults and decides, per request, which one (if any) applies. */
 export class FaultInjector {
   private faults: ActiveFault[] = [];
+  private held: Array<() => void> = [];
   injected = 0;
+
+  /** A held request's wait: ends at releaseHeld(), or at cancel() when its client leaves. */
+  waitForRelease(): { released: Promise<void>; cancel: () => void } {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    this.held.push(release);
+    return {
+      released,
+      cancel: () => {
+        this.held = this.held.filter((h) => h !== release);
+        release();
+      },
+    };
+  }
+
+  /** Lets every held request go on; returns how many were held. */
+  releaseHeld(): number {
+    const n = this.held.length;
+    for (const r of this.held.splice(0)) r();
+    return n;
+  }
 
   add(spec: FaultSpec): void {
     if (!spec.pathTemplate) throw new TypeError('injectFault needs a pathTemplate');
@@ -64,12 +92,13 @@ export class FaultInjector {
       if (f.fired >= (s.times ?? 1)) continue;
       f.fired++;
       this.injected++;
-      const onlyDelay = s.status === undefined && !s.drop && s.latencyMs !== undefined;
+      const onlyDelay = s.status === undefined && !s.drop && (s.latencyMs !== undefined || s.hold === true);
       action = {
         status: s.drop || onlyDelay ? undefined : (s.status ?? 500),
         retryAfter: s.retryAfter,
         latencyMs: s.latencyMs,
         drop: s.drop,
+        hold: s.hold,
       };
     }
     return action;

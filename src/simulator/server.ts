@@ -4,7 +4,7 @@ import { hasScope } from './auth';
 import { parseBody } from './body-parser';
 import type { RouteDef, SimContext, SimRequest, SimResponse } from './context';
 import { SimHttpError, platformErrorBody } from './errors';
-import type { FaultAction } from './faults';
+import type { FaultAction, FaultInjector } from './faults';
 
 interface RequestInfo {
   start: number;
@@ -64,14 +64,32 @@ function delay(ms: number, reply: FastifyReply): Promise<boolean> {
   });
 }
 
+/** Waits for FaultInjector.releaseHeld(); resolves true when the client went away first. */
+function held(faults: FaultInjector, reply: FastifyReply): Promise<boolean> {
+  const res = reply.raw;
+  if (res.destroyed || res.writableEnded) return Promise.resolve(true);
+  const wait = faults.waitForRelease();
+  let left = false;
+  const onClose = (): void => {
+    left = true;
+    wait.cancel();
+  };
+  res.once('close', onClose);
+  return wait.released.then(() => {
+    res.off('close', onClose);
+    return left;
+  });
+}
+
 /** Applies an injected fault. Returns true when the request was answered (or dropped) by the fault. */
 async function applyFault(
   fault: FaultAction | undefined,
   reply: FastifyReply,
   recordStatus: (status: number) => void,
+  faults: FaultInjector,
 ): Promise<boolean> {
   if (!fault) return false;
-  if (fault.latencyMs && (await delay(fault.latencyMs, reply))) {
+  if ((fault.hold && (await held(faults, reply))) || (fault.latencyMs && (await delay(fault.latencyMs, reply)))) {
     recordStatus(CLIENT_CLOSED);
     reply.hijack();
     return true;
@@ -141,7 +159,14 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
 
   app.setNotFoundHandler(async (req, reply) => {
     const path = pathOnly(req.url);
-    if (await applyFault(ctx.faults.match(req.method, path, path, undefined), reply, (status) => record(req, status)))
+    if (
+      await applyFault(
+        ctx.faults.match(req.method, path, path, undefined),
+        reply,
+        (status) => record(req, status),
+        ctx.faults,
+      )
+    )
       return reply;
     return sendError(reply, 404, `Resource not found: ${req.method} ${path}`);
   });
@@ -167,8 +192,11 @@ export function buildServer(ctx: SimContext, routes: RouteDef[]): FastifyInstanc
           page = undefined;
         }
         if (
-          await applyFault(ctx.faults.match(req.method, route.template, simReq.path, page), reply, (status) =>
-            record(req, status),
+          await applyFault(
+            ctx.faults.match(req.method, route.template, simReq.path, page),
+            reply,
+            (status) => record(req, status),
+            ctx.faults,
           )
         )
           return reply;

@@ -13,7 +13,8 @@ import { isFusionError, errorMessage } from '../../src/core/errors';
 import type { CommandType } from '../../src/core/command-types';
 import { proxyItems, type ProxyItem } from '../../src/proxy-client';
 import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
-import { Cluster, JOB_KEY, PROXY_PASSWORD, type Proc } from './cluster';
+import type { Proc } from '../support/serve-process';
+import { Cluster, JOB_KEY, PROXY_PASSWORD } from './cluster';
 import { percentile, seconds, table, type Row } from './figures';
 import { hostileRequests, sendHostile } from './hostile';
 

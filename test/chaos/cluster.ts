@@ -3,112 +3,14 @@
  * api, two workers) built from this checkout, their own redis-server, and the simulator playing the
  * platform over HTTP. Every process's output is kept, so the suite can search it for secrets.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import { Redis } from 'ioredis';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { freePort } from '../support/free-port';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
+import { Proc } from '../support/serve-process';
 
-const ROOT = resolve(__dirname, '..', '..');
 export const PROXY_PASSWORD = 'chaos-proxy-password-4d1f7c2e9b';
 export const JOB_KEY = 'c'.repeat(64);
-
-let built: Promise<string> | undefined;
-
-/** `src/cli/main.ts` bundled once per run; dependencies resolve from this checkout's node_modules. */
-function buildCli(): Promise<string> {
-  built ??= (async () => {
-    const dir = join(ROOT, '.chaos-out');
-    mkdirSync(dir, { recursive: true });
-    const out = join(dir, 'main.cjs');
-    await build({
-      entryPoints: [join(ROOT, 'src/cli/main.ts')],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      packages: 'external',
-      outfile: out,
-      logLevel: 'error',
-    });
-    return out;
-  })();
-  return built;
-}
-
-export type Role = 'api' | 'worker';
-
-export class Proc {
-  child!: ChildProcess;
-  readonly logs: string[] = [];
-  exited!: Promise<number | null>;
-
-  constructor(
-    readonly name: string,
-    readonly role: Role,
-    readonly port: number,
-    private readonly env: Record<string, string>,
-  ) {}
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  async start(): Promise<void> {
-    const cli = await buildCli();
-    this.child = spawn(process.execPath, [cli, 'serve'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const keep = (d: Buffer): void => void this.logs.push(d.toString('utf8'));
-    this.child.stdout!.on('data', keep);
-    this.child.stderr!.on('data', keep);
-    this.exited = new Promise((r) => this.child.once('exit', (code) => r(code)));
-    const end = Date.now() + 30_000;
-    for (;;) {
-      if (!this.alive) throw new Error(`${this.name} exited at start: ${this.logs.join('').slice(-2000)}`);
-      try {
-        const res = await fetch(`${this.url}/readyz`);
-        if (res.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > end) throw new Error(`${this.name} not ready within 30 s: ${this.logs.join('').slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  async kill(signal: NodeJS.Signals): Promise<void> {
-    if (!this.alive) return;
-    this.child.kill(signal);
-    await this.exited;
-  }
-
-  /** V8 heap in use, in MB, from the process's own /metrics. */
-  async heapMb(): Promise<number> {
-    const text = await (await fetch(`${this.url}/metrics`)).text();
-    const m = /^fusion_process_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-    return m ? Math.round(Number(m[1]) / 1024 / 1024) : -1;
-  }
-
-  /** Resident memory in MB, from /proc (Linux). */
-  rssMb(): number {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.child.pid}/status`, 'utf8'));
-      return m ? Math.round(Number(m[1]) / 1024) : 0;
-    } catch {
-      return 0;
-    }
-  }
-}
 
 export interface ClusterOptions {
   identities?: number;

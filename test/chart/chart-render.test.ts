@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { waitListKey } from '../../src/queue/queue-names';
+import { activeListKey, waitListKey } from '../../src/queue/queue-names';
 import { checkCustomResource } from './support/crd-checks';
 import {
   CI_VALUES_DIR,
@@ -165,10 +165,10 @@ describe('api and worker Deployments', () => {
     const secrets = new Map(
       ofKind(r.objects, 'Secret').map((o) => [o.metadata.name, at<Record<string, string>>(o, 'data')]),
     );
-    // The Redis ACL user name is not secret (and may be a common word such as the app name).
+    // `redis-tls: enable` is a switch for KEDA, not a secret.
     const inlineSecrets = [...secrets.values()].flatMap((d) =>
       Object.entries(d)
-        .filter(([k]) => k !== 'redis-username')
+        .filter(([k]) => k !== 'redis-tls')
         .map(([, v]) => Buffer.from(v, 'base64').toString('utf8')),
     );
     if (!s.startsWith('existing-secret') && !s.startsWith('keda-existing'))
@@ -176,19 +176,17 @@ describe('api and worker Deployments', () => {
     for (const dep of deployments(r)) {
       const text = JSON.stringify(dep);
       for (const secret of inlineSecrets) expect(text).not.toContain(secret);
-      for (const name of ['PROXY_PASSWORD', 'JOB_ENCRYPTION_KEY', 'REDIS_URL']) {
+      for (const name of ['PROXY_PASSWORD', 'JOB_ENCRYPTION_KEY', 'REDIS_PASSWORD']) {
         const env = envOf(dep, name);
         if (!env) continue;
-        if (name === 'REDIS_URL' && s === 'bundled-redis-values.yaml') {
-          expect(env.value).toBe(`redis://${FULL}-redis:6379`);
-          continue;
-        }
         expect(env.value).toBeUndefined();
         const ref = env.valueFrom?.secretKeyRef;
         expect(ref).toBeDefined();
         // A chart-managed secret must hold the key; an existing one is the operator's.
         if (secrets.has(ref!.name)) expect(Object.keys(secrets.get(ref!.name)!)).toContain(ref!.key);
       }
+      // The URL carries no credentials: they come apart, from the Secret.
+      expect(new URL(envOf(dep, 'REDIS_URL')!.value!).password).toBe('');
     }
     const api = deployments(r)[0]!;
     expect(envOf(api, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toBeDefined();
@@ -207,7 +205,7 @@ describe('api and worker Deployments', () => {
     expect(envOf(derived, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: FULL, key: 'proxy-password' });
   });
 
-  it('existingSecret: no chart Secret for auth, refs use the configured names and keys', () => {
+  it('existingSecret: no chart Secret for auth, refs use the configured names and keys; the job key is optional', () => {
     const r = rendered('existing-secret-values.yaml');
     expect(ofKind(r.objects, 'Secret')).toEqual([]);
     const [api, worker] = deployments(r);
@@ -215,11 +213,22 @@ describe('api and worker Deployments', () => {
       name: 'fusion-proxy-auth',
       key: 'password',
     });
+    // Documented as optional: a Secret without the key starts (the key is derived from the password),
+    // so workers keep the password too.
     expect(envOf(worker!, 'JOB_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef).toEqual({
       name: 'fusion-proxy-auth',
       key: 'job-key',
+      optional: true,
     });
-    expect(envOf(worker!, 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({ name: 'fusion-proxy-redis', key: 'url' });
+    expect(envOf(worker!, 'PROXY_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'fusion-proxy-auth',
+      key: 'password',
+    });
+    expect(envOf(worker!, 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'fusion-proxy-redis',
+      key: 'password',
+    });
+    expect(envOf(worker!, 'REDIS_URL')?.value).toBe('redis://redis.example.internal:6379/0');
   });
 
   it('passes the server settings as environment variables', () => {
@@ -297,18 +306,53 @@ describe('scaling', () => {
   const hpaTargets = (r: Rendered): string[] =>
     ofKind(r.objects, 'HorizontalPodAutoscaler').map((h) => at<string>(h, 'spec', 'scaleTargetRef', 'name'));
 
-  it('KEDA watches exactly the BullMQ wait list the code uses', () => {
+  type Trigger = { type: string; name: string; metadata: Record<string, string>; authenticationRef?: { name: string } };
+  const triggersOf = (r: Rendered): Trigger[] =>
+    at<Trigger[]>(find(r.objects, 'ScaledObject', WORKER), 'spec', 'triggers');
+
+  it('KEDA counts the jobs waiting AND running, in exactly the BullMQ lists the code uses, summed into one metric', () => {
     for (const s of ['keda-values.yaml', 'keda-existing-secret-values.yaml', 'bundled-redis-values.yaml']) {
-      const so = find(rendered(s).objects, 'ScaledObject', WORKER);
-      const [trigger] = at<Array<{ type: string; metadata: Record<string, string> }>>(so, 'spec', 'triggers');
-      expect(trigger?.type).toBe('redis');
-      expect(trigger?.metadata.listName).toBe(waitListKey());
+      const r = rendered(s);
+      const so = find(r.objects, 'ScaledObject', WORKER);
+      expect(triggersOf(r).map((t) => [t.type, t.name, t.metadata.listName])).toEqual([
+        ['redis', 'waiting', waitListKey()],
+        ['redis', 'active', activeListKey()],
+      ]);
+      // One worker runs WORKER_CONCURRENCY jobs: that many jobs (waiting + running) per replica.
+      const concurrency = envOf(find(r.objects, 'Deployment', WORKER), 'WORKER_CONCURRENCY')?.value;
+      expect(at(so, 'spec', 'advanced', 'scalingModifiers')).toEqual({
+        formula: 'waiting + active',
+        target: concurrency,
+        activationTarget: '0',
+        metricType: 'AverageValue',
+      });
+      for (const t of triggersOf(r)) expect(t.metadata.listLength).toBe(concurrency);
       expect(at(so, 'spec', 'scaleTargetRef', 'name')).toBe(WORKER);
     }
-    const custom = render({ valuesFiles: ['keda-values.yaml'], set: { 'config.queueName': 'other-queue' } });
-    const so = find(custom.objects, 'ScaledObject', WORKER);
-    expect(at(so, 'spec', 'triggers', 0, 'metadata', 'listName')).toBe(waitListKey('other-queue'));
+    const custom = render({
+      valuesFiles: ['keda-values.yaml'],
+      set: {
+        'config.queueName': 'other-queue',
+        'worker.keda.scalingModifiers': false,
+        'worker.keda.jobsPerReplica': 2,
+      },
+    });
+    expect(triggersOf(custom).map((t) => [t.metadata.listName, t.metadata.listLength])).toEqual([
+      [waitListKey('other-queue'), '2'],
+      [activeListKey('other-queue'), '2'],
+    ]);
+    expect(at(find(custom.objects, 'ScaledObject', WORKER), 'spec', 'advanced')).toBeUndefined();
     expect(envOf(find(custom.objects, 'Deployment', WORKER), 'QUEUE_NAME')?.value).toBe('other-queue');
+  });
+
+  it('a worker told to stop (scale-in) finishes running jobs: long grace, SHUTDOWN_GRACE_MS inside it, no preStop delay', () => {
+    const worker = find(rendered('keda-values.yaml').objects, 'Deployment', WORKER);
+    const grace = at<number>(worker, 'spec', 'template', 'spec', 'terminationGracePeriodSeconds');
+    expect(grace).toBe(3600);
+    expect(Number(envOf(worker, 'SHUTDOWN_GRACE_MS')?.value)).toBe((grace - 10) * 1000);
+    expect(containerOf(worker)).not.toHaveProperty('lifecycle');
+    // The default scales to zero only when nothing waits and nothing runs.
+    expect(at(find(rendered('keda-values.yaml').objects, 'ScaledObject', WORKER), 'spec', 'minReplicaCount')).toBe(0);
   });
 
   it('never renders a worker HPA next to the ScaledObject, and drops replicas from scaled Deployments', () => {
@@ -323,43 +367,71 @@ describe('scaling', () => {
     expect(at(find(rendered('defaults-values.yaml').objects, 'Deployment', API), 'spec', 'replicas')).toBe(2);
   });
 
-  it('KEDA gets the Redis address, TLS, database and password from the same Redis settings', () => {
+  it("KEDA gets the Redis address, TLS, database and the very Secret key of the pods' password", () => {
     const r = rendered('keda-values.yaml');
-    const meta = at<Record<string, string>>(find(r.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata');
-    expect(meta).toMatchObject({ address: 'redis.example.internal:6380', enableTLS: 'true', databaseIndex: '2' });
+    for (const t of triggersOf(r)) {
+      expect(t.metadata).toMatchObject({
+        address: 'redis.example.internal:6380',
+        enableTLS: 'true',
+        databaseIndex: '2',
+      });
+      expect(t.authenticationRef).toEqual({ name: WORKER });
+    }
     const ta = find(r.objects, 'TriggerAuthentication', WORKER);
+    const worker = find(r.objects, 'Deployment', WORKER);
     expect(at(ta, 'spec', 'secretTargetRef')).toEqual([{ parameter: 'password', name: FULL, key: 'redis-password' }]);
-    const secret = at<Record<string, string>>(find(r.objects, 'Secret', FULL), 'data');
-    expect(Buffer.from(secret['redis-password']!, 'base64').toString()).toBe('ci-redis-password');
+    expect(envOf(worker, 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: FULL, key: 'redis-password' });
+    expect(envOf(worker, 'REDIS_URL')?.value).toBe('rediss://redis.example.internal:6380/2');
 
+    // A password a URL would have to encode is stored as is, once, for the app and for KEDA.
     const acl = render({ valuesFiles: ['external-redis-values.yaml'], set: { 'worker.keda.enabled': true } });
+    const secret = at<Record<string, string>>(find(acl.objects, 'Secret', FULL), 'data');
+    expect(Buffer.from(secret['redis-password']!, 'base64').toString()).toBe('p@ss:w/rd%40');
     expect(at(find(acl.objects, 'TriggerAuthentication', WORKER), 'spec', 'secretTargetRef')).toEqual([
       { parameter: 'password', name: FULL, key: 'redis-password' },
-      { parameter: 'username', name: FULL, key: 'redis-username' },
     ]);
-    expect(at(find(acl.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata', 'address')).toBe(
-      '10.0.0.12:6390',
-    );
+    const aclWorker = find(acl.objects, 'Deployment', WORKER);
+    expect(envOf(aclWorker, 'REDIS_USERNAME')?.value).toBe('fusion');
+    for (const t of triggersOf(acl)) {
+      expect(t.metadata).toMatchObject({ address: '10.0.0.12:6390', usernameFromEnv: 'REDIS_USERNAME' });
+      expect(t.metadata).not.toHaveProperty('enableTLS');
+    }
 
+    // A private CA: the pods mount it, KEDA gets it (with tls=enable) in its TriggerAuthentication.
     const existing = rendered('keda-existing-secret-values.yaml');
-    expect(at(find(existing.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata')).toMatchObject({
-      address: 'redis.example.internal:6379',
-      enableTLS: 'true',
-      databaseIndex: '3',
-    });
+    for (const t of triggersOf(existing)) {
+      expect(t.metadata).toMatchObject({ address: 'redis.example.internal:6379', databaseIndex: '3' });
+      // KEDA refuses enableTLS next to TLS settings in the TriggerAuthentication.
+      expect(t.metadata).not.toHaveProperty('enableTLS');
+    }
     expect(at(find(existing.objects, 'TriggerAuthentication', WORKER), 'spec', 'secretTargetRef')).toEqual([
       { parameter: 'password', name: 'fusion-proxy-redis', key: 'redis-password' },
+      { parameter: 'tls', name: FULL, key: 'redis-tls' },
+      { parameter: 'ca', name: 'redis-ca', key: 'ca.pem' },
     ]);
+    const tlsSecret = at<Record<string, string>>(find(existing.objects, 'Secret', FULL), 'data');
+    expect(Object.keys(tlsSecret)).toEqual(['redis-tls']);
+    expect(Buffer.from(tlsSecret['redis-tls']!, 'base64').toString()).toBe('enable');
+    for (const dep of deployments(existing)) {
+      expect(envOf(dep, 'REDIS_URL')?.value).toBe('rediss://redis.example.internal:6379/3');
+      expect(envOf(dep, 'REDIS_TLS_CA_FILE')?.value).toBe('/etc/fusion-proxy/redis-ca/ca.pem');
+      expect(at(dep, 'spec', 'template', 'spec', 'volumes')).toContainEqual({
+        name: 'redis-ca',
+        secret: { secretName: 'redis-ca', items: [{ key: 'ca.pem', path: 'ca.pem' }] },
+      });
+      expect(containerOf(dep)).toHaveProperty(
+        'volumeMounts',
+        expect.arrayContaining([{ name: 'redis-ca', mountPath: '/etc/fusion-proxy/redis-ca', readOnly: true }]),
+      );
+    }
 
     // No password anywhere: no TriggerAuthentication, no authenticationRef.
     const bundled = rendered('bundled-redis-values.yaml');
     expect(ofKind(bundled.objects, 'TriggerAuthentication')).toEqual([]);
-    expect(
-      at(find(bundled.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'authenticationRef'),
-    ).toBeUndefined();
-    expect(at(find(bundled.objects, 'ScaledObject', WORKER), 'spec', 'triggers', 0, 'metadata', 'address')).toBe(
-      `${FULL}-redis:6379`,
-    );
+    for (const t of triggersOf(bundled)) {
+      expect(t.authenticationRef).toBeUndefined();
+      expect(t.metadata.address).toBe(`${FULL}-redis:6379`);
+    }
   });
 
   it('renders a PodDisruptionBudget only where a component can have more than one pod', () => {
@@ -435,93 +507,132 @@ describe('exposure', () => {
 });
 
 describe('Redis', () => {
-  it('bundled: official redis image, noeviction, no persistence, marked not for production', () => {
+  it('bundled: Valkey (BSD licence), noeviction, no persistence, marked not for production', () => {
     const r = rendered('bundled-redis-values.yaml');
     const dep = find(r.objects, 'Deployment', `${FULL}-redis`);
     const c = containerOf(dep) as ReturnType<typeof containerOf> & { args: string[] };
-    expect(c.image).toMatch(/^docker\.io\/library\/redis:7\./);
+    expect(c.image).toMatch(/^docker\.io\/valkey\/valkey:8\./);
+    expect(c.args[0]).toBe('valkey-server');
     expect(c.args).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction', '--appendonly', 'no']));
-    expect(dep.metadata.annotations?.['fusion-proxy/not-for-production']).toBeTruthy();
+    expect(dep.metadata.annotations?.['fusion-proxy/not-for-production']).toMatch(/evaluation/);
     expect(at(dep, 'spec', 'template', 'metadata', 'labels', 'app.kubernetes.io/component')).toBe('redis');
     expect(at(find(r.objects, 'Service', `${FULL}-redis`), 'spec', 'ports', 0, 'port')).toBe(6379);
     expect(at(dep, 'spec', 'template', 'spec', 'securityContext', 'runAsNonRoot')).toBe(true);
+    for (const d of deployments(r)) expect(envOf(d, 'REDIS_URL')?.value).toBe(`redis://${FULL}-redis:6379/0`);
+    expect(r.raw).toMatch(/EVALUATION ONLY/);
   });
 
-  it('external: the URL (with its password) lives in the chart Secret', () => {
+  it('external: host, port, database and user as plain values; the password as is in the chart Secret', () => {
     const r = rendered('external-redis-values.yaml');
     const data = at<Record<string, string>>(find(r.objects, 'Secret', FULL), 'data');
-    expect(Buffer.from(data['redis-url']!, 'base64').toString()).toBe(
-      'redis://fusion:ci-redis-password@10.0.0.12:6390',
-    );
+    expect(Buffer.from(data['redis-password']!, 'base64').toString()).toBe('p@ss:w/rd%40');
+    for (const d of deployments(r)) {
+      expect(envOf(d, 'REDIS_URL')?.value).toBe('redis://10.0.0.12:6390/0');
+      expect(envOf(d, 'REDIS_USERNAME')?.value).toBe('fusion');
+      expect(envOf(d, 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: FULL, key: 'redis-password' });
+    }
     expect(ofKind(r.objects, 'Deployment').map((d) => d.metadata.name)).not.toContain(`${FULL}-redis`);
   });
 });
 
-describe('NetworkPolicy (on by default)', () => {
+describe('extension points and the api preStop delay', () => {
+  it('extra volumes and mounts, init containers, sidecars, priority class and lifecycle reach the pods', () => {
+    const r = rendered('scheduling-values.yaml');
+    const [api, worker] = deployments(r);
+    const spec = (d: K8sObject): Record<string, unknown> => at(d, 'spec', 'template', 'spec');
+    expect(spec(api!).priorityClassName).toBe('identity-critical');
+    expect(spec(worker!).priorityClassName).toBe('identity-batch');
+    expect(spec(api!).initContainers).toEqual([
+      { name: 'wait-for-dns', image: 'busybox:1.36', command: ['sh', '-c', 'nslookup kubernetes.default'] },
+    ]);
+    expect(at<Array<{ name: string }>>(api, 'spec', 'template', 'spec', 'containers').map((c) => c.name)).toEqual([
+      'api',
+      'log-shipper',
+    ]);
+    for (const d of [api!, worker!]) {
+      expect(spec(d).volumes).toContainEqual({ name: 'corp-ca', configMap: { name: 'corp-ca-bundle' } });
+      expect(containerOf(d)).toHaveProperty(
+        'volumeMounts',
+        expect.arrayContaining([{ name: 'corp-ca', mountPath: '/etc/corp-ca', readOnly: true }]),
+      );
+    }
+    // A lifecycle of one's own replaces the preStop delay, and the drain budget follows it.
+    expect(containerOf(api!)).toHaveProperty('lifecycle', { preStop: { exec: { command: ['sleep', '15'] } } });
+  });
+
+  it('the api sleeps before SIGTERM (preStop), so it keeps serving while endpoints are withdrawn; the drain fits in the grace', () => {
+    const api = find(rendered('defaults-values.yaml').objects, 'Deployment', API);
+    expect(containerOf(api)).toHaveProperty('lifecycle', { preStop: { exec: { command: ['sleep', '5'] } } });
+    const grace = at<number>(api, 'spec', 'template', 'spec', 'terminationGracePeriodSeconds');
+    expect(Number(envOf(api, 'SHUTDOWN_GRACE_MS')?.value)).toBe((grace - 5 - 10) * 1000);
+    const none = find(
+      render({ valuesFiles: ['defaults-values.yaml'], set: { 'api.preStopDelaySeconds': 0 } }).objects,
+      'Deployment',
+      API,
+    );
+    expect(containerOf(none)).not.toHaveProperty('lifecycle');
+    expect(Number(envOf(none, 'SHUTDOWN_GRACE_MS')?.value)).toBe((grace - 10) * 1000);
+  });
+});
+
+describe('NetworkPolicy (on by default: only the served ports, from anywhere; strict as an option)', () => {
   type Rule = { from?: unknown[]; to?: unknown[]; ports?: Array<{ port: number | string; protocol: string }> };
 
-  it('api: ingress only from the ingress controller (http) and Prometheus (metrics); egress only to DNS and Redis', () => {
-    const np = find(rendered('defaults-values.yaml').objects, 'NetworkPolicy', API);
+  it('default: the api takes http and metrics from any source (ingress controller and Prometheus wherever they live), egress open', () => {
+    const r = rendered('defaults-values.yaml');
+    const np = find(r.objects, 'NetworkPolicy', API);
     expect(at(np, 'spec', 'podSelector', 'matchLabels', 'app.kubernetes.io/component')).toBe('api');
-    const ingress = at<Rule[]>(np, 'spec', 'ingress');
-    expect(ingress).toEqual([
-      {
-        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
-        ports: [{ port: 'http', protocol: 'TCP' }],
-      },
-      {
-        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
-        ports: [{ port: 'metrics', protocol: 'TCP' }],
-      },
+    expect(at(np, 'spec', 'policyTypes')).toEqual(['Ingress']);
+    expect(at<Rule[]>(np, 'spec', 'ingress')).toEqual([
+      { ports: [{ port: 'http', protocol: 'TCP' }] },
+      { ports: [{ port: 'metrics', protocol: 'TCP' }] },
     ]);
+    expect(np.spec).not.toHaveProperty('egress');
+    const worker = find(r.objects, 'NetworkPolicy', WORKER);
+    expect(at<Rule[]>(worker, 'spec', 'ingress')).toEqual([{ ports: [{ port: 'metrics', protocol: 'TCP' }] }]);
+    expect(at(worker, 'spec', 'policyTypes')).toEqual(['Ingress']);
     // The named ports resolve to what the server listens on: PORT for http, METRICS_PORT for metrics.
-    const api = find(rendered('defaults-values.yaml').objects, 'Deployment', API);
+    const api = find(r.objects, 'Deployment', API);
     const portOf = (name: string): number | undefined =>
       containerOf(api).ports?.find((p) => p.name === name)?.containerPort;
     expect(portOf('metrics')).toBe(Number(envOf(api, 'METRICS_PORT')?.value));
     expect(portOf('http')).toBe(Number(envOf(api, 'PORT')?.value));
-    const egressPorts = at<Rule[]>(np, 'spec', 'egress').flatMap((r) => (r.ports ?? []).map((p) => p.port));
-    expect(egressPorts.sort()).toEqual([53, 53, 6379]);
   });
 
-  it('worker: no ingress but Prometheus on the metrics port; egress to DNS, Redis and the platform API over 443', () => {
-    const np = find(rendered('external-redis-values.yaml').objects, 'NetworkPolicy', WORKER);
-    expect(at<Rule[]>(np, 'spec', 'ingress')).toEqual([
-      {
-        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
-        ports: [{ port: 'metrics', protocol: 'TCP' }],
-      },
-    ]);
-    const egress = at<Rule[]>(np, 'spec', 'egress');
-    expect(egress.find((r) => r.ports?.[0]?.port === 6390)?.to).toEqual([{ ipBlock: { cidr: '10.0.0.12/32' } }]);
-    expect(egress.find((r) => r.ports?.[0]?.port === 443)?.to).toEqual([
-      { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } },
-    ]);
+  it('strict: the configured peers only (plus the helm test pod), egress to DNS, Redis and the platform ports', () => {
+    const r = rendered('external-redis-values.yaml');
+    const np = find(r.objects, 'NetworkPolicy', API);
+    expect(at(np, 'spec', 'policyTypes')).toEqual(['Ingress', 'Egress']);
+    const ingress = at<Rule[]>(np, 'spec', 'ingress');
+    expect(ingress[0]).toEqual({
+      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+      ports: [{ port: 'http', protocol: 'TCP' }],
+    });
+    expect(JSON.stringify(ingress[1])).toContain('"app.kubernetes.io/component":"test"');
+    expect(ingress[2]).toEqual({
+      from: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }],
+      ports: [{ port: 'metrics', protocol: 'TCP' }],
+    });
+    const egressPorts = at<Rule[]>(np, 'spec', 'egress').flatMap((x) => (x.ports ?? []).map((p) => p.port));
+    expect(egressPorts.sort()).toEqual([53, 53, 6390]);
+    const worker = find(r.objects, 'NetworkPolicy', WORKER);
+    const egress = at<Rule[]>(worker, 'spec', 'egress');
+    expect(egress.find((x) => x.ports?.[0]?.port === 6390)?.to).toEqual([{ ipBlock: { cidr: '10.0.0.12/32' } }]);
+    const platform = egress.find((x) => x.ports?.some((p) => p.port === 443));
+    expect(platform?.ports?.map((p) => p.port)).toEqual([443, 3128]);
+    expect(platform?.to).toEqual([{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }]);
   });
 
-  it("bundled Redis accepts only this release's api and workers, plus KEDA when it scales them", () => {
+  it("bundled Valkey accepts only this release's api and workers, plus KEDA's operator wherever it runs", () => {
     const np = find(rendered('bundled-redis-values.yaml').objects, 'NetworkPolicy', `${FULL}-redis`);
     const from = at<unknown[]>(np, 'spec', 'ingress', 0, 'from');
     expect(from).toHaveLength(2);
     expect(JSON.stringify(from[0])).toContain('"values":["api","worker"]');
-    expect(from[1]).toEqual({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'keda' } } });
+    expect(from[1]).toEqual({
+      namespaceSelector: {},
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'keda-operator' } },
+    });
     expect(at(np, 'spec', 'egress')).toEqual([]);
-    const egress = at<Rule[]>(
-      find(rendered('bundled-redis-values.yaml').objects, 'NetworkPolicy', API),
-      'spec',
-      'egress',
-    );
-    expect(egress[1]?.to).toEqual([
-      {
-        podSelector: {
-          matchLabels: {
-            'app.kubernetes.io/name': 'fusion-proxy',
-            'app.kubernetes.io/instance': 'fp',
-            'app.kubernetes.io/component': 'redis',
-          },
-        },
-      },
-    ]);
   });
 
   it('can be turned off', () => {

@@ -1,5 +1,6 @@
 import { registry } from '../../src/observability/metrics-registry';
 import { METRIC } from '../../src/observability/metric-names';
+import { limiterLabel } from '../../src/platform/metrics';
 import { caught, clientFor, collect, useSimulator, startSim, type RunningSimulator } from './support';
 
 /** Value of one sample of a metric, 0 when absent. */
@@ -119,14 +120,27 @@ describe('simulator limits and faults through the PlatformClient', () => {
     client.close();
   });
 
-  it('exports 429s, retries, limiter wait, durations and the configured RPS', async () => {
+  it('exports 429s, retries, limiter and concurrency waits, durations and the configured RPS by limiter key', async () => {
     const client = clientFor(sim, { requestsPerSecond: 37 });
-    expect(await sample(METRIC.rateLimitConfiguredRps)).toBe(37);
+    const limiter = limiterLabel(new URL(sim.baseurl).host, sim.clientId);
+    expect(limiter).toMatch(/^127\.0\.0\.1:\d+\/[0-9a-f]{8}$/);
+    expect(await sample(METRIC.rateLimitConfiguredRps, { limiter })).toBe(37);
+    // Another client id of the same tenant has its own key; it does not overwrite this one's figure.
+    clientFor(sim, { clientId: 'another-client', requestsPerSecond: 12 }).close();
+    expect(await sample(METRIC.rateLimitConfiguredRps, { limiter })).toBe(37);
+    expect(
+      await sample(METRIC.rateLimitConfiguredRps, {
+        limiter: limiterLabel(new URL(sim.baseurl).host, 'another-client'),
+      }),
+    ).toBe(12);
     const id = sim.tenant.meta.managedSourceIds[0];
     const before = {
+      throttled: await sample(METRIC.rateLimitThrottled, { limiter }),
+      sent: await sample(METRIC.rateLimitRequests, { limiter }),
+      gateWaits: await sample(METRIC.concurrencyWait, { limiter }, '_count'),
       r429: await sample(METRIC.platform429, { endpoint: '/v3/sources/{id}' }),
       retries: await sample(METRIC.platformRetries, { endpoint: '/v3/sources/{id}', reason: 'rate_limited' }),
-      waits: await sample(METRIC.rateLimiterWait, {}, '_count'),
+      waits: await sample(METRIC.rateLimiterWait, { limiter }, '_count'),
       durations: await sample(
         METRIC.platformRequestDuration,
         { endpoint: '/v3/sources/{id}', method: 'GET' },
@@ -140,7 +154,10 @@ describe('simulator limits and faults through the PlatformClient', () => {
     expect(await sample(METRIC.platformRetries, { endpoint: '/v3/sources/{id}', reason: 'rate_limited' })).toBe(
       before.retries + 1,
     );
-    expect(await sample(METRIC.rateLimiterWait, {}, '_count')).toBeGreaterThanOrEqual(before.waits + 2);
+    expect(await sample(METRIC.rateLimiterWait, { limiter }, '_count')).toBeGreaterThanOrEqual(before.waits + 2);
+    expect(await sample(METRIC.concurrencyWait, { limiter }, '_count')).toBeGreaterThanOrEqual(before.gateWaits + 2);
+    expect(await sample(METRIC.rateLimitThrottled, { limiter })).toBe(before.throttled + 1);
+    expect(await sample(METRIC.rateLimitRequests, { limiter })).toBe(before.sent + 2);
     expect(
       await sample(METRIC.platformRequestDuration, { endpoint: '/v3/sources/{id}', method: 'GET' }, '_count'),
     ).toBe(before.durations + 2);

@@ -53,6 +53,13 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
       terminationGracePeriodSeconds: {{ $c.terminationGracePeriodSeconds }}
+      {{- with $c.priorityClassName }}
+      priorityClassName: {{ . }}
+      {{- end }}
+      {{- with $c.initContainers }}
+      initContainers:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
       securityContext:
         {{- toYaml $c.podSecurityContext | nindent 8 }}
       {{- with $c.nodeSelector }}
@@ -107,7 +114,7 @@ spec:
             - name: QUEUE_NAME
               value: {{ $.Values.config.queueName | quote }}
             - name: SHUTDOWN_GRACE_MS
-              value: {{ mul (max 0 (sub (int $c.terminationGracePeriodSeconds) 10)) 1000 | quote }}
+              value: {{ include "fusion-proxy.shutdownGraceMs" (dict "values" $c) | quote }}
             {{- /* Both roles: the worker derives its progress interval and reader-idle timeout from it. */}}
             - name: REQUEST_TIMEOUT_MS
               value: {{ $.Values.config.requestTimeoutMs | int64 | quote }}
@@ -126,8 +133,8 @@ spec:
             - name: WORKER_CONCURRENCY
               value: {{ $.Values.config.workerConcurrency | int64 | quote }}
             {{- end }}
-            {{- /* Workers need the password only to derive the job key when no separate key is set. */}}
-            {{- if or (eq $component "api") (not (include "fusion-proxy.hasEncryptionKey" $)) }}
+            {{- /* Workers need the password only to derive the job key when no key is certain to exist. */}}
+            {{- if or (eq $component "api") (not (include "fusion-proxy.encryptionKeyCertain" $)) }}
             - name: PROXY_PASSWORD
               valueFrom:
                 secretKeyRef:
@@ -140,15 +147,29 @@ spec:
                 secretKeyRef:
                   name: {{ include "fusion-proxy.secretName" $ }}
                   key: {{ include "fusion-proxy.secretEncryptionKeyKey" $ }}
+                  {{- if $.Values.auth.existingSecret }}
+                  {{- /* Documented as optional: a Secret without the key means "derive it from the password". */}}
+                  optional: true
+                  {{- end }}
             {{- end }}
+            {{- /* No credentials in the URL: user and password come apart, as is (never URL-encoded). */}}
             - name: REDIS_URL
-            {{- if $.Values.redis.bundled.enabled }}
               value: {{ include "fusion-proxy.redis.url" $ | quote }}
-            {{- else }}
+            {{- with $.Values.redis.username }}
+            - name: REDIS_USERNAME
+              value: {{ . | quote }}
+            {{- end }}
+            {{- with include "fusion-proxy.redis.passwordSecretName" $ }}
+            {{- /* KEDA's TriggerAuthentication reads this same Secret key. */}}
+            - name: REDIS_PASSWORD
               valueFrom:
                 secretKeyRef:
-                  name: {{ include "fusion-proxy.redis.secretName" $ }}
-                  key: {{ include "fusion-proxy.redis.secretUrlKey" $ }}
+                  name: {{ . }}
+                  key: {{ include "fusion-proxy.redis.passwordSecretKey" $ }}
+            {{- end }}
+            {{- if $.Values.redis.tls.caSecret }}
+            - name: REDIS_TLS_CA_FILE
+              value: {{ printf "%s/%s" (include "fusion-proxy.redis.caDir" $) $.Values.redis.tls.caSecretKey | quote }}
             {{- end }}
             {{- with $.Values.extraEnvVars }}
             {{- toYaml . | nindent 12 }}
@@ -194,16 +215,51 @@ spec:
             failureThreshold: {{ .failureThreshold }}
           {{- end }}
           {{- end }}
+          {{- if $c.lifecycle }}
+          lifecycle:
+            {{- toYaml $c.lifecycle | nindent 12 }}
+          {{- else if gt (int (default 0 $c.preStopDelaySeconds)) 0 }}
+          {{- /*
+          Kubernetes removes a terminating pod from Service endpoints while it sends SIGTERM; kube-proxy
+          and ingress controllers learn it seconds later. Sleeping first keeps the pod serving meanwhile.
+          */}}
+          lifecycle:
+            preStop:
+              exec:
+                command: ["sleep", {{ $c.preStopDelaySeconds | int | quote }}]
+          {{- end }}
           resources:
             {{- toYaml $c.resources | nindent 12 }}
           volumeMounts:
             {{- /* The root filesystem is read-only; Node and libraries may still need a scratch dir. */}}
             - name: tmp
               mountPath: /tmp
+            {{- if $.Values.redis.tls.caSecret }}
+            - name: redis-ca
+              mountPath: {{ include "fusion-proxy.redis.caDir" $ }}
+              readOnly: true
+            {{- end }}
+            {{- with $c.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+        {{- with $c.sidecars }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
       volumes:
         - name: tmp
           emptyDir:
             sizeLimit: 64Mi
+        {{- with $.Values.redis.tls.caSecret }}
+        - name: redis-ca
+          secret:
+            secretName: {{ . }}
+            items:
+              - key: {{ $.Values.redis.tls.caSecretKey }}
+                path: {{ $.Values.redis.tls.caSecretKey }}
+        {{- end }}
+        {{- with $c.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
 {{- end -}}
 
 {{/* PodDisruptionBudget for a component; rendered only when it can have more than one pod. */}}

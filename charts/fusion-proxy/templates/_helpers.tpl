@@ -95,13 +95,33 @@ A digest wins over a tag; the tag defaults to the chart's appVersion.
 {{- ternary .Values.auth.existingSecretEncryptionKeyKey "job-encryption-key" (ne .Values.auth.existingSecret "") -}}
 {{- end -}}
 
-{{/* Whether a separate job-encryption key is configured (otherwise the server derives it from the password). */}}
+{{/*
+Whether JOB_ENCRYPTION_KEY is passed. From an existingSecret the key is optional (secretKeyRef
+optional: true): a Secret without it makes the pods derive the key from the password.
+*/}}
 {{- define "fusion-proxy.hasEncryptionKey" -}}
 {{- if .Values.auth.existingSecret -}}
 {{- if .Values.auth.existingSecretEncryptionKeyKey }}true{{ end -}}
 {{- else if .Values.auth.jobEncryptionKey -}}
 true
 {{- end -}}
+{{- end -}}
+
+{{/*
+Whether the key certainly exists (inline): only then can workers go without the password. With an
+existingSecret the key may be missing, so workers keep the password to derive it.
+*/}}
+{{- define "fusion-proxy.encryptionKeyCertain" -}}
+{{- if and (not .Values.auth.existingSecret) .Values.auth.jobEncryptionKey }}true{{ end -}}
+{{- end -}}
+
+{{/*
+The job-encryption key format the pods accept (src/server/env.ts): 64 hex digits, or standard
+base64 of 32 bytes (43 characters and up to two "="). URL-safe base64 (- and _) is refused there,
+so it is refused here too; values.schema.json carries the same pattern.
+*/}}
+{{- define "fusion-proxy.encryptionKeyPattern" -}}
+^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}={0,2})$
 {{- end -}}
 
 {{/* Fails the render with a clear message when no secret source is configured. */}}
@@ -111,8 +131,8 @@ true
 {{- fail "fusion-proxy: set auth.proxyPassword (the platform source's \"Proxy password\") or auth.existingSecret; the chart has no default password" -}}
 {{- end -}}
 {{- $key := .Values.auth.jobEncryptionKey -}}
-{{- if and $key (not (regexMatch "^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$" $key)) -}}
-{{- fail "fusion-proxy: auth.jobEncryptionKey must be 32 bytes written as 64 hex digits or base64 (openssl rand -base64 32)" -}}
+{{- if and $key (not (regexMatch (include "fusion-proxy.encryptionKeyPattern" .) $key)) -}}
+{{- fail "fusion-proxy: auth.jobEncryptionKey must be 32 bytes written as 64 hex digits or standard base64 (openssl rand -base64 32); URL-safe base64 (- or _) is not accepted" -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -121,21 +141,21 @@ true
 
 {{/* Exactly one Redis source must be configured. */}}
 {{- define "fusion-proxy.validateRedis" -}}
-{{- $sources := 0 -}}
-{{- if .Values.redis.url }}{{ $sources = add1 $sources }}{{ end -}}
-{{- if .Values.redis.existingSecret }}{{ $sources = add1 $sources }}{{ end -}}
-{{- if .Values.redis.bundled.enabled }}{{ $sources = add1 $sources }}{{ end -}}
-{{- if eq $sources 0 -}}
-{{- fail "fusion-proxy: no Redis configured: set redis.url or redis.existingSecret for an external Redis, or redis.bundled.enabled=true for an evaluation Redis (not for production)" -}}
+{{- $r := .Values.redis -}}
+{{- if and (not $r.host) (not $r.bundled.enabled) -}}
+{{- fail "fusion-proxy: no Redis configured: set redis.host (and redis.password or redis.existingSecret) for an external Redis, or redis.bundled.enabled=true for an evaluation Valkey (not for production)" -}}
 {{- end -}}
-{{- if gt $sources 1 -}}
-{{- fail "fusion-proxy: configure only one of redis.url, redis.existingSecret and redis.bundled.enabled" -}}
+{{- if and $r.host $r.bundled.enabled -}}
+{{- fail "fusion-proxy: configure only one of redis.host and redis.bundled.enabled" -}}
 {{- end -}}
-{{- if and .Values.redis.url (not (regexMatch "^rediss?://" .Values.redis.url)) -}}
-{{- fail "fusion-proxy: redis.url must start with redis:// or rediss://" -}}
+{{- if and $r.password $r.existingSecret -}}
+{{- fail "fusion-proxy: set redis.password or redis.existingSecret, not both" -}}
 {{- end -}}
-{{- if and .Values.worker.keda.enabled .Values.redis.existingSecret (not .Values.redis.address) -}}
-{{- fail "fusion-proxy: worker.keda.enabled with redis.existingSecret needs redis.address (host:port) for KEDA's redis trigger" -}}
+{{- if and $r.bundled.enabled (or $r.password $r.existingSecret $r.username $r.tls.enabled) -}}
+{{- fail "fusion-proxy: redis.password, existingSecret, username and tls are settings of an external Redis (redis.host); the bundled Valkey has none" -}}
+{{- end -}}
+{{- if and $r.tls.caSecret (not $r.tls.enabled) -}}
+{{- fail "fusion-proxy: redis.tls.caSecret needs redis.tls.enabled=true" -}}
 {{- end -}}
 {{- end -}}
 
@@ -143,104 +163,86 @@ true
 {{- include "fusion-proxy.componentName" (dict "context" . "component" "redis") -}}
 {{- end -}}
 
-{{/* The Redis URL of the bundled Redis (no credentials, so it is not a secret). */}}
-{{- define "fusion-proxy.redis.url" -}}
-{{- if .Values.redis.bundled.enabled -}}
-{{- printf "redis://%s:6379" (include "fusion-proxy.redis.fullname" .) -}}
-{{- else -}}
-{{- .Values.redis.url -}}
-{{- end -}}
-{{- end -}}
-
-{{/* Secret and key holding REDIS_URL when it may carry credentials (external Redis). */}}
-{{- define "fusion-proxy.redis.secretName" -}}
-{{- default (include "fusion-proxy.fullname" .) .Values.redis.existingSecret -}}
-{{- end -}}
-
-{{- define "fusion-proxy.redis.secretUrlKey" -}}
-{{- ternary .Values.redis.existingSecretUrlKey "redis-url" (ne .Values.redis.existingSecret "") -}}
-{{- end -}}
-
-{{/* Redis password parsed from redis.url ("" when the URL has none). */}}
-{{- define "fusion-proxy.redis.urlPassword" -}}
-{{- if .Values.redis.url -}}
-{{- $userinfo := (urlParse .Values.redis.url).userinfo -}}
-{{- if contains ":" $userinfo -}}
-{{- regexReplaceAll "^[^:]*:" $userinfo "" -}}
-{{- end -}}
-{{- end -}}
-{{- end -}}
-
-{{/* Redis ACL user parsed from redis.url ("" when none). */}}
-{{- define "fusion-proxy.redis.urlUsername" -}}
-{{- if .Values.redis.url -}}
-{{- $userinfo := (urlParse .Values.redis.url).userinfo -}}
-{{- regexReplaceAll ":.*$" $userinfo "" -}}
-{{- end -}}
-{{- end -}}
-
-{{/* host:port KEDA connects to. */}}
-{{- define "fusion-proxy.redis.address" -}}
-{{- if .Values.redis.bundled.enabled -}}
-{{- printf "%s:6379" (include "fusion-proxy.redis.fullname" .) -}}
-{{- else if .Values.redis.url -}}
-{{- $host := (urlParse .Values.redis.url).host -}}
-{{- ternary $host (printf "%s:6379" $host) (contains ":" $host) -}}
-{{- else -}}
-{{- .Values.redis.address -}}
-{{- end -}}
+{{/* host:port of the Redis the app and KEDA connect to. */}}
+{{- define "fusion-proxy.redis.host" -}}
+{{- ternary (include "fusion-proxy.redis.fullname" .) .Values.redis.host .Values.redis.bundled.enabled -}}
 {{- end -}}
 
 {{- define "fusion-proxy.redis.port" -}}
-{{- $address := include "fusion-proxy.redis.address" . -}}
-{{- if contains ":" $address -}}
-{{- regexReplaceAll "^.*:" $address "" -}}
-{{- else -}}
-6379
+{{- ternary 6379 .Values.redis.port .Values.redis.bundled.enabled | int -}}
+{{- end -}}
+
+{{- define "fusion-proxy.redis.address" -}}
+{{- $host := include "fusion-proxy.redis.host" . -}}
+{{- printf "%s:%s" (ternary (printf "[%s]" $host) $host (contains ":" $host)) (include "fusion-proxy.redis.port" .) -}}
+{{- end -}}
+
+{{- define "fusion-proxy.redis.database" -}}
+{{- ternary 0 .Values.redis.database .Values.redis.bundled.enabled | int -}}
+{{- end -}}
+
+{{/* REDIS_URL without credentials (they come in REDIS_USERNAME / REDIS_PASSWORD): not a secret. */}}
+{{- define "fusion-proxy.redis.url" -}}
+{{- printf "%s://%s/%s" (ternary "rediss" "redis" (and (not .Values.redis.bundled.enabled) .Values.redis.tls.enabled)) (include "fusion-proxy.redis.address" .) (include "fusion-proxy.redis.database" .) -}}
+{{- end -}}
+
+{{/* Secret and key of the Redis password ("" when Redis has no password). */}}
+{{- define "fusion-proxy.redis.passwordSecretName" -}}
+{{- if .Values.redis.existingSecret -}}
+{{- .Values.redis.existingSecret -}}
+{{- else if .Values.redis.password -}}
+{{- include "fusion-proxy.fullname" . -}}
 {{- end -}}
 {{- end -}}
 
-{{- define "fusion-proxy.redis.tls" -}}
-{{- if .Values.redis.url -}}
-{{- ternary "true" "false" (hasPrefix "rediss://" .Values.redis.url) -}}
-{{- else if .Values.redis.existingSecret -}}
-{{- ternary "true" "false" .Values.redis.tls -}}
-{{- else -}}
-false
-{{- end -}}
-{{- end -}}
-
-{{- define "fusion-proxy.redis.databaseIndex" -}}
-{{- if .Values.redis.url -}}
-{{- $path := trimPrefix "/" (urlParse .Values.redis.url).path -}}
-{{- default "0" $path -}}
-{{- else -}}
-{{- .Values.redis.databaseIndex | toString -}}
-{{- end -}}
-{{- end -}}
-
-{{/* Whether KEDA needs a TriggerAuthentication (a password exists in some Secret). */}}
-{{- define "fusion-proxy.redis.kedaAuth" -}}
-{{- if and .Values.redis.existingSecret .Values.redis.existingSecretPasswordKey -}}
-true
-{{- else if ne (include "fusion-proxy.redis.urlPassword" .) "" -}}
-true
-{{- end -}}
-{{- end -}}
-
-{{/* Secret and key KEDA reads the Redis password from. */}}
 {{- define "fusion-proxy.redis.passwordSecretKey" -}}
 {{- ternary .Values.redis.existingSecretPasswordKey "redis-password" (ne .Values.redis.existingSecret "") -}}
+{{- end -}}
+
+{{/* The mounted CA of a private Redis CA. */}}
+{{- define "fusion-proxy.redis.caDir" -}}
+/etc/fusion-proxy/redis-ca
+{{- end -}}
+
+{{/* KEDA needs the chart Secret's `redis-tls: enable` (TriggerAuthentication takes values only from Secrets). */}}
+{{- define "fusion-proxy.redis.kedaTlsAuth" -}}
+{{- if and .Values.worker.keda.enabled .Values.redis.tls.enabled .Values.redis.tls.caSecret }}true{{ end -}}
+{{- end -}}
+
+{{/* Whether KEDA needs a TriggerAuthentication: a password or a private CA. */}}
+{{- define "fusion-proxy.redis.kedaAuth" -}}
+{{- if or (include "fusion-proxy.redis.passwordSecretName" .) (include "fusion-proxy.redis.kedaTlsAuth" .) }}true{{ end -}}
 {{- end -}}
 
 {{/* ------------------------------------------------------------------ queue */}}
 
 {{/*
-The Redis LIST where BullMQ keeps waiting jobs: <prefix>:<queue>:wait. Must equal waitListKey() in
-src/queue/queue-names.ts (a chart test compares them); a wrong name makes KEDA read LLEN 0 forever.
+The Redis LISTs where BullMQ keeps waiting and running jobs: <prefix>:<queue>:wait and :active.
+Must equal waitListKey() and activeListKey() in src/queue/queue-names.ts (a chart test compares
+them); a wrong name makes KEDA read LLEN 0 forever.
 */}}
 {{- define "fusion-proxy.queue.waitListKey" -}}
 {{- printf "bull:%s:wait" .Values.config.queueName -}}
+{{- end -}}
+
+{{- define "fusion-proxy.queue.activeListKey" -}}
+{{- printf "bull:%s:active" .Values.config.queueName -}}
+{{- end -}}
+
+{{/* Jobs (waiting + running) per worker replica: one worker runs workerConcurrency at once. */}}
+{{- define "fusion-proxy.keda.jobsPerReplica" -}}
+{{- $n := int .Values.worker.keda.jobsPerReplica -}}
+{{- ternary $n (int .Values.config.workerConcurrency) (gt $n 0) -}}
+{{- end -}}
+
+{{/* SHUTDOWN_GRACE_MS of a component: its grace minus the preStop delay minus 10 s for the rest of the exit. */}}
+{{- define "fusion-proxy.shutdownGraceMs" -}}
+{{- $c := .values -}}
+{{- $delay := 0 -}}
+{{- if and (hasKey $c "preStopDelaySeconds") (not $c.lifecycle) -}}
+{{- $delay = int $c.preStopDelaySeconds -}}
+{{- end -}}
+{{- mul (max 0 (sub (sub (int $c.terminationGracePeriodSeconds) $delay) 10)) 1000 -}}
 {{- end -}}
 
 {{/* ----------------------------------------------------------------- checks */}}
@@ -253,6 +255,10 @@ src/queue/queue-names.ts (a chart test compares them); a wrong name makes KEDA r
 {{- end -}}
 {{- if not (hasPrefix "/" .Values.config.proxyPath) -}}
 {{- fail "fusion-proxy: config.proxyPath must start with /" -}}
+{{- end -}}
+{{- $np := .Values.networkPolicy -}}
+{{- if and $np.enabled $np.strict (or (not $np.ingressControllerPeers) (not $np.metricsPeers)) -}}
+{{- fail "fusion-proxy: networkPolicy.strict needs networkPolicy.ingressControllerPeers (who sends proxy traffic: your ingress controller or gateway) and networkPolicy.metricsPeers (your Prometheus); without them strict mode would cut both off" -}}
 {{- end -}}
 {{- if eq (int .Values.metrics.port) (int .Values.config.port) -}}
 {{- fail "fusion-proxy: metrics.port must differ from config.port (/metrics gets its own port, which the ingress never reaches)" -}}

@@ -1,4 +1,35 @@
-{{/* Egress every fusion-proxy pod needs: DNS and Redis. */}}
+{{/*
+Two modes. Default (permissive): each pod accepts traffic only on the ports it serves, from the
+configured peers or, when none are set, from any source (the ingress controller, Prometheus and
+KEDA may live anywhere); egress is not restricted (the platform may be reached through a proxy on
+any port). Strict: only the configured peers, and egress only to DNS, Redis and the platform.
+*/}}
+
+{{/* policyTypes of the api and worker policies. */}}
+{{- define "fusion-proxy.networkPolicy.types" -}}
+- Ingress
+{{- if .Values.networkPolicy.strict }}
+- Egress
+{{- end }}
+{{- end -}}
+
+{{/* One ingress rule: the peers (or anyone when none) to one named port. */}}
+{{- define "fusion-proxy.networkPolicy.rule" -}}
+- {{- with .peers }}
+  from:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  ports:
+    - port: {{ .port }}
+      protocol: TCP
+{{- end -}}
+
+{{/* Prometheus may scrape the metrics port (the only port serving /metrics), and nothing else. */}}
+{{- define "fusion-proxy.networkPolicy.metricsIngress" -}}
+{{- include "fusion-proxy.networkPolicy.rule" (dict "peers" .Values.networkPolicy.metricsPeers "port" "metrics") }}
+{{- end -}}
+
+{{/* Egress every fusion-proxy pod needs in strict mode: DNS and Redis. */}}
 {{- define "fusion-proxy.networkPolicy.baseEgress" -}}
 - ports:
     - port: 53
@@ -20,17 +51,6 @@
   {{- end }}
   ports:
     - port: {{ include "fusion-proxy.redis.port" . | int }}
-      protocol: TCP
-{{- end }}
-{{- end -}}
-
-{{/* Prometheus may scrape the metrics port (the only port serving /metrics), and nothing else. */}}
-{{- define "fusion-proxy.networkPolicy.metricsIngress" -}}
-{{- with .Values.networkPolicy.prometheusPeers }}
-- from:
-    {{- toYaml . | nindent 4 }}
-  ports:
-    - port: metrics
       protocol: TCP
 {{- end }}
 {{- end -}}

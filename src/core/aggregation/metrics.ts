@@ -16,3 +16,7 @@ export const accountsProcessed = new Counter({
   labelNames: ['command'],
   registers: [registry],
 });
+
+// Series at 0 from the start, so the first busy lock or the first run shows in increase().
+for (const result of ['acquired', 'busy', 'stale']) lockAttempts.inc({ result }, 0);
+accountsProcessed.inc({ command: 'std:account:list' }, 0);

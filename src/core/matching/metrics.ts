@@ -1,7 +1,7 @@
 import { Counter, Histogram } from 'prom-client';
 import { METRIC } from '../../observability/metric-names';
 import { registry } from '../../observability/metrics-registry';
-import { CANDIDATE_BUCKETS, type MatchStats } from './types';
+import { ALGORITHMS, CANDIDATE_BUCKETS, type MatchStats, type PairOutcome } from './types';
 
 const candidates = new Histogram({
   name: METRIC.matchingCandidates,
@@ -24,6 +24,11 @@ const pairs = new Counter({
   labelNames: ['reason'],
   registers: [registry],
 });
+
+// Series at 0 from the start, so the first event of each shows in increase().
+const PAIR_OUTCOMES: readonly PairOutcome[] = ['matched', 'below_threshold', 'mandatory_failed', 'value_missing'];
+for (const reason of PAIR_OUTCOMES) pairs.inc({ reason }, 0);
+for (const algorithm of ALGORITHMS) fullScans.inc({ algorithm }, 0);
 
 /** Per-account observation, bound to the generator label once per run. */
 export function candidatesObserver(label: string): (n: number) => void {

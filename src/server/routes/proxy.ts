@@ -7,7 +7,7 @@ import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
 import { runWithLogContext } from '../../observability/log-context';
 import type { CommandDispatcher, OutputChunk } from '../../dispatch/command-dispatcher';
 import { withHeartbeat } from '../heartbeat';
-import { activeStreams, streamBytes, streamItems } from '../metrics';
+import { activeStreams, initProxyRouteSeries, streamBytes, streamItems } from '../metrics';
 import type { ProxyAuth } from '../proxy-auth';
 import { readProxyBody, toProxyCommand } from '../proxy-request';
 import type { ShutdownState } from '../shutdown-state';
@@ -97,6 +97,7 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
     }
   };
 
+  initProxyRouteSeries(opts.path, opts.dispatcher.mode);
   app.post(opts.path, { onRequest: refuseEncodedBody }, async (request, reply) => {
     const shape = readProxyBody(request.body);
     opts.auth.verify(request.ip, shape.password);
