@@ -31,13 +31,14 @@ export function redisCause(e: unknown): string {
   const code = codeOf(e);
   const message = errorMessage(e);
   if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(message))
-    return 'authentication failed: check the user and password in REDIS_URL';
+    return 'authentication failed: check REDIS_USERNAME and REDIS_PASSWORD (or the user and password in REDIS_URL)';
   if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `no such host (DNS, ${code})`;
   if (code === 'ETIMEDOUT') return 'no answer in time (ETIMEDOUT)';
   if (code === 'ECONNRESET') return 'connection reset (ECONNRESET)';
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
-  if (isTlsErrorCode(code)) return `TLS handshake failed (${code}): rediss:// needs a certificate the pod trusts`;
+  if (isTlsErrorCode(code))
+    return `TLS handshake failed (${code}): the server's certificate must be signed by a CA the process trusts (REDIS_TLS_CA_FILE)`;
   return message.replace(/\s+/g, ' ').slice(0, 200) || 'unknown error';
 }
 
@@ -84,7 +85,8 @@ export class RedisHealth {
       this.lastReminder = now;
       this.failures = 1;
       this.logger.error(
-        { redis: this.shownUrl, cause },
+        // The driver's own words too: they name what the cause summarises (which certificate check failed).
+        { redis: this.shownUrl, cause, err: errorMessage(e) },
         `Redis at ${this.shownUrl} (REDIS_URL) cannot be used: ${cause}. Retrying; commands are answered 503 QUEUE_UNAVAILABLE until it is back.`,
       );
       return;

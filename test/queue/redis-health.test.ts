@@ -72,7 +72,7 @@ describe('RedisHealth: Redis trouble named once, then calmly', () => {
     );
     now = 61_000;
     health.failed(new Error('WRONGPASS invalid username-password pair or user is disabled.'));
-    expect(lines[2]!.msg).toContain('now fails with: authentication failed: check the user and password in REDIS_URL');
+    expect(lines[2]!.msg).toContain('now fails with: authentication failed: check REDIS_USERNAME and REDIS_PASSWORD');
     now = 75_000;
     health.recovered();
     expect(lines[3]).toMatchObject({
