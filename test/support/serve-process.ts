@@ -4,7 +4,7 @@
  * SIGTERM drains, memory, a real Prometheus scraping them. Its output is kept for searching.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
@@ -12,12 +12,16 @@ const ROOT = resolve(__dirname, '..', '..');
 
 let built: Promise<string> | undefined;
 
-/** The CLI bundled once per jest worker (its own file: workers build in parallel). */
+/**
+ * The CLI bundled once per jest worker. Workers build in parallel: each writes its own file, then
+ * renames it over main.cjs (atomic, and every build is the same), so none reads a half-written file.
+ */
 function buildCli(): Promise<string> {
   built ??= (async () => {
     const dir = join(ROOT, '.chaos-out');
     mkdirSync(dir, { recursive: true });
-    const out = join(dir, `main-${process.pid}.cjs`);
+    const own = join(dir, `main-${process.pid}.cjs`);
+    const out = join(dir, 'main.cjs');
     await build({
       entryPoints: [join(ROOT, 'src/cli/main.ts')],
       bundle: true,
@@ -25,10 +29,10 @@ function buildCli(): Promise<string> {
       target: 'node20',
       format: 'cjs',
       packages: 'external',
-      outfile: out,
+      outfile: own,
       logLevel: 'error',
     });
-    process.once('exit', () => rmSync(out, { force: true }));
+    renameSync(own, out);
     return out;
   })();
   return built;
