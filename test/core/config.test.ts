@@ -281,6 +281,8 @@ describe('matching section', () => {
     expect(c.matching).toEqual({
       attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 90, mandatory: true }],
       reviewTopK: 5,
+      model: 'rules',
+      probabilityThreshold: 0.9,
     });
   });
 

@@ -191,6 +191,8 @@ describe('matching configuration', () => {
     expect(parseMatchingSettings(valid)).toEqual({
       attributes: [{ attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true }],
       reviewTopK: 5,
+      model: 'rules',
+      probabilityThreshold: 0.9,
     });
     expect(
       parseMatchingSettings({ matching: { attributes: [{ attribute: 'a', algorithm: 'exact', threshold: '100' }] } }),
@@ -284,5 +286,23 @@ describe('metrics', () => {
     );
     expect(await registry.getSingleMetricAsString(METRIC.matchingFullScans)).toMatch(/algorithm="exact"\} [1-9]/);
     expect(await registry.getSingleMetricAsString(METRIC.matchingCandidates)).toMatch(/attribute_algorithm="exact"/);
+  });
+});
+
+describe('matching model settings', () => {
+  const rule = { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 };
+  it('reads model and probabilityThreshold', () => {
+    const s = parseMatchingSettings({
+      matching: { attributes: [rule], model: 'probabilistic', probabilityThreshold: 0.8 },
+    });
+    expect(s.model).toBe('probabilistic');
+    expect(s.probabilityThreshold).toBe(0.8);
+  });
+  it.each([
+    [{ model: 'fuzzy' }, 'matching.model'],
+    [{ probabilityThreshold: 1 }, 'matching.probabilityThreshold'],
+    [{ probabilityThreshold: '0.5' }, 'matching.probabilityThreshold'],
+  ])('rejects %j naming %s', (extra, field) => {
+    expect(() => parseMatchingSettings({ matching: { attributes: [rule], ...extra } })).toThrow(field);
   });
 });

@@ -10,6 +10,7 @@ import {
   type MatchResult,
   type MatchStats,
   type MatchingSettings,
+  type ModelParameters,
   type PairOutcome,
   type PotentialDuplicate,
 } from './types';
@@ -29,6 +30,8 @@ export interface Matcher {
    * is proportional to the new records and their candidates, not to the baseline.
    */
   match(newRecords: readonly MatchRecord[], opts?: MatchOptions): MatchResult;
+  /** Probabilistic model: the parameters in use (given, or estimated by the first match()); rules: undefined. */
+  parameters(): ModelParameters | undefined;
 }
 
 type Mode = 'index' | 'exhaustive';
@@ -135,6 +138,10 @@ class EngineMatcher implements Matcher {
     let o = this.observers.get(label);
     if (!o) this.observers.set(label, (o = candidatesObserver(label)));
     o(k);
+  }
+
+  parameters(): ModelParameters | undefined {
+    return undefined;
   }
 
   match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): MatchResult {

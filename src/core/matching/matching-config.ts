@@ -1,8 +1,17 @@
 import { FusionError } from '../errors';
-import { ALGORITHMS, type Algorithm, type AttributeMatchRule, type MatchingSettings } from './types';
+import {
+  ALGORITHMS,
+  type Algorithm,
+  type AttributeMatchRule,
+  MATCHING_MODELS,
+  type MatchingModel,
+  type MatchingSettings,
+} from './types';
 
 const DEFAULT_REVIEW_TOP_K = 10;
 const MAX_REVIEW_TOP_K = 1000;
+/** Default of matching.probabilityThreshold (probabilistic model); see docs/matching.md for why. */
+export const DEFAULT_PROBABILITY_THRESHOLD = 0.9;
 
 function invalid(field: string, value: unknown, allowed: string): FusionError {
   const shown = JSON.stringify(value) ?? String(value);
@@ -62,9 +71,10 @@ export function parseMatchingSettings(config: Readonly<Record<string, unknown>>)
   if (section === undefined && Array.isArray(config.matchingConfigs)) {
     const attributes = config.matchingConfigs.map((r, i) => parseRule(r, `matchingConfigs[${i}]`, 'fusionScore'));
     checkDuplicates(attributes, 'matchingConfigs');
-    return { attributes, reviewTopK: DEFAULT_REVIEW_TOP_K };
+    return { attributes, reviewTopK: DEFAULT_REVIEW_TOP_K, ...RULES_DEFAULTS };
   }
-  if (section === undefined || section === null) return { attributes: [], reviewTopK: DEFAULT_REVIEW_TOP_K };
+  if (section === undefined || section === null)
+    return { attributes: [], reviewTopK: DEFAULT_REVIEW_TOP_K, ...RULES_DEFAULTS };
   if (!isObject(section)) throw invalid('matching', section, 'an object {attributes, reviewTopK}');
   const list = section.attributes ?? [];
   if (!Array.isArray(list)) throw invalid('matching.attributes', list, 'an array of attribute rules');
@@ -78,8 +88,23 @@ export function parseMatchingSettings(config: Readonly<Record<string, unknown>>)
     }
     reviewTopK = k;
   }
-  return { attributes, reviewTopK };
+  let model: MatchingModel = 'rules';
+  if (section.model !== undefined) {
+    if (typeof section.model !== 'string' || !(MATCHING_MODELS as readonly string[]).includes(section.model))
+      throw invalid('matching.model', section.model, `one of ${MATCHING_MODELS.join(', ')}`);
+    model = section.model as MatchingModel;
+  }
+  let probabilityThreshold = DEFAULT_PROBABILITY_THRESHOLD;
+  if (section.probabilityThreshold !== undefined) {
+    const t = section.probabilityThreshold;
+    if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0 || t >= 1)
+      throw invalid('matching.probabilityThreshold', t, 'a number between 0 and 1 (exclusive)');
+    probabilityThreshold = t;
+  }
+  return { attributes, reviewTopK, model, probabilityThreshold };
 }
+
+const RULES_DEFAULTS = { model: 'rules', probabilityThreshold: DEFAULT_PROBABILITY_THRESHOLD } as const;
 
 function checkDuplicates(rules: AttributeMatchRule[], at: string): void {
   const seen = new Set<string>();

@@ -11,10 +11,51 @@ export interface AttributeMatchRule {
   mandatory: boolean;
 }
 
+/**
+ * `rules`: the spec's per-attribute thresholds and mandatory flags (the default). `probabilistic`:
+ * Fellegi-Sunter weights estimated from the tenant's own data; a pair is a potential duplicate when its
+ * match probability is at or above `probabilityThreshold` (mandatory attributes still filter).
+ */
+export const MATCHING_MODELS = ['rules', 'probabilistic'] as const;
+export type MatchingModel = (typeof MATCHING_MODELS)[number];
+
 export interface MatchingSettings {
   attributes: AttributeMatchRule[];
   /** Candidates kept per account after ranking (the review form shows at most this many). */
   reviewTopK: number;
+  /** Absent: 'rules' (the parser always sets it). */
+  model?: MatchingModel;
+  /** 0-1, probabilistic model only; absent: DEFAULT_PROBABILITY_THRESHOLD (the parser always sets it). */
+  probabilityThreshold?: number;
+}
+
+/** One attribute's contribution to a probabilistic match: its comparison level and that level's weight. */
+export interface LevelContribution {
+  attribute: string;
+  /** Comparison level name, e.g. "exact", "fuzzy >= 0.92", "different", "missing". */
+  level: string;
+  /** log2(m/u) of that level, after term-frequency adjustment; 0 for missing. */
+  weight: number;
+}
+
+/**
+ * Estimated parameters of the probabilistic model: plain JSON, stored on the connector's source so
+ * they survive a Redis wipe and are reused by commands that do not re-estimate.
+ */
+export interface ModelParameters {
+  version: 1;
+  /** ISO time of the estimation. */
+  estimatedAt: string;
+  /** Records the estimate was made from. */
+  records: number;
+  /** Estimated share of true matches among candidate pairs (the prior). */
+  prior: number;
+  attributes: Array<{
+    attribute: string;
+    levels: Array<{ level: string; m: number; u: number }>;
+  }>;
+  /** Model-specific extras (dependence corrections, term-frequency summaries): JSON only. */
+  extra?: Record<string, unknown>;
 }
 
 /** A record to match: an identity of the baseline or a new/changed account. */
@@ -33,6 +74,10 @@ export interface PotentialDuplicate {
   score: number;
   /** Score per attribute present on both sides. */
   scores: Record<string, number>;
+  /** Probabilistic model only: match probability 0-1 (ranking key), total match weight, and why. */
+  probability?: number;
+  matchWeight?: number;
+  explanation?: LevelContribution[];
 }
 
 export type RejectReason = 'below_threshold' | 'mandatory_failed' | 'value_missing';
@@ -80,4 +125,13 @@ export interface MatchResult {
 export interface MatchOptions {
   /** Override settings.reviewTopK (e.g. Infinity for the tuning tool and the oracle tests). */
   topK?: number;
+}
+
+/**
+ * Build options of a matcher. Probabilistic model: with `parameters` the matcher uses them as they are
+ * (single-account commands); without, it estimates them from the baseline and the records of its first
+ * match() call (a full aggregation) and exposes them through Matcher.parameters() to be stored.
+ */
+export interface MatcherOptions {
+  parameters?: ModelParameters;
 }
