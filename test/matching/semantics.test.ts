@@ -199,8 +199,15 @@ describe('matching configuration', () => {
     ).toEqual({
       attributes: [{ attribute: 'a', algorithm: 'exact', threshold: 100, mandatory: false }],
       reviewTopK: 10,
+      model: 'rules',
+      probabilityThreshold: 0.9,
     });
-    expect(parseMatchingSettings({})).toEqual({ attributes: [], reviewTopK: 10 });
+    expect(parseMatchingSettings({})).toEqual({
+      attributes: [],
+      reviewTopK: 10,
+      model: 'rules',
+      probabilityThreshold: 0.9,
+    });
   });
 
   it("reads the incumbent's matchingConfigs", () => {
