@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { RedisOptions } from 'ioredis';
 import { FusionError, errorMessage } from '../core/errors';
+import { ErrorSafeConnector } from './error-safe-connector';
 import type { ServerEnv } from './env';
 
 /** Where every Redis connection of the process goes, and how it authenticates: one place for all of them. */
@@ -19,7 +20,8 @@ export function redisTarget(
   env: Pick<ServerEnv, 'REDIS_URL' | 'REDIS_USERNAME' | 'REDIS_PASSWORD' | 'REDIS_TLS_CA_FILE'>,
 ): RedisTarget | undefined {
   if (!env.REDIS_URL) return undefined;
-  const options: RedisOptions = {};
+  // Every connection of the process (and its BullMQ duplicates) keeps a socket's second error from crashing it.
+  const options: RedisOptions = { Connector: ErrorSafeConnector };
   if (env.REDIS_USERNAME !== undefined) options.username = env.REDIS_USERNAME;
   if (env.REDIS_PASSWORD !== undefined) options.password = env.REDIS_PASSWORD;
   if (env.REDIS_TLS_CA_FILE !== undefined) {

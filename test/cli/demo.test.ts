@@ -54,7 +54,8 @@ describe('fusion-proxy demo', () => {
     // Counts read as English: no "1 items", no "(s)".
     expect(text).not.toMatch(/\b1 (items|accounts|identities|notifications)\b|\(s\)/);
     expect(err.join('')).not.toMatch(/\b1 items\b/);
-  });
+    // A hang guard, not a speed requirement: on a loaded 2-core machine this run took 50 s.
+  }, 180_000);
 
   it('rejects a bad option with usage and exit code 2', async () => {
     const err: string[] = [];

@@ -29,10 +29,12 @@ describe('simulator limits and faults through the PlatformClient', () => {
   it('default limit: 100 requests per 10 s per client id, then 429 with Retry-After', async () => {
     const limited = await startSim(); // no rateLimit option: the platform-like default
     try {
-      // Our limiter well above the platform's, a deadline shorter than the Retry-After.
+      // Our limiter well above the platform's. The 100 allowed requests get the default deadline (a
+      // loaded machine may take seconds for some); the 101st a deadline shorter than the Retry-After.
+      const warm = clientFor(limited, { requestsPerSecond: 500, maxConcurrentRequests: 10 });
       const client = clientFor(limited, { requestsPerSecond: 500, maxConcurrentRequests: 10, provisioningTimeout: 2 });
       const id = limited.tenant.meta.managedSourceIds[0];
-      await Promise.all(Array.from({ length: 100 }, () => client.getSource(id)));
+      await Promise.all(Array.from({ length: 100 }, () => warm.getSource(id)));
       const err = await caught(client.getSource(id));
       expect(err.code).toBe('PLATFORM_RATE_LIMITED');
       expect(err.message).toMatch(/Lower "Requests per second" \(now 500\)/);
