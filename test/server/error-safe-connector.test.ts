@@ -33,6 +33,13 @@ describe('ErrorSafeConnector', () => {
   });
 
   it('is what every Redis connection of the process is built with', () => {
-    expect(redisTarget({ REDIS_URL: 'redis://127.0.0.1:6379' })?.options.Connector).toBe(ErrorSafeConnector);
+    expect(
+      redisTarget({
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        REDIS_USERNAME: undefined,
+        REDIS_PASSWORD: undefined,
+        REDIS_TLS_CA_FILE: undefined,
+      })?.options.Connector,
+    ).toBe(ErrorSafeConnector);
   });
 });

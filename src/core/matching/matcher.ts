@@ -9,6 +9,7 @@ import {
   type MatchRecord,
   type MatchResult,
   type MatchStats,
+  type MatcherOptions,
   type MatchingSettings,
   type ModelParameters,
   type PairOutcome,
@@ -47,8 +48,8 @@ const SCORE_COST: Record<Algorithm, number> = {
 };
 
 /** The matcher: candidate indexes per attribute, exact scoring of the candidates only. */
-export function buildMatcher(settings: MatchingSettings): Matcher {
-  return new EngineMatcher(settings, 'index');
+export function buildMatcher(settings: MatchingSettings, opts: MatcherOptions = {}): Matcher {
+  return new EngineMatcher(settings, 'index', opts.parameters);
 }
 
 /** The oracle: scores every pair with the same rules. For tests, benchmarks and small inputs. */
@@ -107,6 +108,7 @@ class EngineMatcher implements Matcher {
   constructor(
     private readonly settings: MatchingSettings,
     private readonly mode: Mode,
+    private readonly given?: ModelParameters,
   ) {
     const rules = settings.attributes;
     this.rules = rules;
@@ -141,7 +143,7 @@ class EngineMatcher implements Matcher {
   }
 
   parameters(): ModelParameters | undefined {
-    return undefined;
+    return this.given;
   }
 
   match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): MatchResult {

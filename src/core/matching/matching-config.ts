@@ -11,7 +11,7 @@ import {
 const DEFAULT_REVIEW_TOP_K = 10;
 const MAX_REVIEW_TOP_K = 1000;
 /** Default of matching.probabilityThreshold (probabilistic model); see docs/matching.md for why. */
-export const DEFAULT_PROBABILITY_THRESHOLD = 0.9;
+const DEFAULT_PROBABILITY_THRESHOLD = 0.9;
 
 function invalid(field: string, value: unknown, allowed: string): FusionError {
   const shown = JSON.stringify(value) ?? String(value);
