@@ -9,6 +9,7 @@ import {
   type MatchRecord,
   type MatchResult,
   type MatchStats,
+  type MatcherOptions,
   type MatchingSettings,
   type ModelParameters,
   type PairOutcome,
@@ -47,7 +48,7 @@ const SCORE_COST: Record<Algorithm, number> = {
 };
 
 /** The matcher: candidate indexes per attribute, exact scoring of the candidates only. */
-export function buildMatcher(settings: MatchingSettings): Matcher {
+export function buildMatcher(settings: MatchingSettings, _opts?: MatcherOptions): Matcher {
   return new EngineMatcher(settings, 'index');
 }
 
