@@ -107,6 +107,7 @@ const SCRIPT = String.raw`
     var lg = function (v) { return Math.log10(Math.max(v, 1e-6)); };
     var x = scale(0, levels.length, L, W - R), y = scale(-6, 0, H - B, T);
     axes(svg, 'comparison level', 'probability (log10)', x, y, [], [-6, -4, -2, 0]);
+    el(svg, 'text', { class: 'tick', x: W - R - 4, y: T + 12, 'text-anchor': 'end' }, 'blue: m = P(level | same person); orange: u = P(level | different people)');
     var bw = (W - R - L) / Math.max(1, levels.length) / 2 - 2;
     levels.forEach(function (l, i) {
       el(svg, 'rect', { class: 'bar m', x: x(i) + 1, y: y(lg(l.m)), width: bw, height: H - B - y(lg(l.m)), 'data-level': l.name });
