@@ -39,6 +39,13 @@ function isBlank(v: unknown): boolean {
   return v === undefined || v === null || v === '';
 }
 
+/** An optional select left empty on the form arrives blank: "no kind" (inferred), not an invalid kind. */
+function withoutBlankKind(card: unknown): unknown {
+  if (!isRecord(card) || !('kind' in card) || !isBlank(card.kind)) return card;
+  const { kind: _blank, ...rest } = card;
+  return rest;
+}
+
 export function fromPlatformForm(config: Record<string, unknown>): Record<string, unknown> {
   const { matchingAttributes, matchingReviewTopK, matchingModel, matchingProbabilityThreshold, ...rest } = config;
   const out: Record<string, unknown> = rest;
@@ -50,7 +57,7 @@ export function fromPlatformForm(config: Record<string, unknown>): Record<string
     !isBlank(matchingProbabilityThreshold);
   if (formMatching && rest.matching === undefined) {
     const attributes = Array.isArray(matchingAttributes)
-      ? matchingAttributes
+      ? matchingAttributes.map(withoutBlankKind)
       : isBlank(matchingAttributes)
         ? []
         : matchingAttributes;

@@ -10,7 +10,7 @@ import {
   type FusionConfig,
 } from '../../src/core/config/fusion-config';
 import { INTERNAL_ATTRIBUTES, KEY_ATTRIBUTE, NAME_ATTRIBUTE } from '../../src/core/aggregation/connector-account';
-import { ALGORITHMS, MATCHING_MODELS } from '../../src/core/matching/types';
+import { ALGORITHMS, ATTRIBUTE_KINDS, MATCHING_MODELS } from '../../src/core/matching/types';
 import { FORM_ONLY_KEYS, fromPlatformForm } from '../../src/connector/platform-form';
 
 interface SpecItem {
@@ -155,6 +155,7 @@ describe('connector-spec.json declares exactly the configuration the core reads'
     expect(optionValues(cardItem('attributeDefinitions', 'case'))).toEqual([...CASE_OPTIONS]);
     expect(optionValues(cardItem('matchingAttributes', 'algorithm'))).toEqual([...ALGORITHMS]);
     expect(optionValues(field('matchingModel'))).toEqual([...MATCHING_MODELS]);
+    expect(optionValues(cardItem('matchingAttributes', 'kind'))).toEqual([...ATTRIBUTE_KINDS]);
     expect(optionValues(field('logLevel'))).toEqual([...LEVELS]);
     expect(optionValues(field('externalLoggingLevel'))).toEqual([...LEVELS]);
   });
@@ -211,6 +212,12 @@ describe('fromPlatformForm', () => {
         model: 'probabilistic',
         probabilityThreshold: 0.95,
       },
+    });
+    const blankKind = fromPlatformForm({
+      matchingAttributes: [{ attribute: 'email', algorithm: 'exact', threshold: 100, mandatory: false, kind: null }],
+    });
+    expect(blankKind.matching).toEqual({
+      attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 100, mandatory: false }],
     });
     const tooHigh = {
       ...fromPlatformForm({ matchingModel: 'probabilistic', matchingProbabilityThreshold: '1.5' }),
