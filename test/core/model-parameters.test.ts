@@ -23,6 +23,7 @@ const matching = {
 };
 
 const calls: Array<MatcherOptions | undefined> = [];
+let realModel = false;
 let estimates = 0;
 
 function estimate(records: number): ModelParameters {
@@ -45,10 +46,10 @@ function estimate(records: number): ModelParameters {
 /** The real matcher, recording the options it is built with and "estimating" at its first match. */
 function observedBuild(settings: MatchingSettings, opts?: MatcherOptions): Matcher {
   calls.push(opts);
-  const real = (jest.requireActual('../../src/core/matching/matcher') as typeof MatcherModule).buildMatcher(
-    settings,
-    opts,
-  );
+  const actual = jest.requireActual('../../src/core/matching/matcher') as typeof MatcherModule;
+  if (realModel) return actual.buildMatcher(settings, opts);
+  // The real engine finds the pairs; the parameters are this stand-in's.
+  const real = actual.buildMatcher(settings);
   let baseline = 0;
   let params: ModelParameters | undefined = opts?.parameters;
   return {
@@ -73,6 +74,7 @@ const mockBuild = observedBuild;
 
 beforeEach(() => {
   calls.length = 0;
+  realModel = false;
 });
 
 function tenant(): Harness & { contractors: ReturnType<Harness['fake']['addSource']> } {
@@ -155,6 +157,20 @@ describe('probabilistic model parameters on the connector source', () => {
     expect(calls).toEqual([{}]);
     expect(lines.find((l) => l.level === 'warn')?.msg).toMatch(
       /estimated for the attributes displayName, the configuration matches on email, lastName/,
+    );
+  });
+
+  test('stored parameters that do not fit the comparison levels: a limited run warns and estimates (real model)', async () => {
+    realModel = true;
+    const h = tenant();
+    h.fake.sources.get(h.own.id)!.connectorAttributes[MODEL_PARAMETERS_KEY] = estimate(10);
+    const lines: LogLine[] = [];
+    const items = await list(h, { ...h.config, aggregationBatchSize: 5 }, lines);
+    expect(items.length).toBeGreaterThan(0);
+    expect(calls[0]).toEqual({ parameters: expect.objectContaining({ records: 10 }) });
+    expect(h.summaries[0]?.modelParameters).toEqual({ source: 'estimated-from-part', stored: false });
+    expect(lines.find((l) => l.level === 'warn')?.msg).toMatch(
+      /the stored parameters do not fit the matching configuration; this limited run estimates them/,
     );
   });
 

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../command-runner';
 import { processingBatchSize, type FusionConfig } from '../config/fusion-config';
 import type { CoreDeps } from '../core-deps';
-import { FusionError } from '../errors';
+import { FusionError, isFusionError } from '../errors';
 import { buildMatcher } from '../matching/matcher';
 import type { Matcher } from '../matching/matcher';
 import type { MatcherOptions, MatchRecord } from '../matching/types';
@@ -305,7 +305,7 @@ class AggregationRun {
       this.logger.info('No matching attributes are configured: new accounts are not checked for potential duplicates');
       return;
     }
-    this.matcher = buildMatcher(config.matching, this.matcherOptions());
+    this.matcher = this.buildMatcher();
     if (!config.includeIdentities) {
       this.logger.info('Include identities in the scope? is off: new accounts are matched only against each other');
       return;
@@ -335,15 +335,33 @@ class AggregationRun {
     }
   }
 
+  private buildMatcher(): Matcher {
+    const opts = this.matcherOptions();
+    if (!opts.parameters) return buildMatcher(this.config.matching, opts);
+    try {
+      return buildMatcher(this.config.matching, opts);
+    } catch (e) {
+      // Well-formed but made for other comparison levels (an attribute's kind or algorithm changed).
+      if (!isFusionError(e, 'MATCHING_INVALID')) throw e;
+      this.summary.modelParameters = { source: 'estimated-from-part', stored: false };
+      this.logger.warn(
+        { reason: e.message },
+        'Probabilistic matching: the stored parameters do not fit the matching configuration; this limited run estimates them from the accounts it reads and does not store them. Run a full aggregation to estimate and store them',
+      );
+      return buildMatcher(this.config.matching);
+    }
+  }
+
   /**
-   * Probabilistic model: a full run estimates the parameters from its own data (and stores them after
-   * its first match); a run that reads fewer accounts reuses the stored ones, or, with none usable,
-   * estimates from what it reads and says so (that estimate is not stored).
+   * Probabilistic model: a run that reads every account it can (no "Aggregation batch size", no account
+   * filter; a disabled source cannot be read by any run, so it does not count) estimates the parameters
+   * from its own data and stores them after its first match; a limited or filtered run reuses the stored
+   * ones, or, with none usable, estimates from what it reads and says so (that estimate is not stored).
    */
   private matcherOptions(): MatcherOptions {
     if (this.config.matching.model !== 'probabilistic') return {};
     const { scope, ownAttributes } = this.state;
-    if (scope.full) {
+    if (scope.limitedTo === undefined && !scope.filtered) {
       this.summary.modelParameters = { source: 'estimated', stored: false };
       this.logger.info('Probabilistic matching: a full aggregation estimates the model parameters from its data');
       return {};
@@ -354,14 +372,14 @@ class AggregationRun {
       this.summary.modelParameters = { source: 'stored', stored: false, estimatedAt };
       this.logger.info(
         { estimatedAt, records },
-        `Probabilistic matching: ${scope.whyLimited() ?? ''}, so the parameters of the last full aggregation (${estimatedAt}) are reused`,
+        `Probabilistic matching: this run is limited by "Aggregation batch size" or an account filter, so the parameters of the last full aggregation (${estimatedAt}) are reused`,
       );
       return { parameters: stored.parameters };
     }
     this.summary.modelParameters = { source: 'estimated-from-part', stored: false };
     this.logger.warn(
       { reason: stored.problem },
-      `Probabilistic matching: no usable stored parameters (${stored.problem}); this run is not full (${scope.whyLimited() ?? ''}), so it estimates them from the accounts it reads and does not store them. Run a full aggregation to estimate and store them`,
+      `Probabilistic matching: no usable stored parameters (${stored.problem}); this run is limited by "Aggregation batch size" or an account filter, so it estimates them from the accounts it reads and does not store them. Run a full aggregation to estimate and store them`,
     );
     return {};
   }

@@ -2,8 +2,9 @@
  * Where the probabilistic model's estimated parameters live between runs: the connector's own source,
  * under MODEL_PARAMETERS_KEY of its connectorAttributes, so they survive a Redis wipe. A full
  * aggregation re-estimates them from all the data and stores them; a run that reads fewer accounts
- * (limited by "Aggregation batch size", an account filter or a disabled source) reuses them, since an
- * estimate from part of the data is worse than the last full one.
+ * (limited by "Aggregation batch size" or an account filter) reuses them, since an estimate from part
+ * of the data is worse than the last full one. The model estimates at its first match, so a full run
+ * with no new account keeps the stored parameters.
  */
 import type { MatchingSettings, ModelParameters } from '../matching/types';
 
