@@ -51,10 +51,15 @@ const SCRIPT = String.raw`
     el(svg, 'line', { class: 'axis', x1: L, y1: T, x2: L, y2: H - B });
     el(svg, 'text', { class: 'axis-label', x: (L + W - R) / 2, y: H - 10, 'text-anchor': 'middle' }, xLabel);
     el(svg, 'text', { class: 'axis-label', x: 14, y: (T + H - B) / 2, transform: 'rotate(-90 14 ' + (T + H - B) / 2 + ')', 'text-anchor': 'middle' }, yLabel);
-    xs.forEach(function (v) { el(svg, 'text', { class: 'tick', x: x(v), y: H - B + 15, 'text-anchor': 'middle' }, fmt(v)); });
+    var last = -Infinity;
+    xs.forEach(function (v) {
+      if (x(v) - last < 34) return; // crowded ticks (0.99, 0.995, 0.999) would overprint each other
+      last = x(v);
+      el(svg, 'text', { class: 'tick', x: x(v), y: H - B + 15, 'text-anchor': 'middle' }, fmt(v));
+    });
     ys.forEach(function (v) { el(svg, 'text', { class: 'tick', x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, fmt(v)); });
   }
-  function fmt(v) { return Math.abs(v) >= 100 || v === Math.round(v) ? String(Math.round(v)) : String(Math.round(v * 1000) / 1000); }
+  function fmt(v) { return Math.abs(v) >= 10 || v === Math.round(v) ? String(Math.round(v)) : String(Math.round(v * 1000) / 1000); }
   function thresholdLine(svg, xPos, value) {
     el(svg, 'line', { class: 'threshold', x1: xPos, y1: T, x2: xPos, y2: H - B, 'data-value': value });
     el(svg, 'text', { class: 'tick', x: xPos + 4, y: T + 10 }, 'threshold ' + value);
@@ -83,7 +88,7 @@ const SCRIPT = String.raw`
     var pts = data.sweep;
     var lo = pts[0].threshold, hi = pts[pts.length - 1].threshold;
     var x = scale(lo, hi, L, W - R), y = scale(0, yMax, H - B, T);
-    axes(svg, data.sweepLabel, yLabel, x, y, pts.map(function (p) { return p.threshold; }).filter(function (_, i, a) { return a.length < 10 || i % 2 === 0; }), ticks(0, yMax, 4));
+    axes(svg, data.sweepLabel, yLabel, x, y, pts.map(function (p) { return p.threshold; }), ticks(0, yMax, 4));
     series.forEach(function (s) {
       var d = pts.map(function (p, i) { return (i ? 'L' : 'M') + x(p.threshold) + ' ' + y(p[s]); }).join(' ');
       el(svg, 'path', { class: 'series ' + s, d: d, 'data-series': s });
@@ -106,13 +111,18 @@ const SCRIPT = String.raw`
     data.parameters.attributes.forEach(function (a) { a.levels.forEach(function (l) { levels.push({ name: a.attribute + ': ' + l.level, m: l.m, u: l.u }); }); });
     var lg = function (v) { return Math.log10(Math.max(v, 1e-6)); };
     var x = scale(0, levels.length, L, W - R), y = scale(-6, 0, H - B, T);
-    axes(svg, 'comparison level', 'probability (log10)', x, y, [], [-6, -4, -2, 0]);
-    el(svg, 'text', { class: 'tick', x: W - R - 4, y: T + 12, 'text-anchor': 'end' }, 'blue: m = P(level | same person); orange: u = P(level | different people)');
+    axes(svg, '', 'probability (log10)', x, y, [], [-6, -4, -2, 0]);
+    svg.setAttribute('height', H + 130); // room for the slanted level names
+    var legend = document.createElement('p');
+    legend.className = 'note';
+    legend.textContent = 'blue: m = P(level | same person); orange: u = P(level | different people)';
+    svg.parentNode.insertBefore(legend, svg);
     var bw = (W - R - L) / Math.max(1, levels.length) / 2 - 2;
     levels.forEach(function (l, i) {
       el(svg, 'rect', { class: 'bar m', x: x(i) + 1, y: y(lg(l.m)), width: bw, height: H - B - y(lg(l.m)), 'data-level': l.name });
       el(svg, 'rect', { class: 'bar u', x: x(i) + 1 + bw, y: y(lg(l.u)), width: bw, height: H - B - y(lg(l.u)), 'data-level': l.name });
-      el(svg, 'text', { class: 'tick', x: x(i) + bw, y: H - B + 12 + (i % 3) * 11, 'text-anchor': 'middle' }, l.name);
+      var lx = x(i) + bw, ly = H - B + 12;
+      el(svg, 'text', { class: 'tick', x: lx, y: ly, 'text-anchor': 'end', transform: 'rotate(-35 ' + lx + ' ' + ly + ')' }, l.name);
     });
   }
   document.body.setAttribute('data-drawn', String(document.querySelectorAll('svg[data-chart]').length));
