@@ -11,7 +11,7 @@ import { type Comparator, MISSING, SURNAME_IMPLIED, attributeKind, comparatorFor
 import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
 
 /** Random pairs drawn for u. */
-const U_SAMPLE = 200_000;
+const U_SAMPLE = 100_000;
 
 export interface BlockedAccount {
   /** Record number of the account. */
