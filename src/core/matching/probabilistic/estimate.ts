@@ -57,7 +57,7 @@ function logRatio(m: LevelTable, u: LevelTable, neutral: ReadonlySet<number>[]):
  * non-candidates (assumed to disagree on every attribute: weight `floor` each).
  */
 /** Highest m of a level meaning "a different identifier" (see Comparator.identifierMismatch). */
-export const IDENTIFIER_MISMATCH_MAX_M = 0.05;
+const IDENTIFIER_MISMATCH_MAX_M = 0.05;
 
 export function estimateM(
   pairs: CandidatePairs,
