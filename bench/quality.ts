@@ -16,12 +16,15 @@ const README_RULES = {
   ],
 };
 
-/** The README attributes, none mandatory, plus the employee number; thresholds are the blocking. */
+/**
+ * The README attributes, none mandatory, plus the employee number; thresholds are the blocking
+ * (e-mail blocks on the exact address: its comparator compares local part and domain itself).
+ */
 const NAMESAKE_PROBABILISTIC = {
   model: 'probabilistic',
   attributes: [
     { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, kind: 'name' },
-    { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92, kind: 'email' },
+    { attribute: 'email', algorithm: 'exact', threshold: 100, kind: 'email' },
     { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
     { attribute: 'employeeNumber', algorithm: 'exact', threshold: 100, kind: 'identifier' },
   ],

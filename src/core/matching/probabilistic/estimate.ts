@@ -57,7 +57,7 @@ function logRatio(m: LevelTable, u: LevelTable, neutral: ReadonlySet<number>[]):
  * non-candidates (assumed to disagree on every attribute: weight `floor` each).
  */
 /** Highest m of a level meaning "a different identifier" (see Comparator.identifierMismatch). */
-export const IDENTIFIER_MISMATCH_MAX_M = 0.05;
+const IDENTIFIER_MISMATCH_MAX_M = 0.05;
 
 export function estimateM(
   pairs: CandidatePairs,
@@ -76,12 +76,36 @@ export function estimateM(
   });
   let prior = 0.3;
   const accounts = pairs.start.length - 1;
+  // Pairs collapse to their level patterns (few hundred): weights and sums per pattern, not per pair.
+  const patternOf = new Map<number, number>();
+  const patterns: number[][] = [];
+  const pairPattern = new Int32Array(pairs.levels.length / Math.max(A, 1));
+  for (let p = 0; p < pairPattern.length; p++) {
+    let key = 0;
+    for (let i = 0; i < A; i++) key = key * 16 + (pairs.levels[p * A + i]! + 1);
+    let id = patternOf.get(key);
+    if (id === undefined) {
+      id = patterns.length;
+      patternOf.set(key, id);
+      patterns.push(Array.from(pairs.levels.subarray(p * A, p * A + A)));
+    }
+    pairPattern[p] = id;
+  }
+  const patternWeight = new Float64Array(patterns.length);
+  const patternPost = new Float64Array(patterns.length);
   let it = 0;
-  const w = new Float64Array(64);
+  let w = new Float64Array(64);
   for (; it < maxIterations; it++) {
     const weights = logRatio(m, u, neutral);
     const floor = 2 ** weights.reduce((s, row) => s + row[row.length - 1]!, 0);
-    const acc: LevelTable = m.map((row) => row.map(() => 0));
+    patterns.forEach((levels, id) => {
+      let sum = 0;
+      levels.forEach((l, i) => {
+        if (l >= 0) sum += weights[i]![l]!;
+      });
+      patternWeight[id] = 2 ** Math.min(sum, 1000);
+    });
+    patternPost.fill(0);
     let matches = 0;
     for (let k = 0; k < accounts; k++) {
       const s0 = pairs.start[k]!;
@@ -91,27 +115,23 @@ export function estimateM(
       const n = pairs.before[k]!;
       const lambda = prior / Math.max(n, 1);
       let denom = 1 - prior + lambda * Math.max(n - K, 0) * floor;
-      const ls = K <= w.length ? w : new Float64Array(K);
+      if (K > w.length) w = new Float64Array(K * 2);
       for (let p = s0; p < s1; p++) {
-        let sum = 0;
-        for (let i = 0; i < A; i++) {
-          const l = pairs.levels[p * A + i]!;
-          if (l >= 0) sum += weights[i]![l]!;
-        }
-        const L = lambda * 2 ** Math.min(sum, 1000);
-        ls[p - s0] = L;
+        const L = lambda * patternWeight[pairPattern[p]!]!;
+        w[p - s0] = L;
         denom += L;
       }
       for (let p = s0; p < s1; p++) {
-        const post = ls[p - s0]! / denom;
-        if (post <= 0) continue;
+        const post = w[p - s0]! / denom;
         matches += post;
-        for (let i = 0; i < A; i++) {
-          const l = pairs.levels[p * A + i]!;
-          if (l >= 0) acc[i]![l]! += post;
-        }
+        patternPost[pairPattern[p]!]! += post;
       }
     }
+    const acc: LevelTable = m.map((row) => row.map(() => 0));
+    patterns.forEach((levels, id) => {
+      const post = patternPost[id]!;
+      if (post > 0) levels.forEach((l, i) => l >= 0 && (acc[i]![l]! += post));
+    });
     const next = acc.map((row, i) => {
       const total = row.reduce((s, c) => s + c, 0);
       return capLevels(

@@ -11,7 +11,7 @@ import { type Comparator, MISSING, SURNAME_IMPLIED, attributeKind, comparatorFor
 import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
 
 /** Random pairs drawn for u. */
-const U_SAMPLE = 200_000;
+const U_SAMPLE = 100_000;
 
 export interface BlockedAccount {
   /** Record number of the account. */
@@ -220,31 +220,31 @@ export class ProbabilisticModel {
       const lambda = prior / Math.max(acc.g, 1);
       const priorWeight = Math.log2(lambda / (1 - lambda));
       acc.candidates.forEach((c, k) => {
-        const explanation: LevelContribution[] = [];
-        const scores: Record<string, number> = {};
-        let sum = 0;
         this.pairLevels(acc.g, c, acc.scores, k * A, lv);
-        for (let i = 0; i < A; i++) {
-          const s = acc.scores[k * A + i]!;
-          if (s >= 0) scores[rules[i]!.attribute] = s;
-          const l = lv[i]!;
-          if (l === MISSING) {
-            explanation.push({ attribute: rules[i]!.attribute, level: 'missing', weight: 0 });
-            continue;
-          }
-          const w = this.weight(i, l, acc.g);
-          sum += w;
-          explanation.push({
-            attribute: rules[i]!.attribute,
-            level: this.comparators[i]!.levels[l]!,
-            weight: round2(w),
-          });
-        }
+        let sum = 0;
+        for (let i = 0; i < A; i++) if (lv[i]! >= 0) sum += this.weight(i, lv[i]!, acc.g);
         const matchWeight = sum + priorWeight;
         const probability = 1 / (1 + 2 ** -matchWeight);
         if (probability < this.threshold) {
           below++;
           return;
+        }
+        // Explanations only for the pairs reported: most blocked pairs fall below the threshold.
+        const explanation: LevelContribution[] = [];
+        const scores: Record<string, number> = {};
+        for (let i = 0; i < A; i++) {
+          const s = acc.scores[k * A + i]!;
+          if (s >= 0) scores[rules[i]!.attribute] = s;
+          const l = lv[i]!;
+          explanation.push(
+            l === MISSING
+              ? { attribute: rules[i]!.attribute, level: 'missing', weight: 0 }
+              : {
+                  attribute: rules[i]!.attribute,
+                  level: this.comparators[i]!.levels[l]!,
+                  weight: round2(this.weight(i, l, acc.g)),
+                },
+          );
         }
         const list = duplicates.get(ids[acc.g]!) ?? [];
         list.push({
