@@ -96,8 +96,13 @@ const stored = (h: Harness) =>
 describe('probabilistic model parameters on the connector source', () => {
   test('a full run estimates and stores; a limited run after a state wipe reuses them; the next full run re-estimates', async () => {
     const h = tenant();
-    const first = await list(h);
+    const firstLines: LogLine[] = [];
+    const first = await list(h, h.config, firstLines);
     expect(calls).toEqual([{}]);
+    // Two records: stored, with a warning that so little data makes the probabilities unreliable.
+    expect(firstLines.find((l) => l.level === 'warn')?.msg).toMatch(
+      /estimated from only 2 records .* the match probabilities are unreliable/,
+    );
     const saved = stored(h);
     expect(saved?.records).toBe(2);
     expect(h.summaries[0]?.modelParameters).toEqual({

@@ -41,7 +41,7 @@ import {
 import { ConnectorAccountIndex, type ExistingAccount } from './connector-account-index';
 import { COUNTERS_KEY, CounterStore } from './counter-store';
 import { accountsProcessed } from './metrics';
-import { MODEL_PARAMETERS_KEY, readStoredParameters } from './model-parameters';
+import { FEW_RECORDS, MODEL_PARAMETERS_KEY, readStoredParameters } from './model-parameters';
 import { ReviewDecisions } from './review-decisions';
 import { enterRun, type RunGuard } from './run-guard';
 import { RunScope } from './run-scope';
@@ -401,6 +401,12 @@ class AggregationRun {
       { records: parameters.records, prior: parameters.prior, estimatedAt: parameters.estimatedAt },
       'Probabilistic matching: the estimated parameters are stored on the connector source',
     );
+    if (parameters.records < FEW_RECORDS) {
+      this.logger.warn(
+        { records: parameters.records },
+        `Probabilistic matching: the parameters were estimated from only ${parameters.records} records (identities and the first batch of new accounts); with so little data the match probabilities are unreliable. The next full aggregation re-estimates them; until then, check the review forms or use the rules model`,
+      );
+    }
   }
 
   private view(account: PlatformAccount): SourceAccountView {

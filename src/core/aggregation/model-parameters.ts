@@ -10,6 +10,12 @@ import type { MatchingSettings, ModelParameters } from '../matching/types';
 
 export const MODEL_PARAMETERS_KEY = 'fusionMatchingModel';
 
+/**
+ * Below this many records (identities plus the first batch of new accounts) an estimate says little:
+ * the run uses and stores it (it is all the data there is, and the next full run re-estimates) but warns.
+ */
+export const FEW_RECORDS = 100;
+
 export type StoredParameters = { parameters: ModelParameters } | { problem: string };
 
 function finite(v: unknown): v is number {
