@@ -1,7 +1,11 @@
 import type { ReviewCandidate } from '../../src/core/ports/review-queue';
 import { readFormAnswer } from '../../src/core/review/form-answer';
 import { buildFormContent, candidateLines, storedCandidates } from '../../src/core/review/form-content';
-import { candidates, pendingReview } from './support';
+import { randomBytes } from 'node:crypto';
+import type { PlatformClient } from '../../src/platform/platform-client';
+import type { JsonObject } from '../../src/simulator/records';
+import { clientFor, startSim, type RunningSimulator } from '../platform/support';
+import { Harness, candidates, pendingReview } from './support';
 
 interface Section {
   id: string;
@@ -127,5 +131,40 @@ describe('review forms of the rules model are unchanged', () => {
       { id: 'x', kind: 'identity', score: 99, scores: { email: 100, displayName: 99 } },
       { id: 'y', kind: 'identity', score: 98.9, scores: { email: 100, displayName: 98.9 } },
     ]);
+  });
+});
+
+describe('a probabilistic review form on the simulator', () => {
+  let sim: RunningSimulator;
+  let client: PlatformClient;
+  let h: Harness;
+  beforeAll(async () => {
+    sim = await startSim({ rateLimit: false });
+    client = clientFor(sim);
+    h = new Harness(sim, client);
+  });
+  afterAll(async () => {
+    client.close();
+    await sim.close();
+  });
+
+  it('the created form explains its candidates, its instance keeps them, and the notification says the same', async () => {
+    const review = pendingReview({ candidates: probabilistic() });
+    const { queue } = h.queue(`fs${randomBytes(6).toString('hex')}`);
+    await queue.submit(review);
+    const [def] = h.definitionsOf(review.accountId) as [JsonObject];
+    const all = JSON.stringify(def['formElements']);
+    expect(all).toContain('identity best, probability >99.9%');
+    expect(all).toContain('email: exact, +9.8; lastName: different, -4.1');
+    const input = h.onlyInstance(review.accountId)['formInput'] as Record<string, string>;
+    expect(storedCandidates(input)?.map((c) => [c.id, c.explanation?.length])).toEqual([
+      ['best', 3],
+      ['namesake', 2],
+      ['weak', 1],
+    ]);
+    const [run] = h.runsFor(review.accountId);
+    expect(run?.body).toContain(
+      'probability >99.9% [email: exact, +9.8; lastName: exact, +6.2; employeeNumber: missing, 0]',
+    );
   });
 });
