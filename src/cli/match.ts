@@ -1,15 +1,41 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { errorMessage, isFusionError } from '../core/errors';
-import { type MatchRecord, type MatchResult, buildMatcher, parseMatchingSettings } from '../core/matching';
+import {
+  type MatchRecord,
+  type MatchResult,
+  type MatchingSettings,
+  type ModelParameters,
+  type PotentialDuplicate,
+  buildMatcher,
+  parseMatchingSettings,
+} from '../core/matching';
 import { parseCsv } from '../core/matching/csv';
+import {
+  type ReportData,
+  type ScoredPair,
+  type SweepPoint,
+  histogram,
+  sweep,
+  sweepThresholds,
+  weightAtThreshold,
+} from './match-report/report-data';
+import { renderReportPage } from './match-report/report-page';
 
-const USAGE = `usage: fusion-proxy match --identities FILE --accounts FILE --config FILE [--truth FILE] [--summary-json]
+const USAGE = `usage: fusion-proxy match --identities FILE --accounts FILE --config FILE [--truth FILE]
+                          [--top-k N] [--report FILE.html] [--summary-json]
 
   Offline matching for tuning thresholds. Records: a JSON array of {"id", "attributes": {...}} or a
   CSV with an "id" column (other columns are attributes). The config is the connector configuration;
   only its "matching" section is used. The truth file is a CSV of accountId,candidateId pairs.
   Prints each potential duplicate as an NDJSON line on stdout and a summary on stderr.
+  Every candidate of an account is kept unless --top-k N asks for the best N only.
+  With matching.model "probabilistic" the summary prints the estimated parameters and a threshold
+  sweep (forms opened, and precision/recall with --truth). --report writes one self-contained HTML
+  page with the charts.
 `;
+
+/** Probabilistic model: pairs below this probability are not collected for the sweep and the charts. */
+const SWEEP_FLOOR = 0.01;
 
 export interface MatchIo {
   stdout(text: string): void;
@@ -21,6 +47,9 @@ interface Options {
   accounts: string;
   config: string;
   truth?: string;
+  report?: string;
+  /** Candidates kept per account; undefined: all of them. */
+  topK?: number;
   summaryJson: boolean;
 }
 
@@ -42,11 +71,18 @@ function parseArgs(argv: string[]): Options | 'help' {
     const [flag, inline] = arg.includes('=')
       ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
       : [arg, undefined];
-    if (!['--identities', '--accounts', '--config', '--truth'].includes(flag))
+    if (!['--identities', '--accounts', '--config', '--truth', '--report', '--top-k'].includes(flag))
       throw new UsageError(`unknown option "${arg}"`);
     const value = inline ?? argv[++i];
-    if (value === undefined || value === '') throw new UsageError(`option ${flag} needs a file name`);
+    if (value === undefined || value === '')
+      throw new UsageError(`option ${flag} needs ${flag === '--top-k' ? 'a number' : 'a file name'}`);
     values[flag.slice(2)] = value;
+  }
+  let topK: number | undefined;
+  if (values['top-k'] !== undefined) {
+    topK = Number(values['top-k']);
+    if (!Number.isInteger(topK) || topK < 1)
+      throw new UsageError(`option --top-k needs a whole number of at least 1, got "${values['top-k']}"`);
   }
   for (const required of ['identities', 'accounts', 'config']) {
     if (!values[required]) throw new UsageError(`option --${required} is required`);
@@ -56,6 +92,8 @@ function parseArgs(argv: string[]): Options | 'help' {
     accounts: values.accounts!,
     config: values.config!,
     truth: values.truth,
+    report: values.report,
+    topK,
     summaryJson,
   };
 }
@@ -159,25 +197,37 @@ interface Summary {
   truePositives?: number;
   precision?: number;
   recall?: number;
+  model: string;
+  probabilityThreshold?: number;
+  parameters?: ModelParameters;
+  sweep?: SweepPoint[];
 }
 
-function summarise(result: MatchResult, accountIds: Set<string>, truth: Set<string> | undefined): Summary {
+function summarise(
+  result: MatchResult,
+  kept: Map<string, PotentialDuplicate[]>,
+  accountIds: Set<string>,
+  truth: Set<string> | undefined,
+): Summary {
   const s = result.stats;
   let duplicates = 0;
   let tp = 0;
-  for (const list of result.duplicates.values()) {
+  for (const list of kept.values()) {
     for (const d of list) {
       duplicates++;
       if (truth?.has(pairKey(d.accountId, d.candidateId, accountIds.has(d.candidateId)))) tp++;
     }
   }
+  // Pairs collected below the configured threshold (for the sweep) are below-threshold outcomes.
+  const belowThreshold = s.pairs.matched - duplicates;
   const summary: Summary = {
+    model: 'rules',
     identities: s.baseline,
     accounts: s.accounts,
     duplicates,
-    accountsWithDuplicates: s.accountsWithDuplicates,
+    accountsWithDuplicates: [...kept.values()].filter((l) => l.length > 0).length,
     pairsCompared: s.pairsCompared,
-    pairs: { ...s.pairs },
+    pairs: { ...s.pairs, matched: duplicates, below_threshold: s.pairs.below_threshold + belowThreshold },
     candidatesMean: Math.round(s.candidatesMean * 100) / 100,
     candidatesMax: s.candidatesMax,
     accountsMissingMandatory: s.accountsMissingMandatory,
@@ -196,10 +246,33 @@ function summarise(result: MatchResult, accountIds: Set<string>, truth: Set<stri
   return summary;
 }
 
+function parameterLines(p: ModelParameters): string[] {
+  const lines = [`estimated parameters (${p.records} records, prior ${p.prior.toPrecision(3)}):`];
+  for (const a of p.attributes) {
+    const levels = a.levels.map((l) => {
+      const w = l.m > 0 && l.u > 0 ? Math.log2(l.m / l.u) : NaN;
+      return `${l.level} m=${l.m.toPrecision(3)} u=${l.u.toPrecision(3)}${Number.isFinite(w) ? ` w=${w >= 0 ? '+' : ''}${w.toFixed(2)}` : ''}`;
+    });
+    lines.push(`  ${a.attribute}: ${levels.join('; ')}`);
+  }
+  return lines;
+}
+
+function sweepLines(points: readonly SweepPoint[], configured: number | undefined): string[] {
+  const lines = ['threshold sweep (probability: forms opened, pairs kept[, precision, recall]):'];
+  for (const p of points) {
+    const quality = p.precision !== undefined ? `, precision ${p.precision}, recall ${p.recall}` : '';
+    lines.push(
+      `  ${p.threshold}: forms ${p.forms}, pairs ${p.pairs}${quality}${p.threshold === configured ? '  <- configured' : ''}`,
+    );
+  }
+  return lines;
+}
+
 function summaryText(s: Summary): string {
   const lines = [
-    `identities ${s.identities}, accounts ${s.accounts}`,
-    `potential duplicates ${s.duplicates} on ${s.accountsWithDuplicates} accounts (dropped beyond reviewTopK: ${s.truncated})`,
+    `identities ${s.identities}, accounts ${s.accounts}; model ${s.model}${s.probabilityThreshold !== undefined ? `, probability threshold ${s.probabilityThreshold}` : ''}`,
+    `potential duplicates ${s.duplicates} on ${s.accountsWithDuplicates} accounts (dropped beyond --top-k: ${s.truncated})`,
     `pairs scored ${s.pairsCompared} (candidates per account: mean ${s.candidatesMean}, max ${s.candidatesMax})`,
     `  matched ${s.pairs.matched}, below threshold ${s.pairs.below_threshold}, mandatory failed ${s.pairs.mandatory_failed}, value missing ${s.pairs.value_missing}`,
     `accounts missing a mandatory value ${s.accountsMissingMandatory}, with no comparable value ${s.accountsWithoutValues}`,
@@ -208,7 +281,51 @@ function summaryText(s: Summary): string {
   if (s.precision !== undefined) {
     lines.push(`truth: ${s.truthPairs} pairs, ${s.truePositives} found; precision ${s.precision}, recall ${s.recall}`);
   }
+  if (s.parameters) lines.push(...parameterLines(s.parameters));
+  if (s.sweep) lines.push(...sweepLines(s.sweep, s.probabilityThreshold));
   return lines.join('\n') + '\n';
+}
+
+/** The key a threshold applies to: the probability, or for the rules model the overall score / 100. */
+function scored(list: Iterable<PotentialDuplicate[]>, isCorrect?: (d: PotentialDuplicate) => boolean): ScoredPair[] {
+  const out: ScoredPair[] = [];
+  for (const l of list) {
+    for (const d of l) {
+      const pair: ScoredPair = {
+        accountId: d.accountId,
+        value: d.probability ?? d.score / 100,
+        weight: d.matchWeight ?? d.score,
+      };
+      if (isCorrect) pair.correct = isCorrect(d);
+      out.push(pair);
+    }
+  }
+  return out;
+}
+
+function reportData(
+  settings: MatchingSettings,
+  summary: Summary,
+  pairs: ScoredPair[],
+  points: SweepPoint[],
+  parameters: ModelParameters | undefined,
+): ReportData {
+  const probabilistic = settings.model === 'probabilistic';
+  const threshold = probabilistic ? summary.probabilityThreshold : undefined;
+  const weightThreshold = threshold !== undefined ? weightAtThreshold(pairs, threshold) : undefined;
+  return {
+    model: settings.model ?? 'rules',
+    identities: summary.identities,
+    accounts: summary.accounts,
+    ...(threshold !== undefined ? { threshold, floor: SWEEP_FLOOR } : {}),
+    ...(weightThreshold !== undefined ? { weightThreshold } : {}),
+    weightLabel: probabilistic ? 'match weight' : 'overall score',
+    histogram: histogram(pairs.map((p) => p.weight)),
+    sweepLabel: probabilistic ? 'probability threshold' : 'minimum overall score / 100',
+    sweep: points,
+    ...(summary.truthPairs !== undefined ? { truthPairs: summary.truthPairs } : {}),
+    ...(parameters ? { parameters } : {}),
+  };
 }
 
 export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
@@ -229,12 +346,22 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
     const accountIds = new Set(accounts.map((a) => a.id));
     const truth = opts.truth ? loadTruth(opts.truth, accountIds) : undefined;
 
-    const matcher = buildMatcher(settings);
+    const probabilistic = settings.model === 'probabilistic';
+    const configured = probabilistic ? (settings.probabilityThreshold as number) : undefined;
+    // Probabilistic: collect the pairs down to the sweep floor; the output keeps those at the threshold.
+    const matcher = buildMatcher(
+      configured !== undefined ? { ...settings, probabilityThreshold: Math.min(configured, SWEEP_FLOOR) } : settings,
+    );
     matcher.addBaseline(identities);
-    const result = matcher.match(accounts);
+    const result = matcher.match(accounts, { topK: opts.topK ?? Number.POSITIVE_INFINITY });
+    const kept = new Map<string, PotentialDuplicate[]>();
+    for (const [id, list] of result.duplicates) {
+      const above = configured !== undefined ? list.filter((d) => (d.probability ?? 0) >= configured) : list;
+      if (above.length) kept.set(id, above);
+    }
 
     let chunk = '';
-    for (const list of result.duplicates.values()) {
+    for (const list of kept.values()) {
       for (const d of list) {
         chunk +=
           JSON.stringify({
@@ -243,6 +370,9 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
             candidateKind: d.candidateKind,
             score: d.score,
             scores: d.scores,
+            ...(d.probability !== undefined ? { probability: d.probability } : {}),
+            ...(d.matchWeight !== undefined ? { matchWeight: d.matchWeight } : {}),
+            ...(d.explanation ? { explanation: d.explanation } : {}),
           }) + '\n';
         if (chunk.length > 65536) {
           io.stdout(chunk);
@@ -251,8 +381,35 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
       }
     }
     if (chunk) io.stdout(chunk);
-    const summary = summarise(result, accountIds, truth);
+    const summary = summarise(result, kept, accountIds, truth);
+    summary.model = settings.model ?? 'rules';
+    const parameters = matcher.parameters();
+    const isCorrect = truth
+      ? (d: PotentialDuplicate) => truth.has(pairKey(d.accountId, d.candidateId, accountIds.has(d.candidateId)))
+      : undefined;
+    const pairs = scored(result.duplicates.values(), isCorrect);
+    const points = sweep(
+      pairs,
+      sweepThresholds(settings.model ?? 'rules', probabilistic ? SWEEP_FLOOR : 0, configured),
+      truth?.size,
+    );
+    if (probabilistic) {
+      summary.probabilityThreshold = configured;
+      if (parameters) summary.parameters = parameters;
+      summary.sweep = points;
+    }
     io.stderr(opts.summaryJson ? JSON.stringify(summary) + '\n' : summaryText(summary));
+    if (opts.report) {
+      const page = renderReportPage(reportData(settings, summary, pairs, points, parameters));
+      try {
+        writeFileSync(opts.report, page);
+      } catch (e) {
+        throw new InputError(
+          `cannot write the report ${opts.report}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`,
+        );
+      }
+      io.stderr(`report written to ${opts.report}\n`);
+    }
     return 0;
   } catch (e) {
     if (e instanceof InputError || isFusionError(e, 'MATCHING_INVALID') || isFusionError(e, 'INPUT_INVALID')) {

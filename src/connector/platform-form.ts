@@ -6,13 +6,19 @@
  *
  * - `sourceOptions` as a card list `[{source, forceAggregation, accountFilter}]` becomes the
  *   object keyed by source name the core reads: `{"<source>": {forceAggregation, accountFilter}}`.
- * - `matchingAttributes` (card list of `{attribute, algorithm, threshold, mandatory}`) and
- *   `matchingReviewTopK` become `matching: {attributes, reviewTopK}`.
+ * - `matchingAttributes` (card list of `{attribute, algorithm, threshold, mandatory}`),
+ *   `matchingReviewTopK`, `matchingModel` and `matchingProbabilityThreshold` become
+ *   `matching: {attributes, reviewTopK, model, probabilityThreshold}`.
  *
  * A configuration already in the core's shape (written by hand, or sent by `fusion-proxy invoke`)
  * passes through unchanged.
  */
-export const FORM_ONLY_KEYS = ['matchingAttributes', 'matchingReviewTopK'] as const;
+export const FORM_ONLY_KEYS = [
+  'matchingAttributes',
+  'matchingReviewTopK',
+  'matchingModel',
+  'matchingProbabilityThreshold',
+] as const;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,14 +39,25 @@ function isBlank(v: unknown): boolean {
   return v === undefined || v === null || v === '';
 }
 
+/** An optional select left empty on the form arrives blank: "no kind" (inferred), not an invalid kind. */
+function withoutBlankKind(card: unknown): unknown {
+  if (!isRecord(card) || !('kind' in card) || !isBlank(card.kind)) return card;
+  const { kind: _blank, ...rest } = card;
+  return rest;
+}
+
 export function fromPlatformForm(config: Record<string, unknown>): Record<string, unknown> {
-  const { matchingAttributes, matchingReviewTopK, ...rest } = config;
+  const { matchingAttributes, matchingReviewTopK, matchingModel, matchingProbabilityThreshold, ...rest } = config;
   const out: Record<string, unknown> = rest;
   if (Array.isArray(rest.sourceOptions)) out.sourceOptions = sourceOptionsFromCards(rest.sourceOptions);
-  const formMatching = !isBlank(matchingAttributes) || !isBlank(matchingReviewTopK);
+  const formMatching =
+    !isBlank(matchingAttributes) ||
+    !isBlank(matchingReviewTopK) ||
+    !isBlank(matchingModel) ||
+    !isBlank(matchingProbabilityThreshold);
   if (formMatching && rest.matching === undefined) {
     const attributes = Array.isArray(matchingAttributes)
-      ? matchingAttributes
+      ? matchingAttributes.map(withoutBlankKind)
       : isBlank(matchingAttributes)
         ? []
         : matchingAttributes;
@@ -48,7 +65,16 @@ export function fromPlatformForm(config: Record<string, unknown>): Record<string
       typeof matchingReviewTopK === 'string' && /^\d+$/.test(matchingReviewTopK.trim())
         ? Number(matchingReviewTopK)
         : matchingReviewTopK;
-    out.matching = { attributes, ...(isBlank(reviewTopK) ? {} : { reviewTopK }) };
+    const probabilityThreshold =
+      typeof matchingProbabilityThreshold === 'string' && /^\s*\d*\.?\d+\s*$/.test(matchingProbabilityThreshold)
+        ? Number(matchingProbabilityThreshold)
+        : matchingProbabilityThreshold;
+    out.matching = {
+      attributes,
+      ...(isBlank(reviewTopK) ? {} : { reviewTopK }),
+      ...(isBlank(matchingModel) ? {} : { model: matchingModel }),
+      ...(isBlank(probabilityThreshold) ? {} : { probabilityThreshold }),
+    };
   }
   return out;
 }

@@ -10,7 +10,7 @@ import {
   type FusionConfig,
 } from '../../src/core/config/fusion-config';
 import { INTERNAL_ATTRIBUTES, KEY_ATTRIBUTE, NAME_ATTRIBUTE } from '../../src/core/aggregation/connector-account';
-import { ALGORITHMS } from '../../src/core/matching/types';
+import { ALGORITHMS, ATTRIBUTE_KINDS, MATCHING_MODELS } from '../../src/core/matching/types';
 import { FORM_ONLY_KEYS, fromPlatformForm } from '../../src/connector/platform-form';
 
 interface SpecItem {
@@ -110,6 +110,12 @@ function keysTheParserReads(): {
 
 /** Set by the platform itself, never by the operator: not a field of the form. */
 const PLATFORM_SET_KEYS = ['spConnectorInstanceId'];
+/** Scalar form fields that land inside `matching` (platform-form.ts). */
+const MATCHING_FORM_KEYS: Record<string, 'reviewTopK' | 'model' | 'probabilityThreshold' | undefined> = {
+  matchingReviewTopK: 'reviewTopK',
+  matchingModel: 'model',
+  matchingProbabilityThreshold: 'probabilityThreshold',
+};
 
 describe('connector-spec.json declares exactly the configuration the core reads', () => {
   const reads = keysTheParserReads();
@@ -139,7 +145,7 @@ describe('connector-spec.json declares exactly the configuration the core reads'
     expect(cardKeys('attributeDefinitions')).toEqual(reads.definition);
     expect(cardKeys('sourceOptions')).toEqual(['source', ...reads.sourceOptions].sort());
     expect(cardKeys('matchingAttributes')).toEqual(reads.rule);
-    expect(reads.matching).toEqual(['attributes', 'reviewTopK']);
+    expect(reads.matching).toEqual(['attributes', 'model', 'probabilityThreshold', 'reviewTopK']);
   });
 
   it('select options are the values the parser accepts', () => {
@@ -148,6 +154,8 @@ describe('connector-spec.json declares exactly the configuration the core reads'
     expect(optionValues(cardItem('attributeDefinitions', 'type'))).toEqual([...DEFINITION_TYPES]);
     expect(optionValues(cardItem('attributeDefinitions', 'case'))).toEqual([...CASE_OPTIONS]);
     expect(optionValues(cardItem('matchingAttributes', 'algorithm'))).toEqual([...ALGORITHMS]);
+    expect(optionValues(field('matchingModel'))).toEqual([...MATCHING_MODELS]);
+    expect(optionValues(cardItem('matchingAttributes', 'kind'))).toEqual([...ATTRIBUTE_KINDS]);
     expect(optionValues(field('logLevel'))).toEqual([...LEVELS]);
     expect(optionValues(field('externalLoggingLevel'))).toEqual([...LEVELS]);
   });
@@ -159,7 +167,8 @@ describe('connector-spec.json declares exactly the configuration the core reads'
       fromPlatformForm({ ...initial, baseurl: 'https://t.example', clientId: 'c', clientSecret: 's', sources: ['HR'] }),
     );
     for (const [k, v] of Object.entries(initial)) {
-      const actual = k === 'matchingReviewTopK' ? parsed.matching.reviewTopK : parsed[k as keyof FusionConfig];
+      const matchingKey = MATCHING_FORM_KEYS[k];
+      const actual = matchingKey ? parsed.matching[matchingKey] : parsed[k as keyof FusionConfig];
       expect({ [k]: actual }).toEqual({ [k]: v });
     }
     const defaults = parseFusionConfig({
@@ -170,7 +179,7 @@ describe('connector-spec.json declares exactly the configuration the core reads'
     });
     for (const f of fields.filter((i) => ['toggle', 'number', 'select'].includes(i.type))) {
       expect(initial).toHaveProperty(f.key!);
-      if (f.key !== 'matchingReviewTopK')
+      if (!MATCHING_FORM_KEYS[f.key!])
         expect({ [f.key!]: initial[f.key!] }).toEqual({ [f.key!]: defaults[f.key as keyof FusionConfig] });
     }
   });
@@ -191,6 +200,35 @@ describe('connector-spec.json declares exactly the configuration the core reads'
 });
 
 describe('fromPlatformForm', () => {
+  it('maps the matching model and probability threshold (form numbers may arrive as text)', () => {
+    const core = fromPlatformForm({
+      matchingAttributes: [{ attribute: 'email', algorithm: 'exact', threshold: 100, mandatory: false }],
+      matchingModel: 'probabilistic',
+      matchingProbabilityThreshold: '0.95',
+    });
+    expect(core).toEqual({
+      matching: {
+        attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 100, mandatory: false }],
+        model: 'probabilistic',
+        probabilityThreshold: 0.95,
+      },
+    });
+    const blankKind = fromPlatformForm({
+      matchingAttributes: [{ attribute: 'email', algorithm: 'exact', threshold: 100, mandatory: false, kind: null }],
+    });
+    expect(blankKind.matching).toEqual({
+      attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 100, mandatory: false }],
+    });
+    const tooHigh = {
+      ...fromPlatformForm({ matchingModel: 'probabilistic', matchingProbabilityThreshold: '1.5' }),
+      baseurl: 'https://t.example',
+      clientId: 'c',
+      clientSecret: 's',
+      sources: ['HR'],
+    };
+    expect(() => parseFusionConfig(tooHigh)).toThrow(/matching\.probabilityThreshold/);
+  });
+
   it('turns the form shapes into the core shapes, which the core accepts', () => {
     const form = {
       baseurl: 'https://t.example',
@@ -210,6 +248,8 @@ describe('fromPlatformForm', () => {
     expect(parsed.matching).toEqual({
       attributes: [{ attribute: 'email', algorithm: 'exact', threshold: 95, mandatory: true }],
       reviewTopK: 3,
+      model: 'rules',
+      probabilityThreshold: 0.9,
     });
   });
 

@@ -6,6 +6,8 @@ import type { Redis } from 'ioredis';
 import type { CommandOutput } from '../../src/core/command-runner';
 import type { CommandType } from '../../src/core/command-types';
 import type { AggregationSummary } from '../../src/core/aggregation/aggregation-summary';
+import { MODEL_PARAMETERS_KEY } from '../../src/core/aggregation/model-parameters';
+import type { ModelParameters } from '../../src/core/matching/types';
 import { createProductionRunner } from '../../src/runtime/production-runner';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
@@ -169,6 +171,79 @@ describe('aggregation against the simulator', () => {
     expect(again.created).toBe(1);
     assertNoDuplicates('login');
     assertNoDuplicates('employeeId');
+  });
+
+  test('probabilistic model: a full run stores its parameters on the connector source; after a Redis wipe a limited run reuses them; the next full run re-estimates', async () => {
+    const prefix = `${uniquePrefix('core-e2e-prob')}:`;
+    const matching = {
+      model: 'probabilistic',
+      attributes: [
+        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
+        { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90 },
+        { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
+      ],
+    };
+    const fusionId = sim.tenant.meta.fusionSourceId!;
+    const storedNow = () => sim.tenant.source(fusionId).connectorAttributes[MODEL_PARAMETERS_KEY] as ModelParameters;
+    const addAccount = (nativeIdentity: string, first: string, last: string) => {
+      const ldap = sim.tenant.sourceByName('LDAP')!;
+      const now = sim.tenant.now();
+      sim.tenant.addAccount({
+        id: sim.tenant.newId(),
+        sourceId: ldap.id,
+        nativeIdentity,
+        name: `${first}.${last}`.toLowerCase(),
+        disabled: false,
+        locked: false,
+        isMachine: false,
+        manuallyCorrelated: false,
+        attributes: {
+          firstName: first,
+          lastName: last,
+          displayName: `${first} ${last}`,
+          email: `${first}@${last}.example`,
+        },
+        created: now,
+        modified: now,
+      });
+    };
+
+    const full = setup({ matching }, { redis, keyPrefix: prefix });
+    await full.aggregate();
+    const stored = storedNow();
+    expect(stored).toMatchObject({
+      version: 1,
+      attributes: matching.attributes.map((a) => ({ attribute: a.attribute })),
+    });
+    expect(stored.prior).toBeGreaterThan(0);
+    expect(stored.prior).toBeLessThan(1);
+    expect(full.summaries[0]!.modelParameters).toEqual({
+      source: 'estimated',
+      stored: true,
+      estimatedAt: stored.estimatedAt,
+    });
+    // The simulator's planted duplicates reach review with their explanation.
+    const candidate = full.summaries[0]!.pendingReviews[0]?.candidates[0];
+    expect(candidate?.probability).toBeGreaterThanOrEqual(0.9);
+    expect(candidate?.explanation?.map((e) => e.attribute)).toEqual(['displayName', 'email', 'lastName']);
+
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    addAccount('PROB-1', 'Quentin', 'Zarkovsky');
+    const limited = setup({ matching, aggregationBatchSize: 1000 }, { redis, keyPrefix: prefix });
+    await limited.aggregate();
+    expect(limited.summaries[0]!.modelParameters).toEqual({
+      source: 'stored',
+      stored: false,
+      estimatedAt: stored.estimatedAt,
+    });
+    expect(storedNow()).toEqual(stored);
+
+    addAccount('PROB-2', 'Yolanda', 'Vexmoor');
+    const again = setup({ matching }, { redis, keyPrefix: prefix });
+    await again.aggregate();
+    expect(again.summaries[0]!.modelParameters).toMatchObject({ source: 'estimated', stored: true });
+    expect(storedNow().estimatedAt > stored.estimatedAt).toBe(true);
   });
 
   test('two aggregations at once: one refuses; a stale flag is cleared with an error, then the next run proceeds', async () => {

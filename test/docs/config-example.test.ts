@@ -61,7 +61,12 @@ describe('the complete configuration example (docs/configuration.md)', () => {
       matchingAttributes: (k) =>
         ((example['matching'] as { attributes: object[] }).attributes ?? []).some((a) => k in a),
     };
-    const formOnly: Record<string, string> = { matchingAttributes: 'matching', matchingReviewTopK: 'matching' };
+    const formOnly: Record<string, string> = {
+      matchingAttributes: 'matching',
+      matchingReviewTopK: 'matching',
+      matchingModel: 'matching',
+      matchingProbabilityThreshold: 'matching',
+    };
     const missing = specFields().filter(({ card, key }) => {
       if (card === '' && formOnly[key]) return !(formOnly[key] in example);
       const has = places[card];

@@ -18,10 +18,10 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../command-runner';
 import { processingBatchSize, type FusionConfig } from '../config/fusion-config';
 import type { CoreDeps } from '../core-deps';
-import { FusionError } from '../errors';
+import { FusionError, isFusionError } from '../errors';
 import { buildMatcher } from '../matching/matcher';
 import type { Matcher } from '../matching/matcher';
-import type { MatchRecord } from '../matching/types';
+import type { MatcherOptions, MatchRecord } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
 import { RecordingReviewQueue, type ReviewQueue } from '../ports/review-queue';
@@ -41,6 +41,7 @@ import {
 import { ConnectorAccountIndex, type ExistingAccount } from './connector-account-index';
 import { COUNTERS_KEY, CounterStore } from './counter-store';
 import { accountsProcessed } from './metrics';
+import { FEW_RECORDS, MODEL_PARAMETERS_KEY, readStoredParameters } from './model-parameters';
 import { ReviewDecisions } from './review-decisions';
 import { enterRun, type RunGuard } from './run-guard';
 import { RunScope } from './run-scope';
@@ -77,6 +78,8 @@ interface RunState {
   reviews: ReviewQueue;
   decisions: ReviewDecisions;
   filters: Map<string, AccountPredicate>;
+  /** The own source's connectorAttributes as read at the start of the run. */
+  ownAttributes: Record<string, unknown>;
 }
 
 class AggregationRun {
@@ -179,6 +182,7 @@ class AggregationRun {
       reviews,
       decisions: new ReviewDecisions(reviews, logger),
       filters,
+      ownAttributes: ownAttrs,
     };
   }
 
@@ -301,7 +305,7 @@ class AggregationRun {
       this.logger.info('No matching attributes are configured: new accounts are not checked for potential duplicates');
       return;
     }
-    this.matcher = buildMatcher(config.matching);
+    this.matcher = this.buildMatcher();
     if (!config.includeIdentities) {
       this.logger.info('Include identities in the scope? is off: new accounts are matched only against each other');
       return;
@@ -327,6 +331,80 @@ class AggregationRun {
       this.logger.info(
         { identities: this.summary.baselineIdentities },
         `Identity baseline: ${this.summary.baselineIdentities} identities`,
+      );
+    }
+  }
+
+  private buildMatcher(): Matcher {
+    const opts = this.matcherOptions();
+    if (!opts.parameters) return buildMatcher(this.config.matching, opts);
+    try {
+      return buildMatcher(this.config.matching, opts);
+    } catch (e) {
+      // Well-formed but made for other comparison levels (an attribute's kind or algorithm changed).
+      if (!isFusionError(e, 'MATCHING_INVALID')) throw e;
+      this.summary.modelParameters = { source: 'estimated-from-part', stored: false };
+      this.logger.warn(
+        { reason: e.message },
+        'Probabilistic matching: the stored parameters do not fit the matching configuration; this limited run estimates them from the accounts it reads and does not store them. Run a full aggregation to estimate and store them',
+      );
+      return buildMatcher(this.config.matching);
+    }
+  }
+
+  /**
+   * Probabilistic model: a run that reads every account it can (no "Aggregation batch size", no account
+   * filter; a disabled source cannot be read by any run, so it does not count) estimates the parameters
+   * from its own data and stores them after its first match; a limited or filtered run reuses the stored
+   * ones, or, with none usable, estimates from what it reads and says so (that estimate is not stored).
+   */
+  private matcherOptions(): MatcherOptions {
+    if (this.config.matching.model !== 'probabilistic') return {};
+    const { scope, ownAttributes } = this.state;
+    if (scope.limitedTo === undefined && !scope.filtered) {
+      this.summary.modelParameters = { source: 'estimated', stored: false };
+      this.logger.info('Probabilistic matching: a full aggregation estimates the model parameters from its data');
+      return {};
+    }
+    const stored = readStoredParameters(ownAttributes, this.config.matching);
+    if ('parameters' in stored) {
+      const { estimatedAt, records } = stored.parameters;
+      this.summary.modelParameters = { source: 'stored', stored: false, estimatedAt };
+      this.logger.info(
+        { estimatedAt, records },
+        `Probabilistic matching: this run is limited by "Aggregation batch size" or an account filter, so the parameters of the last full aggregation (${estimatedAt}) are reused`,
+      );
+      return { parameters: stored.parameters };
+    }
+    this.summary.modelParameters = { source: 'estimated-from-part', stored: false };
+    this.logger.warn(
+      { reason: stored.problem },
+      `Probabilistic matching: no usable stored parameters (${stored.problem}); this run is limited by "Aggregation batch size" or an account filter, so it estimates them from the accounts it reads and does not store them. Run a full aggregation to estimate and store them`,
+    );
+    return {};
+  }
+
+  /** After the first match of a full run: the estimated parameters go to the own source. */
+  private async storeParameters(): Promise<void> {
+    const info = this.summary.modelParameters;
+    if (!info || info.source !== 'estimated' || info.stored) return;
+    const parameters = this.matcher?.parameters();
+    if (!parameters) return;
+    info.stored = true;
+    info.estimatedAt = parameters.estimatedAt;
+    await this.platform.patchSourceConnectorAttributes(
+      this.state.own.id,
+      { [MODEL_PARAMETERS_KEY]: parameters },
+      this.opts,
+    );
+    this.logger.info(
+      { records: parameters.records, prior: parameters.prior, estimatedAt: parameters.estimatedAt },
+      'Probabilistic matching: the estimated parameters are stored on the connector source',
+    );
+    if (parameters.records < FEW_RECORDS) {
+      this.logger.warn(
+        { records: parameters.records },
+        `Probabilistic matching: the parameters were estimated from only ${parameters.records} records (identities and the first batch of new accounts); with so little data the match probabilities are unreliable. The next full aggregation re-estimates them; until then, check the review forms or use the rules model`,
       );
     }
   }
@@ -418,6 +496,7 @@ class AggregationRun {
         toMatch.map((s) => ({ id: s.account.id, attributes: s.merged })),
         { topK: Number.POSITIVE_INFINITY },
       );
+      await this.storeParameters();
       const kept: typeof survivors = [];
       for (const s of survivors) {
         const duplicates = (result.duplicates.get(s.account.id) ?? []).filter(
@@ -438,6 +517,9 @@ class AggregationRun {
             candidateKind: this.createdKeys.has(d.candidateId) ? ('account' as const) : d.candidateKind,
             score: d.score,
             scores: d.scores,
+            ...(d.probability !== undefined ? { probability: d.probability } : {}),
+            ...(d.matchWeight !== undefined ? { matchWeight: d.matchWeight } : {}),
+            ...(d.explanation ? { explanation: d.explanation } : {}),
           })),
           reviewers: this.config.fusionOwnerIsGlobalReviewer && this.state.own.owner ? [this.state.own.owner.id] : [],
           expiresAt: new Date(

@@ -20,6 +20,12 @@ export interface AggregationSummary {
   review?: unknown;
   pendingReviews: PendingReview[];
   baselineIdentities: number;
+  /**
+   * Probabilistic model only: where this run's parameters came from ('estimated': a full run, from its
+   * data; 'stored': the last full run's, from the connector source; 'estimated-from-part': a limited run
+   * with none stored) and whether this run stored them.
+   */
+  modelParameters?: { source: 'estimated' | 'stored' | 'estimated-from-part'; stored: boolean; estimatedAt?: string };
   reset: boolean;
   limitedTo?: number;
   counterFlushes: number;

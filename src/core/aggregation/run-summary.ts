@@ -59,6 +59,7 @@ export function logFinished(s: AggregationSummary, logger: Logger): void {
       filteredOut: s.filteredOut,
       potentialDuplicates: s.potentialDuplicates,
       accountsPerSource: s.accountsPerSource,
+      ...(s.modelParameters ? { modelParameters: s.modelParameters } : {}),
       elapsedMs: s.elapsedMs,
     },
     'Aggregation finished',

@@ -1,15 +1,17 @@
 import { type AttributeRuntime, prepareAttribute } from './attribute-runtime';
+import { DEFAULT_PROBABILITY_THRESHOLD } from './matching-config';
 import { CandidateCollector, type CandidateIndex } from './indexes/candidate-collector';
 import { candidatesObserver, recordMatchingStats } from './metrics';
+import { type BlockedAccount, ProbabilisticModel } from './probabilistic/model';
 import {
   type Algorithm,
   type AttributeMatchRule,
   CANDIDATE_BUCKETS,
   type MatchOptions,
+  type MatcherOptions,
   type MatchRecord,
   type MatchResult,
   type MatchStats,
-  type MatcherOptions,
   type MatchingSettings,
   type ModelParameters,
   type PairOutcome,
@@ -47,14 +49,17 @@ const SCORE_COST: Record<Algorithm, number> = {
   'name-matcher': 5,
 };
 
-/** The matcher: candidate indexes per attribute, exact scoring of the candidates only. */
+/**
+ * The matcher: candidate indexes per attribute, exact scoring of the candidates only. Probabilistic
+ * model: the same candidates (the blocking), each scored by its match probability.
+ */
 export function buildMatcher(settings: MatchingSettings, opts: MatcherOptions = {}): Matcher {
-  return new EngineMatcher(settings, 'index', opts.parameters);
+  return new EngineMatcher(settings, 'index', opts);
 }
 
 /** The oracle: scores every pair with the same rules. For tests, benchmarks and small inputs. */
-export function buildExhaustiveMatcher(settings: MatchingSettings): Matcher {
-  return new EngineMatcher(settings, 'exhaustive');
+export function buildExhaustiveMatcher(settings: MatchingSettings, opts: MatcherOptions = {}): Matcher {
+  return new EngineMatcher(settings, 'exhaustive', opts);
 }
 
 function emptyStats(): MatchStats {
@@ -83,8 +88,11 @@ function bucketOf(n: number): number {
   return i;
 }
 
-/** Ranking: overall score desc, identities before accounts, then candidate id. */
+/** Ranking: probability (probabilistic) or overall score desc, identities before accounts, then candidate id. */
 function compareDuplicates(a: PotentialDuplicate, b: PotentialDuplicate): number {
+  const pa = a.probability ?? -1;
+  const pb = b.probability ?? -1;
+  if (pa !== pb) return pb - pa;
   if (a.score !== b.score) return b.score - a.score;
   if (a.candidateKind !== b.candidateKind) return a.candidateKind === 'identity' ? -1 : 1;
   return a.candidateId < b.candidateId ? -1 : a.candidateId > b.candidateId ? 1 : 0;
@@ -104,11 +112,13 @@ class EngineMatcher implements Matcher {
   private readonly collector = new CandidateCollector(0);
   private readonly scores: Float64Array;
   private readonly observers = new Map<string, (k: number) => void>();
+  /** Probabilistic model only: levels, parameters and probabilities over the same records. */
+  private readonly model: ProbabilisticModel | undefined;
 
   constructor(
     private readonly settings: MatchingSettings,
     private readonly mode: Mode,
-    private readonly given?: ModelParameters,
+    opts: MatcherOptions,
   ) {
     const rules = settings.attributes;
     this.rules = rules;
@@ -120,6 +130,13 @@ class EngineMatcher implements Matcher {
     this.mandatory = this.order.filter((i) => rules[i]!.mandatory);
     this.generatorIdx = mode === 'index' ? (this.mandatory.length > 0 ? this.mandatory : this.order) : [];
     this.scores = new Float64Array(rules.length);
+    if (settings.model === 'probabilistic') {
+      this.model = new ProbabilisticModel(
+        this.runtimes,
+        settings.probabilityThreshold ?? DEFAULT_PROBABILITY_THRESHOLD,
+        opts.parameters,
+      );
+    }
   }
 
   addBaseline(records: Iterable<MatchRecord>): void {
@@ -129,10 +146,12 @@ class EngineMatcher implements Matcher {
   private append(records: readonly MatchRecord[]): void {
     for (const r of records) this.ids.push(r.id);
     for (const rt of this.runtimes) rt.append(records);
+    this.model?.append(records);
   }
 
   private truncate(n: number): void {
     for (const rt of this.runtimes) rt.truncate(n);
+    this.model?.truncate(n);
     this.ids.length = n;
   }
 
@@ -143,7 +162,7 @@ class EngineMatcher implements Matcher {
   }
 
   parameters(): ModelParameters | undefined {
-    return this.given;
+    return this.model?.parameters();
   }
 
   match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): MatchResult {
@@ -179,7 +198,17 @@ class EngineMatcher implements Matcher {
     const collector = this.collector;
     collector.ensure(n);
     const duplicates = new Map<string, PotentialDuplicate[]>();
+    const blocked: BlockedAccount[] = [];
     let candidatesTotal = 0;
+    const finish = (accountId: string, found: PotentialDuplicate[]): void => {
+      found.sort(compareDuplicates);
+      if (found.length > topK) {
+        stats.truncated += found.length - topK;
+        found.length = topK;
+      }
+      duplicates.set(accountId, found);
+      stats.accountsWithDuplicates++;
+    };
 
     for (let g = B; g < n; g++) {
       const accountId = ids[g]!;
@@ -215,6 +244,7 @@ class EngineMatcher implements Matcher {
       }
 
       let found: PotentialDuplicate[] | undefined;
+      let block: BlockedAccount | undefined;
       let compared = 0;
       for (let k = 0; k < collector.size; k++) {
         const c = collector.list[k]!;
@@ -224,6 +254,12 @@ class EngineMatcher implements Matcher {
         const outcome = this.evaluate(g, c, runtimes, order, scores);
         stats.pairs[outcome]++;
         if (outcome !== 'matched') continue;
+        if (this.model) {
+          block ??= { g, candidates: [], scores: [] };
+          block.candidates.push(c);
+          for (let i = 0; i < rules.length; i++) block.scores.push(scores[i]!);
+          continue;
+        }
         const perAttr: Record<string, number> = {};
         let sum = 0;
         let cnt = 0;
@@ -246,15 +282,14 @@ class EngineMatcher implements Matcher {
       if (compared > stats.candidatesMax) stats.candidatesMax = compared;
       stats.candidatesHistogram[bucketOf(compared)]!++;
       this.observe(label, compared);
-      if (found) {
-        found.sort(compareDuplicates);
-        if (found.length > topK) {
-          stats.truncated += found.length - topK;
-          found.length = topK;
-        }
-        duplicates.set(accountId, found);
-        stats.accountsWithDuplicates++;
-      }
+      if (found) finish(accountId, found);
+      if (block) blocked.push(block);
+    }
+    if (this.model) {
+      const scored = this.model.score(n, blocked, count, ids, B);
+      stats.pairs.matched -= scored.below;
+      stats.pairs.below_threshold += scored.below;
+      for (const [accountId, found] of scored.duplicates) finish(accountId, found);
     }
     stats.candidatesMean = count > 0 ? candidatesTotal / count : 0;
     return { duplicates, stats };

@@ -1,7 +1,9 @@
 import { FusionError } from '../errors';
 import {
   ALGORITHMS,
+  ATTRIBUTE_KINDS,
   type Algorithm,
+  type AttributeKind,
   type AttributeMatchRule,
   MATCHING_MODELS,
   type MatchingModel,
@@ -11,7 +13,7 @@ import {
 const DEFAULT_REVIEW_TOP_K = 10;
 const MAX_REVIEW_TOP_K = 1000;
 /** Default of matching.probabilityThreshold (probabilistic model); see docs/matching.md for why. */
-const DEFAULT_PROBABILITY_THRESHOLD = 0.9;
+export const DEFAULT_PROBABILITY_THRESHOLD = 0.9;
 
 function invalid(field: string, value: unknown, allowed: string): FusionError {
   const shown = JSON.stringify(value) ?? String(value);
@@ -52,12 +54,18 @@ function parseRule(raw: unknown, at: string, scoreKey: 'threshold' | 'fusionScor
   if (typeof algorithm !== 'string' || !(ALGORITHMS as readonly string[]).includes(algorithm)) {
     throw invalid(`${at}.algorithm`, algorithm, `one of ${ALGORITHMS.join(', ')}`);
   }
-  return {
+  const rule: AttributeMatchRule = {
     attribute,
     algorithm: algorithm as Algorithm,
     threshold: parseThreshold(`${at}.${scoreKey}`, raw[scoreKey]),
     mandatory: parseBoolean(`${at}.mandatory`, raw.mandatory),
   };
+  if (raw.kind !== undefined) {
+    if (typeof raw.kind !== 'string' || !(ATTRIBUTE_KINDS as readonly string[]).includes(raw.kind))
+      throw invalid(`${at}.kind`, raw.kind, `one of ${ATTRIBUTE_KINDS.join(', ')}`);
+    rule.kind = raw.kind as AttributeKind;
+  }
+  return rule;
 }
 
 /**

@@ -3,9 +3,20 @@
 export const ALGORITHMS = ['name-matcher', 'levenshtein', 'jaro-winkler', 'dice', 'double-metaphone', 'exact'] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
 
+/**
+ * What an attribute holds, for the probabilistic model's comparators (the rules model ignores it):
+ * `name` (full or given name), `surname` (compared per token: hyphenated, double-barrelled),
+ * `email` (local part and domain apart), `birthdate` (tolerates swapped day/month and one wrong
+ * digit), `identifier` (employee number: equal or not), `text` (bands of the algorithm's score).
+ */
+export const ATTRIBUTE_KINDS = ['name', 'surname', 'email', 'birthdate', 'identifier', 'text'] as const;
+export type AttributeKind = (typeof ATTRIBUTE_KINDS)[number];
+
 export interface AttributeMatchRule {
   attribute: string;
   algorithm: Algorithm;
+  /** Absent: inferred (name-matcher: name, exact: identifier, an attribute named like e-mail: email, else text). */
+  kind?: AttributeKind;
   /** 0-100; a pair passes this attribute when its score (one decimal) is >= threshold. */
   threshold: number;
   mandatory: boolean;

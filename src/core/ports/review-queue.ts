@@ -1,3 +1,5 @@
+import type { LevelContribution } from '../matching/types';
+
 /**
  * Where the aggregation sends a new account that has potential duplicates: it is NOT emitted as
  * a new connector account and waits for a human decision. The review-form lifecycle (forms,
@@ -10,6 +12,10 @@ export interface ReviewCandidate {
   candidateKind: 'identity' | 'account';
   score: number;
   scores: Record<string, number>;
+  /** Probabilistic model only: match probability 0-1, total match weight, and the per-attribute levels. */
+  probability?: number;
+  matchWeight?: number;
+  explanation?: LevelContribution[];
 }
 
 export interface PendingReview {

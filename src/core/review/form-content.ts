@@ -5,9 +5,13 @@
  * instance input `candidates` (what the next run validates an answer against). So an account with
  * 300 candidates gets a form saying "Showing 10 of 300 candidates" and nothing is dropped; the
  * reviewer may pick any of the 300 in the decision list.
+ *
+ * With the probabilistic model a candidate is ranked by its match probability and explains itself:
+ * the probability, and per attribute the comparison level and its weight ("email: exact, +9.8;
+ * lastName: different, -4.1"); the stored JSON keeps them so a renewed form shows the same.
  */
 import { FusionError } from '../errors';
-import type { CandidateKind } from '../matching/types';
+import type { CandidateKind, LevelContribution } from '../matching/types';
 import type { PendingReview, ReviewCandidate } from '../ports/review-queue';
 
 /** Keys of the decision fields in the form data. */
@@ -25,12 +29,15 @@ export const INPUT = {
   candidates: 'candidates',
 } as const;
 
-/** A candidate as kept in the form input: id, kind, overall and per-attribute scores. */
+/** A candidate as kept in the form input: id, kind, overall and per-attribute scores (and the explanation). */
 export interface StoredCandidate {
   id: string;
   kind: CandidateKind;
   score: number;
   scores: Record<string, number>;
+  probability?: number;
+  matchWeight?: number;
+  explanation?: LevelContribution[];
 }
 
 /** Optional display data of a candidate (identities of the top K are looked up). */
@@ -45,6 +52,9 @@ export interface CandidateDetails {
  */
 export function rankCandidates(candidates: readonly ReviewCandidate[]): ReviewCandidate[] {
   return [...candidates].sort((a, b) => {
+    // Probabilistic: the probability is finer than the score (probability x 100, one decimal).
+    if (a.probability !== undefined && b.probability !== undefined && a.probability !== b.probability)
+      return b.probability - a.probability;
     if (a.score !== b.score) return b.score - a.score;
     if (a.candidateKind !== b.candidateKind) return a.candidateKind === 'identity' ? -1 : 1;
     return a.candidateId < b.candidateId ? -1 : a.candidateId > b.candidateId ? 1 : 0;
@@ -68,22 +78,72 @@ function display(v: unknown): string {
   return String(v);
 }
 
+/** "97.3%"; never rounds a near-certainty to 100% or a small chance to 0%. */
+function probabilityText(p: number): string {
+  if (p >= 0.9995 && p < 1) return '>99.9%';
+  if (p > 0 && p < 0.0005) return '<0.1%';
+  return `${(p * 100).toFixed(1)}%`;
+}
+
+/** "+9.8", "-4.1", "0". */
+function weightText(w: number): string {
+  const r = Math.round(w * 10) / 10;
+  return r === 0 ? '0' : `${r > 0 ? '+' : ''}${r.toFixed(1)}`;
+}
+
+/** "email: exact, +9.8; lastName: different, -4.1". */
+function explanationText(explanation: readonly LevelContribution[]): string {
+  return explanation.map((e) => `${e.attribute}: ${e.level}, ${weightText(e.weight)}`).join('; ');
+}
+
 function candidateLabel(c: ReviewCandidate, details?: CandidateDetails): string {
   const who = details?.name
     ? `${details.name} (${c.candidateKind} ${c.candidateId})`
     : `${c.candidateKind} ${c.candidateId}`;
-  return `${who}, score ${c.score}`;
+  return c.probability !== undefined
+    ? `${who}, probability ${probabilityText(c.probability)}`
+    : `${who}, score ${c.score}`;
 }
 
-/** One line per candidate, ranked: "3. Ann Lee (identity 2c9…), score 91.5 [email 100, name 83]". */
+/**
+ * One line per candidate, ranked: "3. Ann Lee (identity 2c9…), score 91.5 [email 100, name 83]", or with the
+ * probabilistic model "1. Ann Lee (identity 2c9…), probability 97.3% [email: exact, +9.8; lastName: different, -4.1]".
+ */
 export function candidateLines(
   ranked: readonly ReviewCandidate[],
   details: ReadonlyMap<string, CandidateDetails>,
 ): string[] {
   return ranked.map((c, i) => {
-    const parts = Object.entries(c.scores).map(([a, s]) => `${a} ${s}`);
-    return `${i + 1}. ${candidateLabel(c, details.get(c.candidateId))}${parts.length ? ` [${parts.join(', ')}]` : ''}`;
+    const why = c.explanation?.length
+      ? explanationText(c.explanation)
+      : Object.entries(c.scores)
+          .map(([a, s]) => `${a} ${s}`)
+          .join(', ');
+    return `${i + 1}. ${candidateLabel(c, details.get(c.candidateId))}${why ? ` [${why}]` : ''}`;
   });
+}
+
+/** One read-only field per attribute: the candidate's value, labelled with its score or its level and weight. */
+function candidateFields(c: ReviewCandidate, i: number, d: CandidateDetails | undefined): Record<string, unknown>[] {
+  const value = (attr: string): string => display(d?.attributes?.[attr]) || '(not available)';
+  if (c.explanation?.length) {
+    return c.explanation.map((e) =>
+      readOnlyText(
+        `candidate${i + 1}.${e.attribute}`,
+        `${e.attribute} (${e.level}, ${weightText(e.weight)})`,
+        value(e.attribute),
+      ),
+    );
+  }
+  return Object.entries(c.scores).map(([attr, score]) =>
+    readOnlyText(`candidate${i + 1}.${attr}`, `${attr} (score ${score})`, value(attr)),
+  );
+}
+
+function candidateDescription(c: ReviewCandidate): string | undefined {
+  if (c.probability === undefined) return undefined;
+  const weight = c.matchWeight !== undefined ? `match weight ${weightText(c.matchWeight)}; ` : '';
+  return `Match probability ${probabilityText(c.probability)} (${weight}${c.explanation?.length ? explanationText(c.explanation) : 'no explanation'})`;
 }
 
 function readOnlyText(id: string, label: string, value: string): Record<string, unknown> {
@@ -138,14 +198,12 @@ export function buildFormContent(
     .map(([k, v]) => readOnlyText(`account.${k}`, k, display(v)));
   const top = ranked.slice(0, shown).map((c, i) => {
     const d = details.get(c.candidateId);
-    const fields = Object.entries(c.scores).map(([attr, score]) =>
-      readOnlyText(
-        `candidate${i + 1}.${attr}`,
-        `${attr} (score ${score})`,
-        display(d?.attributes?.[attr]) || '(not available)',
-      ),
+    return section(
+      `candidate${i + 1}`,
+      `#${i + 1} ${candidateLabel(c, d)}`,
+      candidateFields(c, i, d),
+      candidateDescription(c),
     );
-    return section(`candidate${i + 1}`, `#${i + 1} ${candidateLabel(c, d)}`, fields);
   });
   const all = candidateLines(ranked, details).join('\n');
   const options = ranked.map((c) => ({ label: candidateLabel(c, details.get(c.candidateId)), value: c.candidateId }));
@@ -211,6 +269,9 @@ export function buildFormContent(
     kind: c.candidateKind,
     score: c.score,
     scores: c.scores,
+    ...(c.probability !== undefined ? { probability: c.probability } : {}),
+    ...(c.matchWeight !== undefined ? { matchWeight: c.matchWeight } : {}),
+    ...(c.explanation ? { explanation: c.explanation } : {}),
   }));
   const formInput: Record<string, string> = {
     [INPUT.accountId]: review.accountId,
@@ -250,10 +311,31 @@ export function storedCandidates(formInput: Record<string, unknown>): StoredCand
         kind: o.kind,
         score: o.score,
         scores: (o.scores && typeof o.scores === 'object' ? o.scores : {}) as Record<string, number>,
+        ...storedExplanation(o),
       });
     }
     return out;
   } catch {
     return undefined;
   }
+}
+
+/** The optional probabilistic fields of a stored candidate; malformed ones are dropped (the id still validates). */
+function storedExplanation(
+  o: Record<string, unknown>,
+): Pick<StoredCandidate, 'probability' | 'matchWeight' | 'explanation'> {
+  const out: Pick<StoredCandidate, 'probability' | 'matchWeight' | 'explanation'> = {};
+  if (typeof o.probability === 'number') out.probability = o.probability;
+  if (typeof o.matchWeight === 'number') out.matchWeight = o.matchWeight;
+  if (Array.isArray(o.explanation)) {
+    const ok = o.explanation.every(
+      (e: unknown) =>
+        !!e &&
+        typeof (e as LevelContribution).attribute === 'string' &&
+        typeof (e as LevelContribution).level === 'string' &&
+        typeof (e as LevelContribution).weight === 'number',
+    );
+    if (ok) out.explanation = o.explanation as LevelContribution[];
+  }
+  return out;
 }

@@ -263,6 +263,9 @@ export class ReviewFormQueue implements ReviewQueue {
       candidateKind: c.kind,
       score: c.score,
       scores: c.scores,
+      ...(c.probability !== undefined ? { probability: c.probability } : {}),
+      ...(c.matchWeight !== undefined ? { matchWeight: c.matchWeight } : {}),
+      ...(c.explanation ? { explanation: c.explanation } : {}),
     }));
     const shown = shownCount(ranked.length, this.o.topK);
     const details = await this.describe(ranked.slice(0, shown));

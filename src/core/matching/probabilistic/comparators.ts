@@ -1,0 +1,200 @@
+/**
+ * Comparison levels of the probabilistic model, per attribute kind. A comparator turns a pair of
+ * records into one level index (or MISSING); the levels' m/u are estimated elsewhere. Level 0 is
+ * always exact agreement (the level the term-frequency adjustment applies to).
+ */
+import { jaroWinkler } from '../algorithms/jaro-winkler';
+import { nameTokens } from '../normalize';
+import type { AttributeKind, AttributeMatchRule } from '../types';
+
+export const MISSING = -1;
+
+/** Bands of the attribute algorithm's score (0-100) below exact agreement. */
+const SCORE_BANDS = [90, 80, 65] as const;
+
+export interface Comparator {
+  readonly kind: AttributeKind;
+  readonly levels: readonly string[];
+  /** Levels whose weight is 0 by construction (evidence already counted by another attribute). */
+  readonly neutral: ReadonlySet<number>;
+  /**
+   * Levels that say "a different identifier": a person keeps one employee number, one address per
+   * domain, so their m is capped (EM on blocked namesakes would otherwise learn them as common).
+   */
+  readonly identifierMismatch: ReadonlySet<number>;
+  /** level -> level whose u it uses (levels random pairs cannot estimate). */
+  readonly uProxy: ReadonlyMap<number, number>;
+  /**
+   * Level of a pair. va/vb: the records' first normalised values ('' when missing); score: the
+   * algorithm's best score over the values (-1 missing); names: the records' name tokens (for the
+   * e-mail's dependence on the names).
+   */
+  level(va: string, vb: string, score: number, namesA: readonly string[], namesB: readonly string[]): number;
+}
+
+export function attributeKind(rule: AttributeMatchRule): AttributeKind {
+  if (rule.kind) return rule.kind;
+  if (/e-?mail/i.test(rule.attribute)) return 'email';
+  if (rule.algorithm === 'name-matcher') return 'name';
+  if (rule.algorithm === 'exact') return 'identifier';
+  return 'text';
+}
+
+function bandLevel(score: number, exact: boolean): number {
+  if (exact || score >= 100) return 0;
+  for (let i = 0; i < SCORE_BANDS.length; i++) if (score >= SCORE_BANDS[i]!) return i + 1;
+  return SCORE_BANDS.length + 1;
+}
+
+const BAND_LEVELS = ['exact', ...SCORE_BANDS.map((b) => `fuzzy >= ${b}`), 'different'];
+
+const textComparator = (kind: AttributeKind): Comparator => ({
+  kind,
+  levels: BAND_LEVELS,
+  neutral: new Set(),
+  identifierMismatch: new Set(),
+  uProxy: new Map(),
+  level: (va, vb, score) => (score < 0 ? MISSING : bandLevel(score, va === vb)),
+});
+
+const identifierComparator: Comparator = {
+  kind: 'identifier',
+  levels: ['exact', 'different'],
+  neutral: new Set(),
+  identifierMismatch: new Set([1]),
+  uProxy: new Map(),
+  level: (va, vb, score) => (score < 0 ? MISSING : va === vb || score >= 100 ? 0 : 1),
+};
+
+/** Level of a surname that agrees because the full names agree (set by the model, not the comparator). */
+export const SURNAME_IMPLIED = 1;
+
+/**
+ * Surnames per token: a shared token (Smith-Jones / Smith, de la Cruz / Cruz) is its own level.
+ * When a name attribute holds the surname too and the names agree exactly, the surname's agreement
+ * is the same evidence again: level SURNAME_IMPLIED, weight 0.
+ */
+const surnameComparator: Comparator = {
+  kind: 'surname',
+  levels: ['exact', 'implied by the name', 'shares a token', 'fuzzy >= 90', 'different'],
+  neutral: new Set([SURNAME_IMPLIED]),
+  identifierMismatch: new Set(),
+  uProxy: new Map(),
+  level: (va, vb, score) => {
+    if (score < 0) return MISSING;
+    if (va === vb || score >= 100) return 0;
+    const ta = nameTokens(va).filter((t) => t.length > 1);
+    const tb = nameTokens(vb).filter((t) => t.length > 1);
+    if (ta.some((t) => tb.includes(t))) return 2;
+    for (const x of ta) for (const y of tb) if (jaroWinkler(x, y) >= 0.9) return 3;
+    return score >= 90 ? 3 : 4;
+  },
+};
+
+function splitEmail(v: string): [string, string] {
+  const at = v.lastIndexOf('@');
+  return at < 0 ? [v, ''] : [v.slice(0, at), v.slice(at + 1)];
+}
+
+/**
+ * True when the local part is built from the record's own names (john.smith, jsmith, smith.j,
+ * john.smith2): agreeing on it says no more than agreeing on the names.
+ */
+export function localFromNames(local: string, names: readonly string[]): boolean {
+  const letters = local.replace(/[^a-z]/g, '');
+  if (letters.length < 2 || names.length === 0) return false;
+  const first = names[0]!;
+  const last = names[names.length - 1]!;
+  const forms = [
+    first + last,
+    first[0]! + last,
+    last + first,
+    last + first[0]!,
+    first + last[0]!,
+    first,
+    last,
+    names.join(''),
+  ];
+  return forms.includes(letters);
+}
+
+const EMAIL_LEVELS = [
+  'exact',
+  'same local part, other domain',
+  'local part from the names',
+  'similar local part, other domain',
+  'same domain, other local part',
+  'local part from the names, other number',
+  'different',
+];
+
+/**
+ * E-mail: local part and domain apart. Within one domain an organisation gives each person one
+ * address, so a different local part there is evidence against (smith2@ is a namesake); a local
+ * part built from names that agree is neutral (the names already counted it).
+ */
+const emailComparator: Comparator = {
+  kind: 'email',
+  levels: EMAIL_LEVELS,
+  neutral: new Set([2]),
+  identifierMismatch: new Set([4, 5]),
+  uProxy: new Map([[5, 4]]),
+  level: (va, vb, score, namesA, namesB) => {
+    if (score < 0 || va === '' || vb === '') return MISSING;
+    if (va === vb) return 0;
+    const [la, da] = splitEmail(va);
+    const [lb, db] = splitEmail(vb);
+    if (da !== '' && da === db) return 4;
+    const derived = localFromNames(la, namesA) && localFromNames(lb, namesB);
+    if (la === lb) return derived ? 2 : 1;
+    // john.smith2 against john.smith: the number was given because someone else had the name.
+    if (derived && la.replace(/[0-9]/g, '') === lb.replace(/[0-9]/g, '')) return 5;
+    if (jaroWinkler(la, lb) >= 0.9) return derived ? 2 : 3;
+    return 6;
+  },
+};
+
+function dateDigits(v: string): string | null {
+  const d = v.replace(/[^0-9]/g, '');
+  if (d.length !== 8) return null;
+  // yyyymmdd or ddmmyyyy/mmddyyyy: normalise to yyyy + the other four in given order.
+  if (/^(19|20)/.test(d)) return d;
+  return d.slice(4) + d.slice(0, 4);
+}
+
+/** Birth dates: a swapped day/month or one wrong digit is a level of its own. */
+const birthdateComparator: Comparator = {
+  kind: 'birthdate',
+  levels: ['exact', 'day/month swapped or one digit', 'different'],
+  neutral: new Set(),
+  identifierMismatch: new Set(),
+  uProxy: new Map(),
+  level: (va, vb, score) => {
+    if (score < 0) return MISSING;
+    const a = dateDigits(va);
+    const b = dateDigits(vb);
+    if (a === null || b === null) return va === vb ? 0 : 2;
+    if (a === b) return 0;
+    if (a.slice(0, 4) === b.slice(0, 4) && a.slice(4, 6) === b.slice(6, 8) && a.slice(6, 8) === b.slice(4, 6)) return 1;
+    let diff = 0;
+    for (let i = 0; i < 8; i++) if (a[i] !== b[i]) diff++;
+    return diff === 1 ? 1 : 2;
+  },
+};
+
+export function comparatorFor(rule: AttributeMatchRule): Comparator {
+  const kind = attributeKind(rule);
+  switch (kind) {
+    case 'identifier':
+      return identifierComparator;
+    case 'surname':
+      return surnameComparator;
+    case 'email':
+      return emailComparator;
+    case 'birthdate':
+      return birthdateComparator;
+    case 'name':
+    case 'text':
+      return textComparator(kind);
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * The probabilistic (Fellegi-Sunter) model over the matcher's records: comparison levels per
+ * attribute, parameters given or estimated at the first match, term-frequency adjusted exact
+ * agreement, and the match probability of each blocked candidate pair.
+ */
+import type { AttributeRuntime } from '../attribute-runtime';
+import { FusionError } from '../../errors';
+import { attributeValues, nameTokens } from '../normalize';
+import type { LevelContribution, MatchRecord, ModelParameters, PotentialDuplicate } from '../types';
+import { type Comparator, MISSING, SURNAME_IMPLIED, attributeKind, comparatorFor } from './comparators';
+import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
+
+/** Random pairs drawn for u. */
+const U_SAMPLE = 100_000;
+
+export interface BlockedAccount {
+  /** Record number of the account. */
+  g: number;
+  /** Record numbers of its blocked candidates (they passed the mandatory attributes). */
+  candidates: number[];
+  /** Algorithm scores per candidate and attribute (-1 missing), candidates.length * attributes. */
+  scores: number[];
+}
+
+export class ProbabilisticModel {
+  private readonly comparators: Comparator[];
+  /** First normalised value per attribute and record ('' missing). */
+  private readonly values: string[][];
+  /** Name tokens per record (for the e-mail's dependence on the names). */
+  private readonly names: string[][] = [];
+  /** Value -> records holding it, per attribute (term frequencies). */
+  private readonly freq: Map<string, number>[];
+  private readonly nameAttr: number;
+  private readonly surnameAttr: number;
+  private params: ModelParameters | undefined;
+  private m: LevelTable = [];
+  private u: LevelTable = [];
+
+  constructor(
+    private readonly runtimes: readonly AttributeRuntime[],
+    private readonly threshold: number,
+    given: ModelParameters | undefined,
+  ) {
+    const rules = runtimes.map((rt) => rt.rule);
+    this.comparators = rules.map(comparatorFor);
+    this.values = rules.map(() => []);
+    this.freq = rules.map(() => new Map());
+    this.nameAttr = rules.findIndex((r) => attributeKind(r) === 'name');
+    this.surnameAttr = rules.findIndex((r) => attributeKind(r) === 'surname');
+    if (given) this.use(given);
+  }
+
+  private use(p: ModelParameters): void {
+    const rules = this.runtimes.map((rt) => rt.rule);
+    const fits =
+      p.version === 1 &&
+      p.attributes.length === rules.length &&
+      p.attributes.every(
+        (a, i) =>
+          a.attribute === rules[i]!.attribute &&
+          a.levels.length === this.comparators[i]!.levels.length &&
+          a.levels.every((l, j) => l.level === this.comparators[i]!.levels[j] && l.m > 0 && l.u > 0),
+      );
+    if (!fits || !(p.prior > 0 && p.prior < 1)) {
+      throw new FusionError(
+        'MATCHING_INVALID',
+        'stored probabilistic model parameters do not fit the matching configuration: run a full aggregation to re-estimate them',
+        { field: 'parameters', allowed: 'parameters estimated for the current matching.attributes' },
+      );
+    }
+    this.params = p;
+    this.m = p.attributes.map((a) => a.levels.map((l) => l.m));
+    this.u = p.attributes.map((a) => a.levels.map((l) => l.u));
+  }
+
+  parameters(): ModelParameters | undefined {
+    return this.params;
+  }
+
+  append(records: readonly MatchRecord[]): void {
+    const rules = this.runtimes.map((rt) => rt.rule);
+    for (const rec of records) {
+      let names: string[] = [];
+      rules.forEach((rule, i) => {
+        const v = attributeValues(rec.attributes[rule.attribute])[0] ?? '';
+        this.values[i]!.push(v);
+        if (v !== '') this.freq[i]!.set(v, (this.freq[i]!.get(v) ?? 0) + 1);
+      });
+      if (this.nameAttr >= 0) names = nameTokens(this.values[this.nameAttr]!.at(-1)!);
+      if (this.surnameAttr >= 0 && names.length < 2)
+        names = names.concat(nameTokens(this.values[this.surnameAttr]!.at(-1)!));
+      this.names.push(names);
+    }
+  }
+
+  truncate(n: number): void {
+    if (n >= this.names.length) return;
+    this.values.forEach((col, i) => {
+      for (let r = n; r < col.length; r++) {
+        const v = col[r]!;
+        if (v === '') continue;
+        const c = this.freq[i]!.get(v)! - 1;
+        if (c === 0) this.freq[i]!.delete(v);
+        else this.freq[i]!.set(v, c);
+      }
+      col.length = n;
+    });
+    this.names.length = n;
+  }
+
+  /** Levels of a pair; scores[off + i]: the algorithm's score on attribute i (-1 missing). */
+  private pairLevels(a: number, b: number, scores: ArrayLike<number>, off: number, out: Int8Array): void {
+    for (let i = 0; i < this.comparators.length; i++) {
+      const v = this.values[i]!;
+      out[i] = this.comparators[i]!.level(v[a]!, v[b]!, scores[off + i]!, this.names[a]!, this.names[b]!);
+    }
+    const n = this.nameAttr;
+    const s = this.surnameAttr;
+    // Exactly equal full names that contain the surname already say the surnames agree.
+    if (n >= 0 && s >= 0 && out[n] === 0 && out[s] === 0) {
+      const inName = nameTokens(this.values[n]![a]!);
+      if (nameTokens(this.values[s]![a]!).every((t) => inName.includes(t))) out[s] = SURNAME_IMPLIED;
+    }
+  }
+
+  /** Estimates the parameters from random pairs (u) and the blocked pairs (m, prior). */
+  private estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): void {
+    const A = this.runtimes.length;
+    const counts: LevelTable = this.comparators.map((c) => c.levels.map(() => 0));
+    const rnd = seededRandom(n * 7919 + A);
+    const sc = new Float64Array(A);
+    const lv = new Int8Array(A);
+    const total = (n * (n - 1)) / 2;
+    const draws = Math.min(U_SAMPLE, total);
+    for (let s = 0; s < draws; s++) {
+      let a: number;
+      let b: number;
+      if (total <= U_SAMPLE) {
+        // Small input: every pair once (s-th pair in row order).
+        a = Math.floor((1 + Math.sqrt(1 + 8 * s)) / 2);
+        b = s - (a * (a - 1)) / 2;
+      } else {
+        a = Math.floor(rnd() * n);
+        b = Math.floor(rnd() * (n - 1));
+        if (b >= a) b++;
+      }
+      for (let i = 0; i < A; i++) sc[i] = this.runtimes[i]!.score(a, b);
+      this.pairLevels(a, b, sc, 0, lv);
+      for (let i = 0; i < A; i++) if (lv[i] !== MISSING) counts[i]![lv[i]!]!++;
+    }
+    this.u = uFromCounts(counts);
+    this.comparators.forEach((c, i) => {
+      // Levels only reachable when the names agree: random pairs cannot say how often non-matches
+      // reach them, so they take the u of the level they stand in for.
+      for (const [level, proxy] of c.uProxy) this.u[i]![level] = this.u[i]![proxy]!;
+    });
+    let size = 0;
+    for (const acc of blocked) size += acc.candidates.length;
+    const pairs: CandidatePairs = { attributes: A, levels: new Int8Array(size * A), start: [0], before: [] };
+    let p = 0;
+    for (const acc of blocked) {
+      acc.candidates.forEach((c, k) => {
+        this.pairLevels(acc.g, c, acc.scores, k * A, lv);
+        pairs.levels.set(lv, p * A);
+        p++;
+      });
+      pairs.start.push(p);
+      pairs.before.push(acc.g);
+    }
+    // Accounts without candidates still count in the prior's denominator.
+    for (let k = blocked.length; k < accounts; k++) {
+      pairs.start.push(p);
+      pairs.before.push(0);
+    }
+    const em = estimateM(
+      pairs,
+      this.u,
+      this.comparators.map((c) => c.neutral),
+      this.comparators.map((c) => c.identifierMismatch),
+    );
+    this.m = em.m;
+    this.params = {
+      version: 1,
+      estimatedAt: new Date().toISOString(),
+      records: n,
+      prior: em.prior,
+      attributes: this.runtimes.map((rt, i) => ({
+        attribute: rt.rule.attribute,
+        levels: this.comparators[i]!.levels.map((level, l) => ({ level, m: this.m[i]![l]!, u: this.u[i]![l]! })),
+      })),
+      extra: {
+        kinds: this.comparators.map((c) => c.kind),
+        emIterations: em.iterations,
+        candidatePairs: size,
+        randomPairs: draws,
+      },
+    };
+  }
+
+  /**
+   * Probabilistic duplicates of the blocked accounts (unsorted, not truncated) and how many blocked
+   * pairs fell below the threshold. Estimates the parameters first when none were given.
+   */
+  score(
+    n: number,
+    blocked: readonly BlockedAccount[],
+    accounts: number,
+    ids: readonly string[],
+    B: number,
+  ): { duplicates: Map<string, PotentialDuplicate[]>; below: number } {
+    if (!this.params) this.estimate(n, blocked, accounts);
+    const prior = this.params!.prior;
+    const A = this.runtimes.length;
+    const rules = this.runtimes.map((rt) => rt.rule);
+    const duplicates = new Map<string, PotentialDuplicate[]>();
+    const lv = new Int8Array(A);
+    let below = 0;
+    for (const acc of blocked) {
+      // Prior per pair: the share of accounts with a match, spread over the records before it.
+      const lambda = prior / Math.max(acc.g, 1);
+      const priorWeight = Math.log2(lambda / (1 - lambda));
+      acc.candidates.forEach((c, k) => {
+        this.pairLevels(acc.g, c, acc.scores, k * A, lv);
+        let sum = 0;
+        for (let i = 0; i < A; i++) if (lv[i]! >= 0) sum += this.weight(i, lv[i]!, acc.g);
+        const matchWeight = sum + priorWeight;
+        const probability = 1 / (1 + 2 ** -matchWeight);
+        if (probability < this.threshold) {
+          below++;
+          return;
+        }
+        // Explanations only for the pairs reported: most blocked pairs fall below the threshold.
+        const explanation: LevelContribution[] = [];
+        const scores: Record<string, number> = {};
+        for (let i = 0; i < A; i++) {
+          const s = acc.scores[k * A + i]!;
+          if (s >= 0) scores[rules[i]!.attribute] = s;
+          const l = lv[i]!;
+          explanation.push(
+            l === MISSING
+              ? { attribute: rules[i]!.attribute, level: 'missing', weight: 0 }
+              : {
+                  attribute: rules[i]!.attribute,
+                  level: this.comparators[i]!.levels[l]!,
+                  weight: round2(this.weight(i, l, acc.g)),
+                },
+          );
+        }
+        const list = duplicates.get(ids[acc.g]!) ?? [];
+        list.push({
+          accountId: ids[acc.g]!,
+          candidateId: ids[c]!,
+          candidateKind: c < B ? 'identity' : 'account',
+          score: Math.round(probability * 1000) / 10,
+          scores,
+          probability,
+          matchWeight: round2(matchWeight),
+          explanation,
+        });
+        duplicates.set(ids[acc.g]!, list);
+      });
+    }
+    return { duplicates, below };
+  }
+
+  /** log2(m/u); exact agreement uses the value's own frequency (agreeing on Smith weighs less). */
+  private weight(i: number, l: number, record: number): number {
+    if (this.comparators[i]!.neutral.has(l)) return 0;
+    const m = this.m[i]![l]!;
+    if (l !== 0) return Math.log2(m / this.u[i]![l]!);
+    const n = this.names.length;
+    const count = this.freq[i]!.get(this.values[i]![record]!) ?? 1;
+    // Others holding the value among the other records; at least one (the pair itself).
+    let uTf = Math.max(count - 1, 1) / Math.max(n - 1, 1);
+    // Values unique to the pair say little through their count: identifiers and addresses are
+    // unique by design, so their random-pair u is the better estimate when it is lower.
+    const kind = this.comparators[i]!.kind;
+    if (count <= 2 && (kind === 'identifier' || kind === 'email')) uTf = Math.min(uTf, this.u[i]![0]!);
+    return Math.log2(m / uTf);
+  }
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,115 @@
+/**
+ * `fusion-proxy match` with the real probabilistic model on the labelled namesake set of bench:quality:
+ * the summary's parameters and sweep agree with the pairs it prints, and the report draws every chart.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { namesakeSet } from '../../bench/quality-data';
+import { runMatch } from '../../src/cli/match';
+
+const dir = mkdtempSync(join(tmpdir(), 'match-real-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const set = namesakeSet(11, 300, 300);
+const file = (name: string, content: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, content);
+  return p;
+};
+const identities = file('identities.json', JSON.stringify(set.identities));
+const accounts = file('accounts.json', JSON.stringify(set.accounts));
+const truthLines = ['accountId,candidateId'];
+set.accounts.forEach((a, i) => {
+  const person = set.person.get(a.id);
+  for (const id of set.identities) if (set.person.get(id.id) === person) truthLines.push(`${a.id},${id.id}`);
+  for (const earlier of set.accounts.slice(0, i))
+    if (set.person.get(earlier.id) === person) truthLines.push(`${a.id},${earlier.id}`);
+});
+const truth = file('truth.csv', truthLines.join('\n'));
+const config = file(
+  'config.json',
+  JSON.stringify({
+    matching: {
+      model: 'probabilistic',
+      attributes: [
+        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, kind: 'name' },
+        { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92, kind: 'email' },
+        { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
+        { attribute: 'employeeNumber', algorithm: 'exact', threshold: 100, kind: 'identifier' },
+      ],
+    },
+  }),
+);
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runMatch(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t) });
+  return { code, out, err };
+}
+
+interface JsonSummary {
+  duplicates: number;
+  precision: number;
+  recall: number;
+  probabilityThreshold: number;
+  parameters: { attributes: Array<{ attribute: string; levels: unknown[] }> };
+  sweep: Array<{ threshold: number; pairs: number; precision: number; recall: number }>;
+}
+
+describe('fusion-proxy match with the probabilistic model (real model)', () => {
+  jest.setTimeout(180_000);
+
+  it('prints pairs at the threshold with their explanation, a consistent sweep, and a report whose charts all draw', async () => {
+    const page = join(dir, 'report.html');
+    const args = ['--identities', identities, '--accounts', accounts, '--config', config, '--truth', truth];
+    const r = await cli([...args, '--summary-json', '--report', page]);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.err.split('\n')[0]!) as JsonSummary;
+    const pairs = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { probability: number; explanation: Array<{ attribute: string }> });
+    expect(pairs.length).toBe(summary.duplicates);
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const p of pairs) {
+      expect(p.probability).toBeGreaterThanOrEqual(0.9);
+      expect(p.explanation.map((e) => e.attribute)).toEqual(['displayName', 'email', 'lastName', 'employeeNumber']);
+    }
+    expect(summary.parameters.attributes.map((a) => a.attribute)).toEqual([
+      'displayName',
+      'email',
+      'lastName',
+      'employeeNumber',
+    ]);
+    const atThreshold = summary.sweep.find((p) => p.threshold === summary.probabilityThreshold)!;
+    expect(atThreshold).toMatchObject({
+      pairs: summary.duplicates,
+      precision: summary.precision,
+      recall: summary.recall,
+    });
+    // Lower thresholds keep at least as many pairs.
+    for (let i = 1; i < summary.sweep.length; i++)
+      expect(summary.sweep[i]!.pairs).toBeLessThanOrEqual(summary.sweep[i - 1]!.pairs);
+
+    const text = await cli(args);
+    expect(text.err).toMatch(/^estimated parameters \(\d+ records, prior [\d.e-]+\):$/m);
+    expect(text.err).toMatch(/^ {2}employeeNumber: .* m=[\d.e-]+ u=[\d.e-]+/m);
+    expect(text.err).toMatch(/^ {2}0\.9: forms \d+, pairs \d+, precision [\d.]+, recall [\d.]+ {2}<- configured$/m);
+
+    const { stdout: dom } = await promisify(execFile)(
+      '/usr/bin/chromium',
+      ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', `file://${page}`],
+      { maxBuffer: 32 * 1024 * 1024, timeout: 120_000 },
+    );
+    expect(dom).toContain('data-drawn="4"');
+    const levels = summary.parameters.attributes.reduce((n, a) => n + a.levels.length, 0);
+    expect((dom.match(/<rect class="bar m"/g) ?? []).length).toBe(levels);
+    expect((dom.match(/<line class="threshold"[^>]*data-value="0.9"/g) ?? []).length).toBe(3);
+    // Nothing loaded from elsewhere (the SVG namespace URI is a name, not a request).
+    expect(readFileSync(page, 'utf8')).not.toMatch(/(src|href)=|fetch\(|XMLHttpRequest|@import|url\(/);
+  });
+});

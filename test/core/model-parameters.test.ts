@@ -1,0 +1,211 @@
+/**
+ * The probabilistic model's parameters across runs: a full aggregation estimates and stores them on the
+ * connector source; a limited run reuses them (also with fresh Redis-side state); the next full run
+ * re-estimates them. The estimation itself is the matching engine's (test/matching): here buildMatcher is
+ * wrapped so that what the aggregation passes to it, and stores from it, can be observed.
+ */
+import type { AccountItem } from '../../src/core/aggregation/connector-account';
+import { MODEL_PARAMETERS_KEY, readStoredParameters } from '../../src/core/aggregation/model-parameters';
+import { createAccountListCommand } from '../../src/core/commands/account-commands';
+import type * as MatcherModule from '../../src/core/matching/matcher';
+import type { Matcher } from '../../src/core/matching/matcher';
+import { parseMatchingSettings } from '../../src/core/matching';
+import type { MatcherOptions, MatchingSettings, ModelParameters } from '../../src/core/matching/types';
+import { MemoryRunLock } from '../../src/locks/memory-run-lock';
+import { collect, context, harness, type Harness, type LogLine } from './support';
+
+const matching = {
+  model: 'probabilistic',
+  attributes: [
+    { attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: false },
+    { attribute: 'email', algorithm: 'exact', threshold: 100, mandatory: false },
+  ],
+};
+
+const calls: Array<MatcherOptions | undefined> = [];
+let realModel = false;
+let estimates = 0;
+
+function estimate(records: number): ModelParameters {
+  estimates++;
+  return {
+    version: 1,
+    estimatedAt: new Date(Date.UTC(2026, 0, estimates)).toISOString(),
+    records,
+    prior: 0.01,
+    attributes: ['lastName', 'email'].map((attribute) => ({
+      attribute,
+      levels: [
+        { level: 'exact', m: 0.9, u: 0.01 },
+        { level: 'different', m: 0.1, u: 0.99 },
+      ],
+    })),
+  };
+}
+
+/** The real matcher, recording the options it is built with and "estimating" at its first match. */
+function observedBuild(settings: MatchingSettings, opts?: MatcherOptions): Matcher {
+  calls.push(opts);
+  const actual = jest.requireActual('../../src/core/matching/matcher') as typeof MatcherModule;
+  if (realModel) return actual.buildMatcher(settings, opts);
+  // The real engine finds the pairs; the parameters are this stand-in's.
+  const real = actual.buildMatcher(settings);
+  let baseline = 0;
+  let params: ModelParameters | undefined = opts?.parameters;
+  return {
+    addBaseline: (records) => {
+      const list = [...records];
+      baseline += list.length;
+      real.addBaseline(list);
+    },
+    match: (records, o) => {
+      params ??= settings.model === 'probabilistic' ? estimate(baseline + records.length) : undefined;
+      return real.match(records, o);
+    },
+    parameters: () => params,
+  };
+}
+
+jest.mock('../../src/core/matching/matcher', () => ({
+  ...jest.requireActual('../../src/core/matching/matcher'),
+  buildMatcher: (settings: MatchingSettings, opts?: MatcherOptions) => mockBuild(settings, opts),
+}));
+const mockBuild = observedBuild;
+
+beforeEach(() => {
+  calls.length = 0;
+  realModel = false;
+});
+
+function tenant(): Harness & { contractors: ReturnType<Harness['fake']['addSource']> } {
+  const h = harness({ matching });
+  const contractors = h.fake.addSource('Contractors');
+  h.fake.addSource('LDAP');
+  h.fake.addIdentity('grace', { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com' });
+  h.fake.addAccount(contractors, 'C1', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+  return { ...h, contractors };
+}
+
+async function list(h: Harness, config: Record<string, unknown> = h.config, lines: LogLine[] = []) {
+  return (await collect(createAccountListCommand(h.deps)({}, config, context(lines)))) as AccountItem[];
+}
+
+const stored = (h: Harness) =>
+  h.fake.sources.get(h.own.id)?.connectorAttributes[MODEL_PARAMETERS_KEY] as ModelParameters | undefined;
+
+describe('probabilistic model parameters on the connector source', () => {
+  test('a full run estimates and stores; a limited run after a state wipe reuses them; the next full run re-estimates', async () => {
+    const h = tenant();
+    const firstLines: LogLine[] = [];
+    const first = await list(h, h.config, firstLines);
+    expect(calls).toEqual([{}]);
+    // Two records: stored, with a warning that so little data makes the probabilities unreliable.
+    expect(firstLines.find((l) => l.level === 'warn')?.msg).toMatch(
+      /estimated from only 2 records .* the match probabilities are unreliable/,
+    );
+    const saved = stored(h);
+    expect(saved?.records).toBe(2);
+    expect(h.summaries[0]?.modelParameters).toEqual({
+      source: 'estimated',
+      stored: true,
+      estimatedAt: saved?.estimatedAt,
+    });
+    h.fake.ingest(h.own.id, first);
+
+    // Fresh process-side state (run lock, deps): only the platform remembers the parameters.
+    h.deps = { ...h.deps, runLock: new MemoryRunLock() };
+    h.fake.addAccount(h.contractors, 'C2', { firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' });
+    const patchesBefore = h.fake.patches.length;
+    const lines: LogLine[] = [];
+    const limited = await list(h, { ...h.config, aggregationBatchSize: 5 }, lines);
+    expect(calls[1]).toEqual({ parameters: saved });
+    expect(h.summaries[1]?.modelParameters).toEqual({
+      source: 'stored',
+      stored: false,
+      estimatedAt: saved?.estimatedAt,
+    });
+    expect(
+      lines.some((l) => l.level === 'info' && /parameters of the last full aggregation .* are reused/.test(l.msg)),
+    ).toBe(true);
+    expect(h.fake.patches.slice(patchesBefore).some((p) => MODEL_PARAMETERS_KEY in p.values)).toBe(false);
+    expect(stored(h)).toEqual(saved);
+    h.fake.ingest(h.own.id, limited);
+
+    h.fake.addAccount(h.contractors, 'C3', { firstName: 'Edsger', lastName: 'Dijkstra', email: 'ed@example.com' });
+    await list(h);
+    expect(calls[2]).toEqual({});
+    expect(stored(h)?.estimatedAt).not.toBe(saved?.estimatedAt);
+    expect(stored(h)?.records).toBe(4);
+  });
+
+  test('a limited run with nothing stored estimates from what it reads, warns, and stores nothing', async () => {
+    const h = tenant();
+    const lines: LogLine[] = [];
+    await list(h, { ...h.config, aggregationBatchSize: 5 }, lines);
+    expect(calls).toEqual([{}]);
+    expect(h.summaries[0]?.modelParameters).toEqual({ source: 'estimated-from-part', stored: false });
+    const warning = lines.find(
+      (l) => l.level === 'warn' && /no usable stored parameters \(none are stored\)/.test(l.msg),
+    );
+    expect(warning?.msg).toMatch(/Run a full aggregation to estimate and store them/);
+    expect(stored(h)).toBeUndefined();
+  });
+
+  test('parameters stored for other attributes are not reused', async () => {
+    const h = tenant();
+    h.fake.sources.get(h.own.id)!.connectorAttributes[MODEL_PARAMETERS_KEY] = {
+      ...estimate(10),
+      attributes: [{ attribute: 'displayName', levels: [{ level: 'exact', m: 0.9, u: 0.1 }] }],
+    };
+    const lines: LogLine[] = [];
+    await list(h, { ...h.config, accountFilter: 'attributes.lastName ne "nobody"' }, lines);
+    expect(calls).toEqual([{}]);
+    expect(lines.find((l) => l.level === 'warn')?.msg).toMatch(
+      /estimated for the attributes displayName, the configuration matches on email, lastName/,
+    );
+  });
+
+  test('stored parameters that do not fit the comparison levels: a limited run warns and estimates (real model)', async () => {
+    realModel = true;
+    const h = tenant();
+    h.fake.sources.get(h.own.id)!.connectorAttributes[MODEL_PARAMETERS_KEY] = estimate(10);
+    const lines: LogLine[] = [];
+    const items = await list(h, { ...h.config, aggregationBatchSize: 5 }, lines);
+    expect(items.length).toBeGreaterThan(0);
+    expect(calls[0]).toEqual({ parameters: expect.objectContaining({ records: 10 }) });
+    expect(h.summaries[0]?.modelParameters).toEqual({ source: 'estimated-from-part', stored: false });
+    expect(lines.find((l) => l.level === 'warn')?.msg).toMatch(
+      /the stored parameters do not fit the matching configuration; this limited run estimates them/,
+    );
+  });
+
+  test('the rules model neither reads nor stores parameters', async () => {
+    const h = tenant();
+    await list(h, { ...h.config, matching: { ...matching, model: 'rules' } });
+    expect(calls).toEqual([{}]);
+    expect(h.summaries[0]?.modelParameters).toBeUndefined();
+    expect(stored(h)).toBeUndefined();
+  });
+});
+
+describe('readStoredParameters', () => {
+  const settings = parseMatchingSettings({ matching });
+  test.each([
+    [undefined, 'none are stored'],
+    ['text', 'the stored value is not an object'],
+    [{ ...estimate(1), version: 2 }, 'unknown version 2'],
+    [{ ...estimate(1), prior: 'high' }, 'estimatedAt, records or prior is missing'],
+    [{ ...estimate(1), attributes: {} }, 'attributes is not a list'],
+    [
+      { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: '0.9', u: 0.1 }] }] },
+      'a level of email is malformed',
+    ],
+  ])('malformed value %# is refused: %s', (raw, problem) => {
+    expect(readStoredParameters({ [MODEL_PARAMETERS_KEY]: raw }, settings)).toEqual({ problem });
+  });
+
+  test('well-formed parameters for the configured attributes are returned as stored', () => {
+    const p = estimate(3);
+    expect(readStoredParameters({ [MODEL_PARAMETERS_KEY]: p }, settings)).toEqual({ parameters: p });
+  });
+});
