@@ -10,7 +10,7 @@ import { sleep } from './abort';
  * exactly one window after it was spent, which allows catching up after an idle moment
  * without ever bursting past the limit.
  *
- * Grants are also spaced by at least 3/4 of the even spacing (see minGapMs): a full window's
+ * Grants are also spaced by at least half the even spacing (see minGapMs): a full window's
  * worth never leaves at once, so the platform sees a smooth stream rather than bursts that
  * queue up and arrive bunched.
  *
@@ -50,12 +50,14 @@ export interface RateLimiter {
 export const DEFAULT_WINDOW_MS = 1010;
 
 /**
- * Smallest time between two grants: 3/4 of the even spacing window/RPS, so the peak rate is
- * 4/3 of RPS. Enough to catch up after a pause, smooth enough that a single-threaded platform
- * front does not queue bursts and timestamp them bunched.
+ * Smallest time between two grants: half the even spacing window/RPS, so the peak rate is twice
+ * RPS. Smooth enough that a single-threaded platform front does not queue bursts and timestamp
+ * them bunched; loose enough that a waiter woken late (a loaded machine fires timers tens of ms
+ * late) can catch up: with 3/4 of the spacing, every late wake-up was lost for good and three
+ * pods at RPS 10 reached 86 % of the rate.
  */
 export function minGapMs(requestsPerSecond: number, windowMs: number): number {
-  return (windowMs / requestsPerSecond) * 0.75;
+  return (windowMs / requestsPerSecond) * 0.5;
 }
 
 /** A limiter that only honours holds: used when "Enable queue" is off. */

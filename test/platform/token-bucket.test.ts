@@ -4,20 +4,20 @@ import { RedisTokenBucket, bucketKeys } from '../../src/platform/redis-token-buc
 import { openRedis, uniquePrefix } from '../support/redis';
 
 describe('MemoryTokenBucket (sliding-window log)', () => {
-  it('grants RPS requests per window, spaced by at least 3/4 of the even spacing, and says how long to wait', () => {
+  it('grants RPS requests per window, spaced by at least half the even spacing, and says how long to wait', () => {
     let now = 10_000;
-    const b = new MemoryTokenBucket({ requestsPerSecond: 4, windowMs: 1000 }, () => now); // gap 187.5 ms
+    const b = new MemoryTokenBucket({ requestsPerSecond: 4, windowMs: 1000 }, () => now); // gap 125 ms
     expect(b.tryAcquire()).toBe(0);
-    expect(b.tryAcquire()).toBe(188);
-    now += 188;
+    expect(b.tryAcquire()).toBe(125);
+    now += 125;
     expect(b.tryAcquire()).toBe(0);
-    now += 188;
+    now += 125;
     expect(b.tryAcquire()).toBe(0);
     now += 300;
-    expect(b.tryAcquire()).toBe(0); // 4 grants at 0, 188, 376, 676
+    expect(b.tryAcquire()).toBe(0); // 4 grants at 0, 125, 250, 550
     now += 200;
-    expect(b.tryAcquire()).toBe(124); // window full until the grant at 0 is 1000 ms old
-    now += 124;
+    expect(b.tryAcquire()).toBe(250); // window full until the grant at 0 is 1000 ms old
+    now += 250;
     expect(b.tryAcquire()).toBe(0);
   });
 
@@ -85,8 +85,8 @@ describe('MemoryTokenBucket (sliding-window log)', () => {
     expect(b.inWindow).toBe(2);
     expect(fresh.id).not.toBe(second.id);
     // Handing back an id that is not in the log (or twice) changes nothing.
-    expect(b.tryAcquire(second.id)).toBe(375); // the gap after the fresh grant
-    expect(b.tryAcquire(`${first.id}x`)).toBe(375);
+    expect(b.tryAcquire(second.id)).toBe(250); // the gap after the fresh grant
+    expect(b.tryAcquire(`${first.id}x`)).toBe(250);
     expect(b.inWindow).toBe(2);
   });
 
@@ -131,7 +131,7 @@ describe('RedisTokenBucket (shared by every pod)', () => {
     expect(waits.filter((w) => w === 0)).toHaveLength(1);
     for (const w of waits.filter((x) => x !== 0)) {
       expect(w).toBeGreaterThan(0);
-      expect(w).toBeLessThanOrEqual(150); // gap = 1000 / 5 * 0.75
+      expect(w).toBeLessThanOrEqual(100); // gap = 1000 / 5 * 0.5
     }
   });
 
@@ -154,10 +154,10 @@ describe('RedisTokenBucket (shared by every pod)', () => {
       keyPrefix,
     });
     await a.acquire();
-    await b.acquire(); // after the 375 ms gap
+    await b.acquire(); // after the 250 ms gap
     const wait = await a.tryAcquire();
-    expect(wait).toBeGreaterThan(375); // not the gap: the window (2 per 1000 ms) is full
-    expect(wait).toBeLessThanOrEqual(625);
+    expect(wait).toBeGreaterThan(250); // not the gap: the window (2 per 1000 ms) is full
+    expect(wait).toBeLessThanOrEqual(750);
   });
 
   it('an unused grant handed back leaves the window in the same step as the new grant', async () => {
@@ -167,8 +167,8 @@ describe('RedisTokenBucket (shared by every pod)', () => {
     const b = new RedisTokenBucket(opts);
     const window = bucketKeys(keyPrefix, 'acme', 'cid').window;
     const first = await a.acquire();
-    const second = await b.acquire(); // after the 375 ms gap
-    expect(await a.tryAcquire()).toBeGreaterThan(375); // the window is full
+    const second = await b.acquire(); // after the 250 ms gap
+    expect(await a.tryAcquire()).toBeGreaterThan(250); // the window is full
     const fresh = await a.acquire(undefined, second);
     const members = await redis.zrange(window, '0', '-1');
     expect(members.sort()).toEqual([first.id, fresh.id].sort());
