@@ -27,9 +27,13 @@ import { RecordingReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { createProductionRunner } from '../src/runtime/production-runner';
 
-// 200 x 2000 names for 200k values: most values free, some long collision chains (IT: initial + surname).
-const FIRST = Array.from({ length: 200 }, (_, i) => `Given${i.toString(36)}`);
-const LAST = Array.from({ length: 2000 }, (_, i) => `Surname${i.toString(36)}`);
+// 200 x 2000 names for 200k values: most values free, some long collision chains (IT: initial +
+// surname). Names end in letters, as real ones do: a collision counter appended to one name then
+// never lands on another name's value.
+const letters = (i: number): string =>
+  [...i.toString(26)].map((c) => String.fromCharCode(97 + parseInt(c, 26))).join('');
+const FIRST = Array.from({ length: 200 }, (_, i) => `Given${letters(i)}`);
+const LAST = Array.from({ length: 2000 }, (_, i) => `Surname${letters(i)}`);
 const EXPRESSION =
   '#if($department == "IT")$firstName.substring(0,1).toLowerCase()$lastName.toLowerCase()#{else}$firstName.toLowerCase().$lastName.toLowerCase()#end';
 

@@ -5,14 +5,15 @@
  * batch joining the baseline after its match(), as the aggregation calls it.
  *
  * Recall is checked at full size: MATCH_RECALL_SAMPLE accounts drawn at random (at most
- * MATCH_RECALL_PAIRS = 4 x 10^6 exhaustive pairs per check, and at least 20 accounts) are matched by the indexes and scored exhaustively against the whole
- * identity baseline; the pairs and scores must be identical.
+ * MATCH_RECALL_PAIRS = 4 x 10^6 exhaustive pairs per check, and at least 20 accounts) are
+ * matched by the indexes and scored exhaustively against the whole identity baseline; the pairs
+ * and scores must be identical.
  *
  * Goals (printed beside each figure; exit 1 on a miss): main 100k x 100k <= 10 s, 1M x 1M <= 10 min;
  * without a mandatory attribute 100k x 100k <= 60 s; recall 100 %. A run past MATCH_MAX_FACTOR (3)
  * times its goal stops there and reports its projected time (a miss either way).
- * Environment: MATCH_BATCH, MATCH_RECALL_SAMPLE (200), MATCH_RECALL_PAIRS, MATCH_MAX_FACTOR, MATCH_SEED, MATCH_SIZES
- * (comma-separated, overrides the sizes).
+ * Environment: MATCH_BATCH, MATCH_RECALL_SAMPLE (200), MATCH_RECALL_PAIRS, MATCH_MAX_FACTOR,
+ * MATCH_SEED, MATCH_SIZES (comma-separated, overrides the sizes).
  */
 import {
   type MatchRecord,
