@@ -43,11 +43,11 @@ export interface RateLimiter {
 /**
  * Window length for a limit of N requests per second. The extra margin absorbs the jitter
  * between granting a request and its arrival at the platform (event loop, connection reuse),
- * so that arrivals, not only grants, stay within the limit. It costs 1 % of peak throughput;
- * grants older than the margin are replaced before dispatch (request-executor), so the margin
- * only has to cover the way from dispatch to the platform.
+ * so that arrivals, not only grants, stay within the limit. It costs 1.5 % of peak throughput;
+ * grants older than STALE_GRANT_MS (12 ms, request-executor) are replaced before dispatch, so the
+ * margin covers them and the way from dispatch to the platform.
  */
-export const DEFAULT_WINDOW_MS = 1010;
+export const DEFAULT_WINDOW_MS = 1015;
 
 /**
  * Smallest time between two grants: half the even spacing window/RPS, so the peak rate is twice
