@@ -1,9 +1,19 @@
 /**
- * bench:matching — N new accounts against N identities and each other (default 100,000), four
- * attributes, then recall and speed-up against the exhaustive oracle on an S x S sample (default
- * 10,000). Then the aggregation's call pattern: the same accounts in batches of MATCH_BATCH (250),
- * each batch added to the baseline after its match() (same pairs as one call), against one call.
- * Environment: MATCH_N, MATCH_SAMPLE, MATCH_UNION_SAMPLE, MATCH_BATCH, MATCH_SEED.
+ * bench:matching — N new accounts against N identities and each other, at 10k and 100k (1M with
+ * BENCH_MATCHING_1M=1), for the main configuration (two mandatory attributes) and one without a
+ * mandatory attribute. The accounts go through match() in batches of MATCH_BATCH (250), each
+ * batch joining the baseline after its match(), as the aggregation calls it.
+ *
+ * Recall is checked at full size: MATCH_RECALL_SAMPLE accounts drawn at random (at most
+ * MATCH_RECALL_PAIRS = 4 x 10^6 exhaustive pairs per check, and at least 20 accounts) are
+ * matched by the indexes and scored exhaustively against the whole identity baseline; the pairs
+ * and scores must be identical.
+ *
+ * Goals (printed beside each figure; exit 1 on a miss): main 100k x 100k <= 10 s, 1M x 1M <= 10 min;
+ * without a mandatory attribute 100k x 100k <= 60 s; recall 100 %. A run past MATCH_MAX_FACTOR (3)
+ * times its goal stops there and reports its projected time (a miss either way).
+ * Environment: MATCH_BATCH, MATCH_RECALL_SAMPLE (200), MATCH_RECALL_PAIRS, MATCH_MAX_FACTOR,
+ * MATCH_SEED, MATCH_SIZES (comma-separated, overrides the sizes).
  */
 import {
   type MatchRecord,
@@ -12,14 +22,17 @@ import {
   buildExhaustiveMatcher,
   buildMatcher,
 } from '../src/core/matching';
-import { generate } from './matching-data';
+import { generate, rng } from './matching-data';
 
-const N = Number(process.env.MATCH_N ?? 100_000);
-const S = Math.min(N, Number(process.env.MATCH_SAMPLE ?? 10_000));
-/** The union configuration is slower per account (weak character filter for JW): smaller sample. */
-const SU = Math.min(S, Number(process.env.MATCH_UNION_SAMPLE ?? 2_000));
 const SEED = Number(process.env.MATCH_SEED ?? 20261120);
 const BATCH = Number(process.env.MATCH_BATCH ?? 250);
+const RECALL_SAMPLE = Number(process.env.MATCH_RECALL_SAMPLE ?? 200);
+const MAX_FACTOR = Number(process.env.MATCH_MAX_FACTOR ?? 3);
+/** Exhaustive pairs per recall check (the no-mandatory configuration scores about 10^5 pairs/s). */
+const RECALL_PAIRS = Number(process.env.MATCH_RECALL_PAIRS ?? 4e6);
+const SIZES = process.env.MATCH_SIZES
+  ? process.env.MATCH_SIZES.split(',').map(Number)
+  : [10_000, 100_000, ...(process.env.BENCH_MATCHING_1M === '1' ? [1_000_000] : [])];
 
 const MAIN: MatchingSettings = {
   attributes: [
@@ -32,7 +45,7 @@ const MAIN: MatchingSettings = {
 };
 
 /** No mandatory attribute: candidates are the union of every attribute's index. */
-const UNION: MatchingSettings = {
+const NO_MANDATORY: MatchingSettings = {
   attributes: [
     { attribute: 'displayName', algorithm: 'name-matcher', threshold: 85, mandatory: false },
     { attribute: 'email', algorithm: 'jaro-winkler', threshold: 95, mandatory: false },
@@ -41,18 +54,19 @@ const UNION: MatchingSettings = {
   reviewTopK: 10,
 };
 
-function run(
-  settings: MatchingSettings,
-  identities: MatchRecord[],
-  accounts: MatchRecord[],
-  exhaustive = false,
-): { result: MatchResult; ms: number } {
-  const t0 = performance.now();
-  const m = exhaustive ? buildExhaustiveMatcher(settings) : buildMatcher(settings);
-  m.addBaseline(identities);
-  const result = m.match(accounts, { topK: Infinity });
-  return { result, ms: performance.now() - t0 };
+const CONFIGS: { label: string; settings: MatchingSettings; goalS: Record<number, number> }[] = [
+  { label: 'main', settings: MAIN, goalS: { 100_000: 10, 1_000_000: 600 } },
+  { label: 'no-mandatory', settings: NO_MANDATORY, goalS: { 100_000: 60 } },
+];
+
+interface Goal {
+  label: string;
+  value: string;
+  want: string;
+  ok: boolean;
 }
+const goals: Goal[] = [];
+const fmt = (x: number, d = 1): string => x.toLocaleString('en-US', { maximumFractionDigits: d });
 
 function pairSet(r: MatchResult): Set<string> {
   const out = new Set<string>();
@@ -61,106 +75,145 @@ function pairSet(r: MatchResult): Set<string> {
   return out;
 }
 
-function p99(hist: number[]): string {
-  const bounds = [0, 1, 5, 10, 50, 100, 200, 500, 1000, 5000, Infinity];
-  const total = hist.reduce((a, b) => a + b, 0);
-  let seen = 0;
-  for (let i = 0; i < hist.length; i++) {
-    seen += hist[i]!;
-    if (seen >= 0.99 * total) return `<= ${bounds[i]}`;
-  }
-  return '?';
+interface TimedRun {
+  seconds: number;
+  done: number;
+  stopped: boolean;
+  pairsScored: number;
+  candidatesMean: number;
+  candidatesMax: number;
+  matched: number;
+  truthFound: number;
+  /** Accounts matched so far that copy an identity or an earlier account (seeded). */
+  truthSeen: number;
+  peakRssMb: number;
 }
 
-const rows: [string, string][] = [];
-const row = (k: string, v: string | number): void => {
-  rows.push([k, typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 2 }) : v]);
-};
-
-const tg = performance.now();
-const data = generate(SEED, N, N);
-row(
-  'data',
-  `${N.toLocaleString('en-US')} identities + ${N.toLocaleString('en-US')} accounts, generated in ${Math.round(performance.now() - tg)} ms`,
-);
-
-// 1. Full run, main configuration.
-const full = run(MAIN, data.identities, data.accounts);
-const st = full.result.stats;
-row('main: wall incl. index build (s)', full.ms / 1000);
-row('main: index build (ms)', st.buildMs);
-row('main: candidates per account, mean', st.candidatesMean);
-row('main: candidates per account, max / p99', `${st.candidatesMax} / ${p99(st.candidatesHistogram)}`);
-row('main: pairs scored', st.pairsCompared);
-row(
-  'main: pairs matched / below / mandatory failed / missing',
-  `${st.pairs.matched} / ${st.pairs.below_threshold} / ${st.pairs.mandatory_failed} / ${st.pairs.value_missing}`,
-);
-row('main: accounts with duplicates', st.accountsWithDuplicates);
-row('main: full scans', JSON.stringify(st.fullScans));
-let tp = 0;
-let predicted = 0;
-for (const [account, list] of full.result.duplicates) {
-  predicted += list.length;
-  if (list.some((d) => d.candidateId === data.truth.get(account))) tp++;
-}
-row(
-  'main: seeded truth recall (duplicate found for account)',
-  `${((100 * tp) / data.truth.size).toFixed(1)} % of ${data.truth.size}`,
-);
-row('main: pairs reported per account with duplicates', predicted / Math.max(1, st.accountsWithDuplicates));
-
-// 2. Incremental: N accounts in batches, each batch joining the baseline after its match().
-{
+/** The aggregation's call pattern, stopping once past `capS` seconds. */
+function timedRun(settings: MatchingSettings, data: ReturnType<typeof generate>, capS: number): TimedRun {
   const t0 = performance.now();
-  const m = buildMatcher(MAIN);
+  const m = buildMatcher(settings);
   m.addBaseline(data.identities);
-  let matched = 0;
-  let calls = 0;
+  const run: TimedRun = {
+    seconds: 0,
+    done: 0,
+    stopped: false,
+    pairsScored: 0,
+    candidatesMean: 0,
+    candidatesMax: 0,
+    matched: 0,
+    truthFound: 0,
+    truthSeen: 0,
+    peakRssMb: 0,
+  };
+  let candidates = 0;
   for (let i = 0; i < data.accounts.length; i += BATCH) {
     const batch = data.accounts.slice(i, i + BATCH);
-    matched += m.match(batch, { topK: Infinity }).stats.pairs.matched;
+    const r = m.match(batch, { topK: Infinity });
     m.addBaseline(batch);
-    calls++;
+    run.done += batch.length;
+    run.pairsScored += r.stats.pairsCompared;
+    run.matched += r.stats.pairs.matched;
+    candidates += r.stats.candidatesMean * batch.length;
+    run.candidatesMax = Math.max(run.candidatesMax, r.stats.candidatesMax);
+    for (const a of batch) if (data.truth.has(a.id)) run.truthSeen++;
+    for (const [account, list] of r.duplicates)
+      if (list.some((d) => d.candidateId === data.truth.get(account))) run.truthFound++;
+    if ((i / BATCH) % 40 === 0) run.peakRssMb = Math.max(run.peakRssMb, process.memoryUsage().rss / 2 ** 20);
+    if ((performance.now() - t0) / 1000 > capS) {
+      run.stopped = true;
+      break;
+    }
   }
-  const ms = performance.now() - t0;
-  row(`main in ${calls} batches of ${BATCH}: wall (s)`, ms / 1000);
-  row(
-    'main batched / one call: wall ratio',
-    `${(ms / full.ms).toFixed(2)}x (pairs matched ${matched} vs ${st.pairs.matched})`,
-  );
+  run.seconds = (performance.now() - t0) / 1000;
+  run.candidatesMean = candidates / run.done;
+  run.peakRssMb = Math.max(run.peakRssMb, process.memoryUsage().rss / 2 ** 20);
+  return run;
 }
 
-// 3. Sample: index vs exhaustive oracle.
-for (const [label, settings, size] of [
-  ['main', MAIN, S],
-  ['union', UNION, SU],
-] as const) {
-  const sid = data.identities.slice(0, size);
-  const sacc = data.accounts.slice(0, size);
-  const idx = run(settings, sid, sacc);
-  const ora = run(settings, sid, sacc, true);
-  const want = pairSet(ora.result);
-  const got = pairSet(idx.result);
+/** Random accounts, indexes against the exhaustive scorer, both against the whole identity baseline. */
+function recall(
+  settings: MatchingSettings,
+  identities: MatchRecord[],
+  accounts: MatchRecord[],
+  size: number,
+): { sample: number; oracle: number; hit: number; extra: number; indexMs: number; exhaustiveMs: number } {
+  const random = rng(SEED ^ size);
+  const picked = new Set<number>();
+  const want = Math.min(accounts.length, RECALL_SAMPLE, Math.max(20, Math.floor(RECALL_PAIRS / identities.length)));
+  while (picked.size < want) picked.add(Math.floor(random() * accounts.length));
+  const sample = [...picked].sort((a, b) => a - b).map((i) => accounts[i]!);
+  const time = (exhaustive: boolean): { pairs: Set<string>; ms: number } => {
+    const m = exhaustive ? buildExhaustiveMatcher(settings) : buildMatcher(settings);
+    m.addBaseline(identities);
+    const t0 = performance.now();
+    const pairs = pairSet(m.match(sample, { topK: Infinity }));
+    return { pairs, ms: performance.now() - t0 };
+  };
+  const idx = time(false);
+  const ora = time(true);
   let hit = 0;
-  for (const p of got) if (want.has(p)) hit++;
-  const exact = hit === want.size && got.size === want.size;
-  row(`${label} sample ${size}x${size}: oracle pairs`, want.size);
-  row(
-    `${label} sample: recall vs oracle`,
-    `${want.size ? ((100 * hit) / want.size).toFixed(3) : '100'} %${exact ? ' (identical pairs and scores)' : ` (${want.size - hit} missed, ${got.size - hit} extra)`}`,
-  );
-  row(
-    `${label} sample: index ms / exhaustive ms / speed-up`,
-    `${Math.round(idx.ms)} / ${Math.round(ora.ms)} / ${(ora.ms / idx.ms).toFixed(1)}x`,
-  );
-  row(
-    `${label} sample: candidates mean (index) vs pairs (exhaustive)`,
-    `${idx.result.stats.candidatesMean.toFixed(1)} vs ${Math.round(ora.result.stats.candidatesMean)}`,
-  );
+  for (const p of idx.pairs) if (ora.pairs.has(p)) hit++;
+  return {
+    sample: sample.length,
+    oracle: ora.pairs.size,
+    hit,
+    extra: idx.pairs.size - hit,
+    indexMs: idx.ms,
+    exhaustiveMs: ora.ms,
+  };
 }
-row('rss (MiB)', Math.round(process.memoryUsage().rss / 1048576));
 
-const w = Math.max(...rows.map((r) => r[0].length));
-process.stdout.write(`\nbench:matching (seed ${SEED})\n`);
-for (const [k, v] of rows) process.stdout.write(`${k.padEnd(w)}  ${v}\n`);
+process.stdout.write(`bench:matching (seed ${SEED}, batches of ${BATCH}; node ${process.version})\n`);
+for (const n of SIZES) {
+  const tg = performance.now();
+  const data = generate(SEED, n, n);
+  process.stdout.write(
+    `\n${fmt(n, 0)} identities x ${fmt(n, 0)} accounts (generated in ${fmt((performance.now() - tg) / 1000)} s)\n`,
+  );
+  for (const { label, settings, goalS } of CONFIGS) {
+    const goal = goalS[n];
+    const cap = goal === undefined ? Infinity : goal * MAX_FACTOR;
+    const r = timedRun(settings, data, cap);
+    const projected = r.stopped ? (r.seconds * n) / r.done : r.seconds;
+    const time = r.stopped
+      ? `stopped at ${fmt(r.seconds)} s after ${fmt((100 * r.done) / n)} % (about ${fmt(projected, 0)} s projected)`
+      : `${fmt(r.seconds)} s`;
+    process.stdout.write(
+      `  ${label.padEnd(13)} ${time}; candidates per account mean ${fmt(r.candidatesMean)} max ${fmt(r.candidatesMax, 0)}; ` +
+        `pairs scored ${fmt(r.pairsScored / 1e6, 2)} M (${fmt(r.pairsScored / r.done, 1)} per account); matched ${fmt(r.matched, 0)}; ` +
+        `seeded duplicates found ${fmt((100 * r.truthFound) / Math.max(1, r.truthSeen))} %; peak RSS ${fmt(r.peakRssMb, 0)} MiB\n`,
+    );
+    if (goal !== undefined)
+      goals.push({
+        label: `${label} ${fmt(n, 0)} x ${fmt(n, 0)}: wall time`,
+        value: r.stopped ? `~${fmt(projected, 0)} s` : `${fmt(r.seconds)} s`,
+        want: `<= ${goal} s`,
+        ok: !r.stopped && r.seconds <= goal,
+      });
+    const rc = recall(settings, data.identities, data.accounts, n);
+    const pct = rc.oracle ? (100 * rc.hit) / rc.oracle : 100;
+    process.stdout.write(
+      `  ${''.padEnd(13)} recall on ${rc.sample} random accounts vs the exhaustive scorer over all ${fmt(n, 0)} identities: ` +
+        `${fmt(pct, 3)} % of ${rc.oracle} pairs${rc.extra ? `, ${rc.extra} extra` : ''} (index ${fmt(rc.indexMs, 0)} ms, exhaustive ${fmt(rc.exhaustiveMs, 0)} ms)\n`,
+    );
+    goals.push({
+      label: `${label} ${fmt(n, 0)}: recall vs exhaustive (${rc.sample} random accounts)`,
+      value: `${fmt(pct, 3)} %`,
+      want: '100 %',
+      ok: rc.hit === rc.oracle && rc.extra === 0,
+    });
+  }
+}
+
+process.stdout.write('\ngoals\n');
+const w = Math.max(...goals.map((g) => g.label.length));
+for (const g of goals)
+  process.stdout.write(
+    `  ${g.label.padEnd(w)}  ${g.value.padStart(10)}   goal ${g.want.padEnd(8)} ${g.ok ? 'ok' : 'MISSED'}\n`,
+  );
+const missed = goals.filter((g) => !g.ok).length;
+if (missed) {
+  process.stdout.write(`\n${missed} goal(s) missed\n`);
+  process.exitCode = 1;
+}

@@ -1,6 +1,6 @@
 import { isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
-import type { RateLimiter } from './rate-limiter';
+import type { Grant, RateLimiter } from './rate-limiter';
 
 /**
  * The shared bucket, or this process's own when Redis cannot be reached. Only for the clean-up
@@ -36,16 +36,17 @@ export class FallbackLimiter implements RateLimiter {
     );
   }
 
-  async acquire(signal?: AbortSignal): Promise<number> {
+  /** A grant handed back to the other bucket than the one that made it is unknown there: a no-op. */
+  async acquire(signal?: AbortSignal, replacing?: Grant): Promise<Grant> {
     if (!this.sharedReachable()) {
       this.warn('its Redis connection is down');
-      return this.local.acquire(signal);
+      return this.local.acquire(signal, replacing);
     }
     try {
-      return await this.shared.acquire(signal);
+      return await this.shared.acquire(signal, replacing);
     } catch (e) {
       if (!this.fallBack(e)) throw e;
-      return this.local.acquire(signal);
+      return this.local.acquire(signal, replacing);
     }
   }
 

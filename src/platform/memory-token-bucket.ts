@@ -1,5 +1,5 @@
 import { sleep } from './abort';
-import { DEFAULT_WINDOW_MS, minGapMs, type RateLimiter } from './rate-limiter';
+import { DEFAULT_WINDOW_MS, minGapMs, type Grant, type RateLimiter } from './rate-limiter';
 
 export interface WindowLimits {
   requestsPerSecond: number;
@@ -11,7 +11,10 @@ export interface WindowLimits {
  * timestamps: a new grant is allowed once the oldest of the last RPS grants is a full window old.
  */
 export class MemoryTokenBucket implements RateLimiter {
+  /** Times of the grants still in the window, oldest first, and their ids. */
   private grants: number[] = [];
+  private ids: number[] = [];
+  private nextId = 1;
   private holdUntil = 0;
   private limit: number;
   private windowMs: number;
@@ -31,28 +34,55 @@ export class MemoryTokenBucket implements RateLimiter {
     this.windowMs = limits.windowMs ?? DEFAULT_WINDOW_MS;
   }
 
-  /** Grants now and returns 0, or returns the milliseconds to wait before asking again. */
-  tryAcquire(): number {
-    const now = this.now();
-    if (this.holdUntil > now) return this.holdUntil - now;
-    while (this.grants.length > 0 && this.grants[0] <= now - this.windowMs) this.grants.shift();
-    // Limit lowered since: drop grants that no longer fit, oldest first.
-    if (this.grants.length > this.limit) this.grants.splice(0, this.grants.length - this.limit);
-    let wait = this.grants.length >= this.limit ? this.grants[0] + this.windowMs - now : 0;
-    if (this.grants.length > 0)
-      wait = Math.max(wait, this.grants[this.grants.length - 1] + minGapMs(this.limit, this.windowMs) - now);
-    if (wait <= 0) {
-      this.grants.push(now);
-      return 0;
-    }
-    return Math.max(1, Math.ceil(wait));
+  /**
+   * Grants now and returns 0, or returns the milliseconds to wait before asking again. With
+   * `replacing`, that unused grant leaves the log first, whatever the outcome.
+   */
+  tryAcquire(replacing?: string): number {
+    return this.tryGrant(replacing).wait;
   }
 
-  async acquire(signal?: AbortSignal): Promise<number> {
+  /** tryAcquire with the id of the grant made (empty when it says to wait). */
+  tryGrant(replacing?: string): { wait: number; id: string } {
+    if (replacing) {
+      const i = this.ids.indexOf(Number(replacing));
+      if (i >= 0) {
+        this.grants.splice(i, 1);
+        this.ids.splice(i, 1);
+      }
+    }
+    const now = this.now();
+    if (this.holdUntil > now) return { wait: this.holdUntil - now, id: '' };
+    let expired = 0;
+    while (expired < this.grants.length && this.grants[expired]! <= now - this.windowMs) expired++;
+    // Limit lowered since: drop grants that no longer fit, oldest first.
+    expired = Math.max(expired, this.grants.length - this.limit);
+    if (expired > 0) {
+      this.grants.splice(0, expired);
+      this.ids.splice(0, expired);
+    }
+    let wait = this.grants.length >= this.limit ? this.grants[0]! + this.windowMs - now : 0;
+    if (this.grants.length > 0)
+      wait = Math.max(wait, this.grants[this.grants.length - 1]! + minGapMs(this.limit, this.windowMs) - now);
+    if (wait > 0) return { wait: Math.max(1, Math.ceil(wait)), id: '' };
+    const id = this.nextId++;
+    this.grants.push(now);
+    this.ids.push(id);
+    return { wait: 0, id: String(id) };
+  }
+
+  /** Grants still counted in the window (for tests). */
+  get inWindow(): number {
+    return this.grants.length;
+  }
+
+  async acquire(signal?: AbortSignal, replacing?: Grant): Promise<Grant> {
+    let handBack = replacing?.id;
     for (;;) {
       const asked = performance.now();
-      const wait = this.tryAcquire();
-      if (wait === 0) return asked;
+      const { wait, id } = this.tryGrant(handBack);
+      handBack = undefined;
+      if (wait === 0) return { at: asked, id };
       await sleep(wait, signal);
     }
   }

@@ -2,14 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { FusionError } from '../core/errors';
 import { AbortedError, sleep } from './abort';
-import { DEFAULT_WINDOW_MS, minGapMs, type RateLimiter } from './rate-limiter';
+import { DEFAULT_WINDOW_MS, minGapMs, type Grant, type RateLimiter } from './rate-limiter';
 
 /**
  * Sliding-window log in a Redis sorted set, decided atomically in Lua with the server's clock
  * (pods' clocks may drift; Redis has one). Returns 0 when granted, else microseconds to wait.
- * KEYS[1] = window zset, KEYS[2] = hold key (Retry-After); ARGV = limit, windowUs, member, gapUs.
+ * KEYS[1] = window zset, KEYS[2] = hold key (Retry-After); ARGV = limit, windowUs, member, gapUs,
+ * and the member of an unused grant to hand back first ('' for none).
  */
 const ACQUIRE_LUA = `
+if ARGV[5] ~= '' then redis.call('ZREM', KEYS[1], ARGV[5]) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local hold = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -167,12 +169,15 @@ export class RedisTokenBucket implements RateLimiter {
     }
   }
 
-  /** Grants now and returns 0, or returns the milliseconds to wait before asking again. */
-  async tryAcquire(): Promise<number> {
+  /**
+   * Grants now and returns 0, or returns the milliseconds to wait before asking again. With
+   * `replacing`, that unused grant leaves the log first, whatever the outcome.
+   */
+  async tryAcquire(replacing?: string, member: string = randomUUID()): Promise<number> {
     const waitUs = await this.run(
       this.scripts.acquire,
       [this.keys.window, this.keys.hold],
-      [this.limit, this.windowUs, randomUUID(), this.gapUs],
+      [this.limit, this.windowUs, member, this.gapUs, replacing ?? ''],
     );
     return waitUs <= 0 ? 0 : Math.max(1, Math.ceil(waitUs / 1000));
   }
@@ -182,7 +187,7 @@ export class RedisTokenBucket implements RateLimiter {
    * waiter wakes at the same moment, they all ask Redis, and all but one go back to sleep. That
    * herd costs round trips and event-loop time between a grant and its request being sent.
    */
-  async acquire(signal?: AbortSignal): Promise<number> {
+  async acquire(signal?: AbortSignal, replacing?: Grant): Promise<Grant> {
     const key = this.keys.window;
     const before = localLines.get(key) ?? Promise.resolve();
     let done!: () => void;
@@ -191,12 +196,15 @@ export class RedisTokenBucket implements RateLimiter {
     localLines.set(key, line);
     try {
       await untilOrAbort(before, signal);
+      let handBack = replacing?.id || undefined;
       for (;;) {
         if (signal?.aborted) await sleep(0, signal);
         // Redis records the grant after this moment; the reply may reach us much later.
         const asked = performance.now();
-        const wait = await this.tryAcquire();
-        if (wait === 0) return asked;
+        const id = randomUUID();
+        const wait = await this.tryAcquire(handBack, id);
+        handBack = undefined;
+        if (wait === 0) return { at: asked, id };
         await sleep(wait, signal);
       }
     } finally {

@@ -7,6 +7,7 @@ import {
   buildExhaustiveMatcher,
   buildMatcher,
 } from '../../src/core/matching';
+import { NameIndex } from '../../src/core/matching/indexes/name-index';
 import { randomRecords } from './support/random-records';
 
 const THRESHOLDS = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100];
@@ -114,5 +115,40 @@ describe('index == oracle with several attributes', () => {
       100,
     );
     expect(filtered.index.stats.fullScans.levenshtein ?? 0).toBe(0);
+  });
+});
+
+describe('name matcher with common tokens (postings much longer than the candidates found)', () => {
+  // Few first names over many records, surnames rare and varied: a pair needs two tokens with a
+  // neighbour, the rare surname is walked, and the common first name only counts; the index
+  // checks it against the candidates found instead of walking its long postings.
+  const first = ['james', 'jim', 'jamie', 'john', 'j', 'mary', 'maria', 'marie'];
+  const stems = ['smith', 'smyth', 'schmidt', 'jones', 'johns', 'brown', 'braun', 'miller', 'muller', 'garcia'];
+  const records: MatchRecord[] = Array.from({ length: 420 }, (_, i) => {
+    const stem = stems[(i * 7) % stems.length]!;
+    const surname = `${stem}${i % 3 === 0 ? '' : String.fromCharCode(97 + ((i * 13) % 26))}`;
+    const middle = i % 5 === 0 ? ` ${String.fromCharCode(97 + (i % 26))}` : '';
+    return { id: `n${i}`, attributes: { v: `${first[(i * 3) % first.length]!}${middle} ${surname}` } };
+  });
+
+  it('gives the oracle pairs at thresholds 60..95, counting common tokens against the candidates', () => {
+    const spy = jest.spyOn(
+      NameIndex.prototype as unknown as { countByTokens: (...a: unknown[]) => void },
+      'countByTokens',
+    );
+    let matched = 0;
+    for (const threshold of [60, 70, 80, 90, 95]) {
+      const settings: MatchingSettings = {
+        attributes: [{ attribute: 'v', algorithm: 'name-matcher', threshold, mandatory: true }],
+        reviewTopK: 10,
+      };
+      const { index, oracle } = run(settings, records, 300);
+      const got = pairs(index);
+      expect(got).toEqual(pairs(oracle));
+      matched += got.length;
+    }
+    expect(matched).toBeGreaterThan(100);
+    expect(spy).toHaveBeenCalled();
+    spy.mockRestore();
   });
 });

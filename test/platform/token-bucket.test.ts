@@ -4,20 +4,20 @@ import { RedisTokenBucket, bucketKeys } from '../../src/platform/redis-token-buc
 import { openRedis, uniquePrefix } from '../support/redis';
 
 describe('MemoryTokenBucket (sliding-window log)', () => {
-  it('grants RPS requests per window, spaced by at least 3/4 of the even spacing, and says how long to wait', () => {
+  it('grants RPS requests per window, spaced by at least half the even spacing, and says how long to wait', () => {
     let now = 10_000;
-    const b = new MemoryTokenBucket({ requestsPerSecond: 4, windowMs: 1000 }, () => now); // gap 187.5 ms
+    const b = new MemoryTokenBucket({ requestsPerSecond: 4, windowMs: 1000 }, () => now); // gap 125 ms
     expect(b.tryAcquire()).toBe(0);
-    expect(b.tryAcquire()).toBe(188);
-    now += 188;
+    expect(b.tryAcquire()).toBe(125);
+    now += 125;
     expect(b.tryAcquire()).toBe(0);
-    now += 188;
+    now += 125;
     expect(b.tryAcquire()).toBe(0);
     now += 300;
-    expect(b.tryAcquire()).toBe(0); // 4 grants at 0, 188, 376, 676
+    expect(b.tryAcquire()).toBe(0); // 4 grants at 0, 125, 250, 550
     now += 200;
-    expect(b.tryAcquire()).toBe(124); // window full until the grant at 0 is 1000 ms old
-    now += 124;
+    expect(b.tryAcquire()).toBe(250); // window full until the grant at 0 is 1000 ms old
+    now += 250;
     expect(b.tryAcquire()).toBe(0);
   });
 
@@ -32,6 +32,62 @@ describe('MemoryTokenBucket (sliding-window log)', () => {
     }
     for (let i = 7; i < grants.length; i++) expect(grants[i] - grants[i - 7]).toBeGreaterThanOrEqual(1000);
     expect(grants.length).toBeGreaterThanOrEqual(7 * 19);
+  });
+
+  /** Most grants in any window of `windowMs` (a window is closed on the left, open on the right). */
+  function maxPerWindow(times: number[], windowMs: number): number {
+    let best = 0;
+    for (let lo = 0, hi = 0; hi < times.length; hi++) {
+      while (times[hi]! - times[lo]! >= windowMs) lo++;
+      best = Math.max(best, hi - lo + 1);
+    }
+    return best;
+  }
+
+  it('with the default window, continuous demand gets at least 98 % of RPS and never more than RPS per 1-s window, stale grants handed back included', async () => {
+    let now = 0;
+    const rps = 50;
+    const b = new MemoryTokenBucket({ requestsPerSecond: rps }, () => now);
+    const sent: number[] = [];
+    let handedBack = 0;
+    let pending: string | undefined;
+    for (let n = 0; now < 60_000; n++) {
+      const { wait, id } = b.tryGrant(pending);
+      pending = undefined;
+      if (wait > 0) {
+        now += wait;
+        continue;
+      }
+      // Every 7th grant goes stale before its request leaves: handed back with the next ask.
+      if (n % 7 === 3) {
+        pending = id;
+        handedBack++;
+        now += 1;
+        continue;
+      }
+      sent.push(now);
+    }
+    expect(handedBack).toBeGreaterThan(100);
+    expect(maxPerWindow(sent, 1000)).toBeLessThanOrEqual(rps);
+    // Requests sent per second of the run (the first and last second are full windows too).
+    expect(sent.length / 60).toBeGreaterThanOrEqual(0.98 * rps);
+  });
+
+  it('an unused grant handed back leaves the log, so the slot is not lost', async () => {
+    let now = 0;
+    const b = new MemoryTokenBucket({ requestsPerSecond: 2, windowMs: 1000 }, () => now);
+    const first = await b.acquire();
+    now = 400;
+    const second = await b.acquire();
+    now = 800;
+    expect(b.tryAcquire()).toBe(200); // full until the first grant is 1000 ms old
+    const fresh = await b.acquire(undefined, second); // the second never left: its slot is reused now
+    expect(b.inWindow).toBe(2);
+    expect(fresh.id).not.toBe(second.id);
+    // Handing back an id that is not in the log (or twice) changes nothing.
+    expect(b.tryAcquire(second.id)).toBe(250); // the gap after the fresh grant
+    expect(b.tryAcquire(`${first.id}x`)).toBe(250);
+    expect(b.inWindow).toBe(2);
   });
 
   it('holds every caller back during a Retry-After hold', async () => {
@@ -75,7 +131,7 @@ describe('RedisTokenBucket (shared by every pod)', () => {
     expect(waits.filter((w) => w === 0)).toHaveLength(1);
     for (const w of waits.filter((x) => x !== 0)) {
       expect(w).toBeGreaterThan(0);
-      expect(w).toBeLessThanOrEqual(150); // gap = 1000 / 5 * 0.75
+      expect(w).toBeLessThanOrEqual(100); // gap = 1000 / 5 * 0.5
     }
   });
 
@@ -98,10 +154,27 @@ describe('RedisTokenBucket (shared by every pod)', () => {
       keyPrefix,
     });
     await a.acquire();
-    await b.acquire(); // after the 375 ms gap
+    await b.acquire(); // after the 250 ms gap
     const wait = await a.tryAcquire();
-    expect(wait).toBeGreaterThan(375); // not the gap: the window (2 per 1000 ms) is full
-    expect(wait).toBeLessThanOrEqual(625);
+    expect(wait).toBeGreaterThan(250); // not the gap: the window (2 per 1000 ms) is full
+    expect(wait).toBeLessThanOrEqual(750);
+  });
+
+  it('an unused grant handed back leaves the window in the same step as the new grant', async () => {
+    const keyPrefix = `${uniquePrefix('rl')}:`;
+    const opts = { redis, tenant: 'acme', clientId: 'cid', requestsPerSecond: 2, windowMs: 1000, keyPrefix };
+    const a = new RedisTokenBucket(opts);
+    const b = new RedisTokenBucket(opts);
+    const window = bucketKeys(keyPrefix, 'acme', 'cid').window;
+    const first = await a.acquire();
+    const second = await b.acquire(); // after the 250 ms gap
+    expect(await a.tryAcquire()).toBeGreaterThan(250); // the window is full
+    const fresh = await a.acquire(undefined, second);
+    const members = await redis.zrange(window, '0', '-1');
+    expect(members.sort()).toEqual([first.id, fresh.id].sort());
+    // A member not in the window (already handed back) removes nothing.
+    expect(await b.tryAcquire(second.id)).toBeGreaterThan(0);
+    expect(await redis.zcard(window)).toBe(2);
   });
 
   it('keeps tenants and access tokens apart', async () => {

@@ -6,6 +6,8 @@ import { OverlapIndex } from './overlap-index';
 
 const NO_SCAN: ProbeInfo = { fullScan: false };
 const EPS = 1e-9;
+/** Checking one found candidate's tokens against a stamped neighbour set, in postings walked. */
+const VERIFY_COST = 4;
 
 /**
  * Lossless candidate index for the name matcher, at token level.
@@ -44,6 +46,9 @@ export class NameIndex implements CandidateIndex {
   private hitCur = 0;
   private posCur = 0;
   private readonly hitList: number[] = [];
+  /** Per vocabulary token, for countByTokens(). */
+  private tokenStamp = new Int32Array(0);
+  private tokenCur = 0;
 
   constructor(
     private readonly values: readonly (readonly NameValue[])[],
@@ -250,6 +255,13 @@ export class NameIndex implements CandidateIndex {
       for (let p = 0; p < order.length; p++) {
         const pos = ++this.posCur;
         const first = p < walk;
+        // A token that only counts (it cannot add candidates) is checked against the candidates
+        // found so far when that is cheaper than walking its postings: a common token's postings
+        // grow with the baseline, the candidates of an account do not. Same counts either way.
+        if (!first && found.length * VERIFY_COST < this.postings(order[p]!)) {
+          this.countByTokens(order[p]!, found, cur, pos);
+          continue;
+        }
         this.walk(order[p]!, limit, (c) => {
           if (this.hitStamp[c] !== cur) {
             if (!first) return; // not reached by the walked tokens: cannot pass
@@ -266,6 +278,33 @@ export class NameIndex implements CandidateIndex {
       for (const c of found) if (this.hitCount[c]! >= need) out.add(c);
     }
     return NO_SCAN;
+  }
+
+  /** Upper bound of the records walk(x) visits. */
+  private postings(x: number): number {
+    let n = 0;
+    for (const y of this.neighbours(x)) n += this.tokenRecords[y]!.length;
+    return n;
+  }
+
+  /** For each found candidate holding a neighbour of x (what walk(x) would reach), one more hit. */
+  private countByTokens(x: number, found: readonly number[], cur: number, pos: number): void {
+    const nb = this.neighbours(x);
+    if (this.tokenStamp.length < this.tokens.length)
+      this.tokenStamp = new Int32Array(Math.max(this.tokens.length, this.tokenStamp.length * 2, 1024));
+    const stamp = ++this.tokenCur;
+    for (const y of nb) this.tokenStamp[y] = stamp;
+    for (const c of found) {
+      if (this.hitStamp[c] !== cur || this.posStamp[c] === pos) continue;
+      if (!this.holdsStamped(c, stamp)) continue;
+      this.posStamp[c] = pos;
+      this.hitCount[c]!++;
+    }
+  }
+
+  private holdsStamped(c: number, stamp: number): boolean {
+    for (const ids of this.recordTokens[c]!) for (const id of ids) if (this.tokenStamp[id] === stamp) return true;
+    return false;
   }
 
   private walk(x: number, limit: number, visit: (c: number) => void): void {
