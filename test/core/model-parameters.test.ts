@@ -165,6 +165,27 @@ describe('probabilistic model parameters on the connector source', () => {
     );
   });
 
+  test('hand-edited parameters out of range (m=50, u=1e-300) are refused with a warning and not used', async () => {
+    const h = tenant();
+    h.fake.sources.get(h.own.id)!.connectorAttributes[MODEL_PARAMETERS_KEY] = {
+      ...estimate(10),
+      attributes: ['lastName', 'email'].map((attribute) => ({
+        attribute,
+        levels: [
+          { level: 'exact', m: 50, u: 1e-300 },
+          { level: 'different', m: 0.1, u: 0.99 },
+        ],
+      })),
+    };
+    const lines: LogLine[] = [];
+    await list(h, { ...h.config, aggregationBatchSize: 5 }, lines);
+    expect(calls).toEqual([{}]);
+    expect(h.summaries[0]?.modelParameters).toEqual({ source: 'estimated-from-part', stored: false });
+    expect(lines.find((l) => l.level === 'warn')?.msg).toMatch(
+      /no usable stored parameters \(lastName level exact: m 50 and u 1e-300 must be in \(0, 1\]\)/,
+    );
+  });
+
   test('stored parameters that do not fit the comparison levels: a limited run warns and estimates (real model)', async () => {
     realModel = true;
     const h = tenant();
@@ -199,6 +220,21 @@ describe('readStoredParameters', () => {
     [
       { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: '0.9', u: 0.1 }] }] },
       'a level of email is malformed',
+    ],
+    [{ ...estimate(1), prior: 0 }, 'prior 0 is not between 0 and 1 (exclusive)'],
+    [{ ...estimate(1), prior: 1 }, 'prior 1 is not between 0 and 1 (exclusive)'],
+    [{ ...estimate(1), prior: Infinity }, 'estimatedAt, records or prior is missing'],
+    [
+      { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: 50, u: 1e-300 }] }] },
+      'email level exact: m 50 and u 1e-300 must be in (0, 1]',
+    ],
+    [
+      { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: 0.9, u: 0 }] }] },
+      'email level exact: m 0.9 and u 0 must be in (0, 1]',
+    ],
+    [
+      { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: -0.1, u: 0.5 }] }] },
+      'email level exact: m -0.1 and u 0.5 must be in (0, 1]',
     ],
   ])('malformed value %# is refused: %s', (raw, problem) => {
     expect(readStoredParameters({ [MODEL_PARAMETERS_KEY]: raw }, settings)).toEqual({ problem });

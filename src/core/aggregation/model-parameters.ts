@@ -22,6 +22,12 @@ function finite(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
+/** A probability the model divides by and takes the logarithm of: (0, 1], or (0, 1) for the prior. */
+function probability(v: number, open: boolean): boolean {
+  return v > 0 && (open ? v < 1 : v <= 1);
+}
+
+/** Parameters are hand-editable on the source: a value out of range would give absurd weights, so it is refused. */
 function shapeProblem(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return 'none are stored';
   if (typeof raw !== 'object' || Array.isArray(raw)) return 'the stored value is not an object';
@@ -30,6 +36,7 @@ function shapeProblem(raw: unknown): string | undefined {
   if (typeof o.estimatedAt !== 'string' || !finite(o.records) || !finite(o.prior)) {
     return 'estimatedAt, records or prior is missing';
   }
+  if (!probability(o.prior, true)) return `prior ${o.prior} is not between 0 and 1 (exclusive)`;
   if (!Array.isArray(o.attributes)) return 'attributes is not a list';
   for (const a of o.attributes as unknown[]) {
     const attr = a as { attribute?: unknown; levels?: unknown } | null;
@@ -38,6 +45,9 @@ function shapeProblem(raw: unknown): string | undefined {
       const level = l as { level?: unknown; m?: unknown; u?: unknown } | null;
       if (!level || typeof level.level !== 'string' || !finite(level.m) || !finite(level.u)) {
         return `a level of ${attr.attribute} is malformed`;
+      }
+      if (!probability(level.m as number, false) || !probability(level.u as number, false)) {
+        return `${attr.attribute} level ${level.level}: m ${level.m as number} and u ${level.u as number} must be in (0, 1]`;
       }
     }
   }
