@@ -11,8 +11,9 @@ import type * as MatcherModule from '../../src/core/matching/matcher';
 import type { Matcher } from '../../src/core/matching/matcher';
 import { parseMatchingSettings } from '../../src/core/matching';
 import type { MatcherOptions, MatchingSettings, ModelParameters } from '../../src/core/matching/types';
+import { sourceLockKey } from '../../src/core/ports/run-lock';
 import { MemoryRunLock } from '../../src/locks/memory-run-lock';
-import { collect, context, harness, type Harness, type LogLine } from './support';
+import { collect, context, failure, harness, type Harness, type LogLine } from './support';
 
 const matching = {
   model: 'probabilistic',
@@ -24,6 +25,8 @@ const matching = {
 
 const calls: Array<MatcherOptions | undefined> = [];
 let realModel = false;
+/** Runs inside the first match (while the model estimates), e.g. to take the run lock away. */
+let duringMatch: (() => void) | undefined;
 let estimates = 0;
 
 function estimate(records: number): ModelParameters {
@@ -59,6 +62,9 @@ function observedBuild(settings: MatchingSettings, opts?: MatcherOptions): Match
       real.addBaseline(list);
     },
     match: (records, o) => {
+      const hook = duringMatch;
+      duringMatch = undefined;
+      hook?.();
       params ??= settings.model === 'probabilistic' ? estimate(baseline + records.length) : undefined;
       return real.match(records, o);
     },
@@ -75,6 +81,7 @@ const mockBuild = observedBuild;
 beforeEach(() => {
   calls.length = 0;
   realModel = false;
+  duringMatch = undefined;
 });
 
 function tenant(): Harness & { contractors: ReturnType<Harness['fake']['addSource']> } {
@@ -136,6 +143,24 @@ describe('probabilistic model parameters on the connector source', () => {
     expect(calls[2]).toEqual({});
     expect(stored(h)?.estimatedAt).not.toBe(saved?.estimatedAt);
     expect(stored(h)?.records).toBe(4);
+  });
+
+  test('a full run that lost its run lock while estimating stores nothing', async () => {
+    const h = tenant();
+    const key = sourceLockKey('acme.api.example.com', h.own.id);
+    let clock = Date.now();
+    const lock = new MemoryRunLock(() => clock);
+    h.deps = { ...h.deps, runLock: lock };
+    duringMatch = () => {
+      // The lock expires while this run estimates, and another run takes it.
+      clock += 3_600_000;
+      void lock.acquire(key, 'other-run', 3_600_000);
+    };
+    const e = await failure(createAccountListCommand(h.deps)({}, h.config, context([])));
+    expect(e).toMatchObject({ code: 'AGGREGATION_LOCK_LOST' });
+    expect(calls).toEqual([{}]);
+    expect(stored(h)).toBeUndefined();
+    expect(await lock.holder(key)).toBe('other-run');
   });
 
   test('a limited run with nothing stored estimates from what it reads, warns, and stores nothing', async () => {

@@ -390,6 +390,9 @@ class AggregationRun {
     if (!info || info.source !== 'estimated' || info.stored) return;
     const parameters = this.matcher?.parameters();
     if (!parameters) return;
+    // Only while this run still holds the lock: a run that lost it must not overwrite the parameters
+    // of the run that took over.
+    await this.guard?.confirmHeld();
     info.stored = true;
     info.estimatedAt = parameters.estimatedAt;
     await this.platform.patchSourceConnectorAttributes(
