@@ -281,10 +281,15 @@ export function namesakeSet(seed: number, identities: number, accounts: number):
         case 'initial':
           first = first[0]!;
           break;
-        case 'surname-changed':
+        case 'surname-changed': {
           last = surname(r);
-          email = `${stripAccents(first)}.${stripAccents(last)}@acme.com`.replace(/[^a-z.@]/g, '');
+          // A new address from the new name, unique like every address of the organisation.
+          const base = `${stripAccents(first)}.${stripAccents(last)}`.replace(/[^a-z.]/g, '');
+          const n = (usedLocal.get(base) ?? 0) + 1;
+          usedLocal.set(base, n);
+          email = `${base}${n > 1 ? n : ''}@acme.com`;
           break;
+        }
         case 'hyphenated':
           last = `${last}-${surname(r)}`;
           break;

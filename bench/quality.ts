@@ -158,7 +158,10 @@ function blockingRecall(set: Labelled, truth: Set<string>, config: Record<string
     const [a, b] = t.split('|') as [string, string];
     const ra = byId.get(a)!;
     const rb = byId.get(b)!;
+    const hasName = s.attributes.some((rule) => rule.kind === 'name');
     const pass = s.attributes.some((rule) => {
+      // As the matcher: a surname next to a name does not block on its own.
+      if (rule.kind === 'surname' && hasName) return false;
       const va = ra[rule.attribute];
       const vb = rb[rule.attribute];
       if (typeof va !== 'string' || typeof vb !== 'string') return false;

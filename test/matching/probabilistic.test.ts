@@ -158,6 +158,32 @@ describe('probabilistic model: results', () => {
     expect(found.filter((id) => id.startsWith('a')).length).toBeGreaterThan(100);
   });
 
+  it('a surname the full name holds on both sides counts once: "implied by the name", weight 0', () => {
+    const all = [...result.duplicates.values()].flat();
+    const surname = all.map((d) => d.explanation!.find((e) => e.attribute === 'lastName')!);
+    expect(surname.some((e) => e.level === 'implied by the name')).toBe(true);
+    for (const e of surname) {
+      expect(e.level).not.toBe('exact');
+      if (e.level === 'implied by the name') expect(e.weight).toBe(0);
+    }
+  });
+
+  it('a surname alone does not make a candidate when a name attribute exists', () => {
+    const s = settings({
+      probabilityThreshold: 0.01,
+      attributes: [
+        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 90 },
+        { attribute: 'lastName', algorithm: 'exact', threshold: 100, kind: 'surname' },
+      ],
+    });
+    const m = buildMatcher(s);
+    m.addBaseline([{ id: 'i1', attributes: { displayName: 'Ann Smith', lastName: 'Smith' } }]);
+    const r = m.match([{ id: 'a1', attributes: { displayName: 'Bob Smith', lastName: 'Smith' } }]);
+    // The surname's index would have brought the pair; the name index at 90 does not.
+    expect(r.stats.pairsCompared).toBe(0);
+    expect(r.duplicates.size).toBe(0);
+  });
+
   it('missing values are neutral: level "missing", weight 0', () => {
     const noEmail = [...result.duplicates.values()].flat().find((d) => d.explanation![1]!.level === 'missing');
     expect(noEmail).toBeDefined();

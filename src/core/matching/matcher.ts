@@ -2,6 +2,7 @@ import { type AttributeRuntime, prepareAttribute } from './attribute-runtime';
 import { DEFAULT_PROBABILITY_THRESHOLD } from './matching-config';
 import { CandidateCollector, type CandidateIndex } from './indexes/candidate-collector';
 import { candidatesObserver, recordMatchingStats } from './metrics';
+import { attributeKind } from './probabilistic/comparators';
 import { type BlockedAccount, ProbabilisticModel } from './probabilistic/model';
 import {
   type Algorithm,
@@ -108,6 +109,8 @@ class EngineMatcher implements Matcher {
   private readonly mandatory: number[];
   /** Candidate generators: the mandatory attributes (one suffices per account), else all (union). */
   private readonly generatorIdx: number[];
+  /** Attributes whose threshold makes a pair a candidate (all but surnames under a name, probabilistic). */
+  private readonly blocks: boolean[];
   private indexes: Map<number, CandidateIndex> | undefined;
   private readonly collector = new CandidateCollector(0);
   private readonly scores: Float64Array;
@@ -128,7 +131,9 @@ class EngineMatcher implements Matcher {
       .map((_, i) => i)
       .sort((a, b) => Number(rules[b]!.mandatory) - Number(rules[a]!.mandatory) || cost(a) - cost(b) || a - b);
     this.mandatory = this.order.filter((i) => rules[i]!.mandatory);
-    this.generatorIdx = mode === 'index' ? (this.mandatory.length > 0 ? this.mandatory : this.order) : [];
+    this.blocks = rules.map((_, i) => settings.model !== 'probabilistic' || !surnameUnderName(rules, i));
+    const blocking = this.order.filter((i) => this.blocks[i]);
+    this.generatorIdx = mode === 'index' ? (this.mandatory.length > 0 ? this.mandatory : blocking) : [];
     this.scores = new Float64Array(rules.length);
     if (settings.model === 'probabilistic') {
       this.model = new ProbabilisticModel(
@@ -342,10 +347,19 @@ class EngineMatcher implements Matcher {
         continue;
       }
       anyCompared = true;
-      if (s >= rt.rule.threshold) anyPass = true;
+      if (s >= rt.rule.threshold && this.blocks[i]) anyPass = true;
       else if (rt.rule.mandatory) return 'mandatory_failed';
     }
     if (!anyCompared) return 'value_missing';
     return anyPass ? 'matched' : 'below_threshold';
   }
+}
+
+/**
+ * Probabilistic model: a surname next to a name attribute does not make candidates on its own. The
+ * name already blocks on it, and a common surname alone (Smith) would bring thousands of pairs
+ * that only the weights would then turn down.
+ */
+function surnameUnderName(rules: readonly AttributeMatchRule[], i: number): boolean {
+  return attributeKind(rules[i]!) === 'surname' && rules.some((r) => attributeKind(r) === 'name');
 }

@@ -116,10 +116,13 @@ export class ProbabilisticModel {
     }
     const n = this.nameAttr;
     const s = this.surnameAttr;
-    // Exactly equal full names that contain the surname already say the surnames agree.
-    if (n >= 0 && s >= 0 && out[n] === 0 && out[s] === 0) {
-      const inName = nameTokens(this.values[n]![a]!);
-      if (nameTokens(this.values[s]![a]!).every((t) => inName.includes(t))) out[s] = SURNAME_IMPLIED;
+    // A full name that holds the surname on both sides already counted the surname's agreement
+    // (its exact and fuzzy levels were learned on pairs that mostly share the surname).
+    if (n >= 0 && s >= 0 && out[n]! >= 0 && out[s] === 0) {
+      const inA = nameTokens(this.values[n]![a]!);
+      const inB = nameTokens(this.values[n]![b]!);
+      const surname = nameTokens(this.values[s]![a]!);
+      if (surname.every((t) => inA.includes(t) && inB.includes(t))) out[s] = SURNAME_IMPLIED;
     }
   }
 
