@@ -72,6 +72,8 @@ function standIn(settings: MatchingSettings): Matcher {
   return {
     addBaseline: () => undefined,
     parameters: () => (settings.model === 'probabilistic' ? PARAMETERS : undefined),
+    estimate: () => undefined,
+    useParameters: () => undefined,
     match(records: readonly MatchRecord[], o?: { topK?: number }): MatchResult {
       const duplicates = new Map<string, PotentialDuplicate[]>();
       const floor = settings.probabilityThreshold ?? 0;

@@ -25,7 +25,11 @@ const matching = {
 
 const calls: Array<MatcherOptions | undefined> = [];
 let realModel = false;
-/** Runs inside the first match (while the model estimates), e.g. to take the run lock away. */
+/** Candidate pairs the stand-in reports per new account when it estimates. */
+let pairsPerAccount = 1;
+/** What each estimate was made from: records (baseline + new accounts) and new accounts. */
+const estimateInputs: Array<{ records: number; accounts: number }> = [];
+/** Runs inside the estimate (or the first match of a limited run), e.g. to take the run lock away. */
 let duringMatch: (() => void) | undefined;
 let estimates = 0;
 
@@ -68,6 +72,18 @@ function observedBuild(settings: MatchingSettings, opts?: MatcherOptions): Match
       params ??= settings.model === 'probabilistic' ? estimate(baseline + records.length) : undefined;
       return real.match(records, o);
     },
+    estimate: (records) => {
+      if (settings.model !== 'probabilistic' || params) return undefined;
+      const hook = duringMatch;
+      duringMatch = undefined;
+      hook?.();
+      estimateInputs.push({ records: baseline + records.length, accounts: records.length });
+      params = estimate(baseline + records.length);
+      return { parameters: params, accounts: records.length, candidatePairs: records.length * pairsPerAccount };
+    },
+    useParameters: (p) => {
+      params = p;
+    },
     parameters: () => params,
   };
 }
@@ -82,6 +98,8 @@ beforeEach(() => {
   calls.length = 0;
   realModel = false;
   duringMatch = undefined;
+  pairsPerAccount = 1;
+  estimateInputs.length = 0;
 });
 
 function tenant(): Harness & { contractors: ReturnType<Harness['fake']['addSource']> } {
@@ -106,9 +124,9 @@ describe('probabilistic model parameters on the connector source', () => {
     const firstLines: LogLine[] = [];
     const first = await list(h, h.config, firstLines);
     expect(calls).toEqual([{}]);
-    // Two records: stored, with a warning that so little data makes the probabilities unreliable.
+    // One new account, nothing stored: stored, with a warning that so little data makes the probabilities unreliable.
     expect(firstLines.find((l) => l.level === 'warn')?.msg).toMatch(
-      /estimated from only 2 records .* the match probabilities are unreliable/,
+      /estimated from only 1 new account\(s\) and 1 candidate pair\(s\) .* none usable were stored; the match probabilities are unreliable/,
     );
     const saved = stored(h);
     expect(saved?.records).toBe(2);
@@ -138,11 +156,91 @@ describe('probabilistic model parameters on the connector source', () => {
     expect(stored(h)).toEqual(saved);
     h.fake.ingest(h.own.id, limited);
 
-    h.fake.addAccount(h.contractors, 'C3', { firstName: 'Edsger', lastName: 'Dijkstra', email: 'ed@example.com' });
+    // The next full run with 60 new accounts (60 candidate pairs) re-estimates from all of them.
+    for (let i = 0; i < 60; i++) {
+      h.fake.addAccount(h.contractors, `N${i}`, {
+        firstName: 'New',
+        lastName: `Person${i}`,
+        email: `n${i}@example.com`,
+      });
+    }
     await list(h);
     expect(calls[2]).toEqual({});
     expect(stored(h)?.estimatedAt).not.toBe(saved?.estimatedAt);
-    expect(stored(h)?.records).toBe(4);
+    // Baseline: Grace and the identities of the two ingested connector accounts.
+    expect(estimateInputs.at(-1)).toEqual({ records: 63, accounts: 60 });
+    expect(stored(h)?.records).toBe(63);
+    expect(h.summaries[2]?.modelParameters).toMatchObject({ source: 'estimated', stored: true });
+  });
+
+  test('a full run with processing batch size 1 estimates once, from the baseline and all its new accounts, before matching', async () => {
+    const h = tenant();
+    for (let i = 0; i < 9; i++) {
+      h.fake.addAccount(h.contractors, `N${i}`, {
+        firstName: 'New',
+        lastName: `Person${i}`,
+        email: `n${i}@example.com`,
+      });
+    }
+    await list(h, { ...h.config, enableBatching: true, batchSize: 1 });
+    // One identity, ten new accounts; the first batch alone would have been one account.
+    expect(estimateInputs).toEqual([{ records: 11, accounts: 10 }]);
+    expect(stored(h)?.records).toBe(11);
+    expect(h.summaries[0]?.accountsCreated).toBe(10);
+  });
+
+  test('a full run that finds no new account to match keeps the stored parameters', async () => {
+    const h = tenant();
+    pairsPerAccount = 100;
+    h.fake.ingest(h.own.id, await list(h));
+    const saved = stored(h)!;
+    const patchesBefore = h.fake.patches.length;
+    const lines: LogLine[] = [];
+    await list(h, h.config, lines);
+    expect(estimateInputs).toHaveLength(1);
+    expect(h.summaries[1]?.modelParameters).toEqual({
+      source: 'stored',
+      stored: false,
+      estimatedAt: saved.estimatedAt,
+    });
+    expect(
+      lines.some(
+        (l) =>
+          l.level === 'info' &&
+          /this full aggregation found no new account to match, too little to re-estimate the parameters; the stored ones .* are kept/.test(
+            l.msg,
+          ),
+      ),
+    ).toBe(true);
+    expect(h.fake.patches.slice(patchesBefore).some((p) => MODEL_PARAMETERS_KEY in p.values)).toBe(false);
+    expect(stored(h)).toEqual(saved);
+  });
+
+  test('a full run whose estimate rests on too few new accounts or pairs keeps and uses the stored parameters', async () => {
+    const h = tenant();
+    pairsPerAccount = 100;
+    h.fake.ingest(h.own.id, await list(h));
+    const saved = stored(h)!;
+    h.fake.addAccount(h.contractors, 'C2', { firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' });
+    const lines: LogLine[] = [];
+    await list(h, h.config, lines);
+    expect(estimateInputs).toHaveLength(2);
+    expect(h.summaries[1]?.modelParameters).toEqual({
+      source: 'stored',
+      stored: false,
+      estimatedAt: saved.estimatedAt,
+    });
+    expect(
+      lines.some(
+        (l) =>
+          l.level === 'info' &&
+          /the estimate rests on only 1 new account\(s\) and 100 candidate pair\(s\), too little to re-estimate/.test(
+            l.msg,
+          ),
+      ),
+    ).toBe(true);
+    expect(lines.some((l) => l.level === 'warn')).toBe(false);
+    expect(stored(h)).toEqual(saved);
   });
 
   test('a full run that lost its run lock while estimating stores nothing', async () => {

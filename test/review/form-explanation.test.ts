@@ -95,6 +95,35 @@ describe('review forms of the probabilistic model explain each candidate', () =>
     // A renewed form says the same: see "a renewed form (expired, sent again) keeps the explanation".
   });
 
+  it('shows the prior as its own line, so that the listed weights add up to the match weight', () => {
+    const explanation = [
+      { attribute: 'email', level: 'exact', weight: 9.84 },
+      { attribute: 'lastName', level: 'exact', weight: 6.2 },
+      { attribute: 'prior', level: 'share of matches', weight: -11.5 },
+    ];
+    const candidate: ReviewCandidate = {
+      candidateId: 'p',
+      candidateKind: 'identity',
+      score: 93.5,
+      scores: { email: 100, lastName: 100 },
+      probability: 0.935,
+      matchWeight: 4.54,
+      explanation,
+    };
+    const form = buildFormContent(pendingReview({ candidates: [candidate] }), 'fs', 1, new Map());
+    const top = (form.formElements as unknown as Section[]).find((s) => s.id === 'candidates')!.config
+      .formElements as unknown as Section[];
+    expect(top[0]!.config.description).toBe(
+      'Match probability 93.5% (match weight +4.5; email: exact, +9.8; lastName: exact, +6.2; prior: share of matches, -11.5)',
+    );
+    expect(top[0]!.config.formElements.map((f) => [f.config.label, f.config.default])).toEqual([
+      ['email (exact, +9.8)', '(not available)'],
+      ['lastName (exact, +6.2)', '(not available)'],
+      ['prior (share of matches, -11.5)', 'odds of a match before any attribute is compared'],
+    ]);
+    expect(explanation.reduce((t, e) => t + e.weight, 0)).toBeCloseTo(candidate.matchWeight!, 2);
+  });
+
   it('drops a malformed stored explanation but keeps the candidate', () => {
     const raw = JSON.stringify([
       { id: 'a', kind: 'identity', score: 90, scores: {}, probability: 0.9, explanation: [{ attribute: 'email' }] },

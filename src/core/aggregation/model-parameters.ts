@@ -3,18 +3,21 @@
  * under MODEL_PARAMETERS_KEY of its connectorAttributes, so they survive a Redis wipe. A full
  * aggregation re-estimates them from all the data and stores them; a run that reads fewer accounts
  * (limited by "Aggregation batch size" or an account filter) reuses them, since an estimate from part
- * of the data is worse than the last full one. The model estimates at its first match, so a full run
- * with no new account keeps the stored parameters.
+ * of the data is worse than the last full one. A full run estimates from the baseline and all its new
+ * accounts; one with too few of them (or of candidate pairs) keeps the stored parameters.
  */
 import type { MatchingSettings, ModelParameters } from '../matching/types';
 
 export const MODEL_PARAMETERS_KEY = 'fusionMatchingModel';
 
 /**
- * Below this many records (identities plus the first batch of new accounts) an estimate says little:
- * the run uses and stores it (it is all the data there is, and the next full run re-estimates) but warns.
+ * Below this many new accounts, or candidate pairs among them, an estimate of m and the prior says
+ * little (u, from random pairs of all records, is fine): a full run keeps usable stored parameters;
+ * with none it uses and stores the estimate (all the data there is; the next full run re-estimates)
+ * but warns.
  */
-export const FEW_RECORDS = 100;
+export const FEW_NEW_ACCOUNTS = 50;
+export const FEW_CANDIDATE_PAIRS = 50;
 
 export type StoredParameters = { parameters: ModelParameters } | { problem: string };
 
