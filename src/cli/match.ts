@@ -206,6 +206,7 @@ interface Summary {
 function summarise(
   result: MatchResult,
   kept: Map<string, PotentialDuplicate[]>,
+  cut: { above: number; truncated: number },
   accountIds: Set<string>,
   truth: Set<string> | undefined,
 ): Summary {
@@ -218,8 +219,9 @@ function summarise(
       if (truth?.has(pairKey(d.accountId, d.candidateId, accountIds.has(d.candidateId)))) tp++;
     }
   }
-  // Pairs collected below the configured threshold (for the sweep) are below-threshold outcomes.
-  const belowThreshold = s.pairs.matched - duplicates;
+  // Pairs collected below the configured threshold (for the sweep) are below-threshold outcomes;
+  // pairs above it that --top-k cut are counted as truncated only.
+  const belowThreshold = s.pairs.matched - cut.above;
   const summary: Summary = {
     model: 'rules',
     identities: s.baseline,
@@ -232,7 +234,7 @@ function summarise(
     candidatesMax: s.candidatesMax,
     accountsMissingMandatory: s.accountsMissingMandatory,
     accountsWithoutValues: s.accountsWithoutValues,
-    truncated: s.truncated,
+    truncated: cut.truncated,
     fullScans: { ...s.fullScans } as Record<string, number>,
     buildMs: Math.round(s.buildMs),
     matchMs: Math.round(s.matchMs),
@@ -353,11 +355,17 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
       configured !== undefined ? { ...settings, probabilityThreshold: Math.min(configured, SWEEP_FLOOR) } : settings,
     );
     matcher.addBaseline(identities);
-    const result = matcher.match(accounts, { topK: opts.topK ?? Number.POSITIVE_INFINITY });
+    // Every candidate first: --top-k cuts only what passes the threshold, so that a pair below it is
+    // never counted as cut, nor a cut pair as below the threshold (the matcher's own cut sees the floor).
+    const result = matcher.match(accounts, { topK: Number.POSITIVE_INFINITY });
     const kept = new Map<string, PotentialDuplicate[]>();
+    const cut = { above: 0, truncated: 0 };
     for (const [id, list] of result.duplicates) {
       const above = configured !== undefined ? list.filter((d) => (d.probability ?? 0) >= configured) : list;
-      if (above.length) kept.set(id, above);
+      cut.above += above.length;
+      const best = opts.topK !== undefined ? above.slice(0, opts.topK) : above;
+      cut.truncated += above.length - best.length;
+      if (best.length) kept.set(id, best);
     }
 
     let chunk = '';
@@ -381,7 +389,7 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
       }
     }
     if (chunk) io.stdout(chunk);
-    const summary = summarise(result, kept, accountIds, truth);
+    const summary = summarise(result, kept, cut, accountIds, truth);
     summary.model = settings.model ?? 'rules';
     const parameters = matcher.parameters();
     const isCorrect = truth

@@ -72,12 +72,28 @@ describe('fusion-proxy match with the probabilistic model (real model)', () => {
     const pairs = r.out
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { probability: number; explanation: Array<{ attribute: string }> });
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            probability: number;
+            matchWeight: number;
+            explanation: Array<{ attribute: string; weight: number }>;
+          },
+      );
     expect(pairs.length).toBe(summary.duplicates);
     expect(pairs.length).toBeGreaterThan(0);
     for (const p of pairs) {
       expect(p.probability).toBeGreaterThanOrEqual(0.9);
-      expect(p.explanation.map((e) => e.attribute)).toEqual(['displayName', 'email', 'lastName', 'employeeNumber']);
+      expect(p.explanation.map((e) => e.attribute)).toEqual([
+        'displayName',
+        'email',
+        'lastName',
+        'employeeNumber',
+        'prior',
+      ]);
+      // The prior has its own entry: the weights add up to the match weight (each rounded to 0.01).
+      const sum = p.explanation.reduce((t, e) => t + e.weight, 0);
+      expect(Math.abs(sum - p.matchWeight)).toBeLessThanOrEqual(0.035);
     }
     expect(summary.parameters.attributes.map((a) => a.attribute)).toEqual([
       'displayName',

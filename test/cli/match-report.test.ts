@@ -72,10 +72,13 @@ function standIn(settings: MatchingSettings): Matcher {
   return {
     addBaseline: () => undefined,
     parameters: () => (settings.model === 'probabilistic' ? PARAMETERS : undefined),
-    match(records: readonly MatchRecord[]): MatchResult {
+    estimate: () => undefined,
+    useParameters: () => undefined,
+    match(records: readonly MatchRecord[], o?: { topK?: number }): MatchResult {
       const duplicates = new Map<string, PotentialDuplicate[]>();
       const floor = settings.probabilityThreshold ?? 0;
-      for (const p of PAIRS) {
+      // Like the real matcher: best first, cut to topK, and every pair above the floor counted as matched.
+      for (const p of [...PAIRS].sort((a, b) => b.probability - a.probability)) {
         if (p.probability < floor) continue;
         const list = duplicates.get(p.accountId) ?? [];
         list.push({
@@ -90,6 +93,15 @@ function standIn(settings: MatchingSettings): Matcher {
         });
         duplicates.set(p.accountId, list);
       }
+      const matched = [...duplicates.values()].flat().length;
+      let truncated = 0;
+      for (const list of duplicates.values()) {
+        const keep = o?.topK ?? Number.POSITIVE_INFINITY;
+        if (list.length > keep) {
+          truncated += list.length - keep;
+          list.length = keep;
+        }
+      }
       return {
         duplicates,
         stats: {
@@ -97,13 +109,13 @@ function standIn(settings: MatchingSettings): Matcher {
           baseline: 40,
           pairsCompared: PAIRS.length,
           pairs: {
-            matched: [...duplicates.values()].flat().length,
+            matched,
             below_threshold: 0,
             mandatory_failed: 0,
             value_missing: 0,
           },
           accountsWithDuplicates: duplicates.size,
-          truncated: 0,
+          truncated,
           accountsMissingMandatory: 0,
           accountsWithoutValues: 0,
           candidatesHistogram: [],
@@ -206,6 +218,7 @@ describe('fusion-proxy match keeps every candidate unless --top-k', () => {
     ]);
     expect(ndjson(one.out)).toHaveLength(20);
     expect(one.err).toContain('dropped beyond --top-k: 230');
+    expect(one.err).toContain('matched 20, below threshold 0,');
   });
 
   it.each(['0', '-2', '1.5', 'ten'])('refuses --top-k %s with a clear error', async (bad) => {
@@ -248,6 +261,48 @@ describe('fusion-proxy match with the probabilistic model', () => {
     expect(r.err).toMatch(/^ {2}0\.8: forms 16, pairs 16, precision 1, recall 0\.9412$/m);
     expect(r.err).toMatch(/^ {2}0\.5: forms 20, pairs 20, precision 0\.8, recall 0\.9412$/m);
     expect(r.err).toMatch(/^ {2}0\.01: forms 20, pairs \d+, precision 0\.\d+, recall 0\.9412$/m);
+  });
+
+  it('--top-k cuts only pairs above the threshold: cut pairs are counted as dropped, not as below the threshold', async () => {
+    useStandIn = true;
+    // Threshold 0.05 (weight >= -0.25, i >= 12): 28 pairs, two on each of a12..a19; the floor 0.01 also
+    // collects i = 7..11 (5 pairs below the threshold).
+    const config = file(
+      'prob-005.json',
+      JSON.stringify({
+        matching: {
+          ...(JSON.parse(readFileSync(probConfig, 'utf8')) as { matching: object }).matching,
+          probabilityThreshold: 0.05,
+        },
+      }),
+    );
+    const r = await cli([
+      '--identities',
+      identities,
+      '--accounts',
+      accounts,
+      '--config',
+      config,
+      '--top-k',
+      '1',
+      '--summary-json',
+    ]);
+    expect(r.code).toBe(0);
+    const out = ndjson(r.out);
+    expect(out).toHaveLength(20);
+    expect(out.find((p) => p.accountId === 'a12')?.candidateId).toBe('i32');
+    const summary = JSON.parse(r.err) as { duplicates: number; truncated: number; pairs: Record<string, number> };
+    expect(summary.duplicates).toBe(20);
+    expect(summary.truncated).toBe(8);
+    expect(summary.pairs).toMatchObject({ matched: 20, below_threshold: 5 });
+
+    const all = await cli(['--identities', identities, '--accounts', accounts, '--config', config, '--summary-json']);
+    const whole = JSON.parse(all.err) as { duplicates: number; truncated: number; pairs: Record<string, number> };
+    expect(whole).toMatchObject({
+      duplicates: 28,
+      truncated: 0,
+      pairs: expect.objectContaining({ matched: 28, below_threshold: 5 }),
+    });
   });
 });
 

@@ -173,7 +173,7 @@ describe('aggregation against the simulator', () => {
     assertNoDuplicates('employeeId');
   });
 
-  test('probabilistic model: a full run stores its parameters on the connector source; after a Redis wipe a limited run reuses them; the next full run re-estimates', async () => {
+  test('probabilistic model: a full run stores its parameters on the connector source; after a Redis wipe a limited run reuses them; a full run with too little new data keeps them', async () => {
     const prefix = `${uniquePrefix('core-e2e-prob')}:`;
     const matching = {
       model: 'probabilistic',
@@ -225,7 +225,10 @@ describe('aggregation against the simulator', () => {
     // The simulator's planted duplicates reach review with their explanation.
     const candidate = full.summaries[0]!.pendingReviews[0]?.candidates[0];
     expect(candidate?.probability).toBeGreaterThanOrEqual(0.9);
-    expect(candidate?.explanation?.map((e) => e.attribute)).toEqual(['displayName', 'email', 'lastName']);
+    expect(candidate?.explanation?.map((e) => e.attribute)).toEqual(['displayName', 'email', 'lastName', 'prior']);
+    // The listed weights (the prior's included) add up to the match weight, up to their rounding.
+    const sum = candidate!.explanation!.reduce((t, e) => t + e.weight, 0);
+    expect(Math.abs(sum - candidate!.matchWeight!)).toBeLessThanOrEqual(0.02);
 
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
@@ -239,11 +242,56 @@ describe('aggregation against the simulator', () => {
     });
     expect(storedNow()).toEqual(stored);
 
+    // One new account is too little to re-estimate m and the prior: the next full run keeps them.
     addAccount('PROB-2', 'Yolanda', 'Vexmoor');
     const again = setup({ matching }, { redis, keyPrefix: prefix });
     await again.aggregate();
-    expect(again.summaries[0]!.modelParameters).toMatchObject({ source: 'estimated', stored: true });
-    expect(storedNow().estimatedAt > stored.estimatedAt).toBe(true);
+    expect(again.summaries[0]!.modelParameters).toEqual({
+      source: 'stored',
+      stored: false,
+      estimatedAt: stored.estimatedAt,
+    });
+    expect(again.lines.some((l) => /the estimate rests on only 1 new account\(s\)/.test(l.msg))).toBe(true);
+    expect(storedNow()).toEqual(stored);
+
+    // A full run with nothing new keeps them too.
+    const idle = setup({ matching }, { redis, keyPrefix: prefix });
+    await idle.aggregate();
+    expect(idle.summaries[0]!.modelParameters).toMatchObject({ source: 'stored', stored: false });
+    expect(idle.lines.some((l) => /found no new account to match/.test(l.msg))).toBe(true);
+    expect(storedNow()).toEqual(stored);
+  });
+
+  test('probabilistic model: a full run with processing batch size 1 estimates and stores the same parameters as one with large batches', async () => {
+    const matching = {
+      model: 'probabilistic',
+      attributes: [
+        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
+        { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90 },
+        { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
+      ],
+    };
+    const fusionId = sim.tenant.meta.fusionSourceId!;
+    const storedNow = () => sim.tenant.source(fusionId).connectorAttributes[MODEL_PARAMETERS_KEY] as ModelParameters;
+    const without = ({ estimatedAt: _, ...p }: ModelParameters) => p;
+
+    const large = setup({ matching, enableBatching: true, batchSize: 1000 });
+    await large.aggregate();
+    const byLarge = storedNow();
+    expect(large.summaries[0]!.modelParameters).toMatchObject({ source: 'estimated', stored: true });
+    expect(byLarge.extra?.candidatePairs).toBeGreaterThan(0);
+
+    resetTenantState();
+    const one = setup({ matching, enableBatching: true, batchSize: 1 });
+    await one.aggregate();
+    const byOne = storedNow();
+    expect(one.summaries[0]!.modelParameters).toMatchObject({ source: 'estimated', stored: true });
+    expect(byOne.estimatedAt).not.toBe(byLarge.estimatedAt);
+    expect(byOne.prior).toBeCloseTo(byLarge.prior, 6);
+    expect(without(byOne)).toEqual(without(byLarge));
+    // (Which accounts go to review may still differ: an account sent to review is no candidate for
+    // the accounts of later batches.)
+    expect(one.summaries[0]!.potentialDuplicates).toBeGreaterThan(0);
   });
 
   test('two aggregations at once: one refuses; a stale flag is cleared with an error, then the next run proceeds', async () => {

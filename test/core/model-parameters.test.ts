@@ -11,8 +11,9 @@ import type * as MatcherModule from '../../src/core/matching/matcher';
 import type { Matcher } from '../../src/core/matching/matcher';
 import { parseMatchingSettings } from '../../src/core/matching';
 import type { MatcherOptions, MatchingSettings, ModelParameters } from '../../src/core/matching/types';
+import { sourceLockKey } from '../../src/core/ports/run-lock';
 import { MemoryRunLock } from '../../src/locks/memory-run-lock';
-import { collect, context, harness, type Harness, type LogLine } from './support';
+import { collect, context, failure, harness, type Harness, type LogLine } from './support';
 
 const matching = {
   model: 'probabilistic',
@@ -24,6 +25,12 @@ const matching = {
 
 const calls: Array<MatcherOptions | undefined> = [];
 let realModel = false;
+/** Candidate pairs the stand-in reports per new account when it estimates. */
+let pairsPerAccount = 1;
+/** What each estimate was made from: records (baseline + new accounts) and new accounts. */
+const estimateInputs: Array<{ records: number; accounts: number }> = [];
+/** Runs inside the estimate (or the first match of a limited run), e.g. to take the run lock away. */
+let duringMatch: (() => void) | undefined;
 let estimates = 0;
 
 function estimate(records: number): ModelParameters {
@@ -59,8 +66,23 @@ function observedBuild(settings: MatchingSettings, opts?: MatcherOptions): Match
       real.addBaseline(list);
     },
     match: (records, o) => {
+      const hook = duringMatch;
+      duringMatch = undefined;
+      hook?.();
       params ??= settings.model === 'probabilistic' ? estimate(baseline + records.length) : undefined;
       return real.match(records, o);
+    },
+    estimate: (records) => {
+      if (settings.model !== 'probabilistic' || params) return undefined;
+      const hook = duringMatch;
+      duringMatch = undefined;
+      hook?.();
+      estimateInputs.push({ records: baseline + records.length, accounts: records.length });
+      params = estimate(baseline + records.length);
+      return { parameters: params, accounts: records.length, candidatePairs: records.length * pairsPerAccount };
+    },
+    useParameters: (p) => {
+      params = p;
     },
     parameters: () => params,
   };
@@ -75,6 +97,9 @@ const mockBuild = observedBuild;
 beforeEach(() => {
   calls.length = 0;
   realModel = false;
+  duringMatch = undefined;
+  pairsPerAccount = 1;
+  estimateInputs.length = 0;
 });
 
 function tenant(): Harness & { contractors: ReturnType<Harness['fake']['addSource']> } {
@@ -99,9 +124,9 @@ describe('probabilistic model parameters on the connector source', () => {
     const firstLines: LogLine[] = [];
     const first = await list(h, h.config, firstLines);
     expect(calls).toEqual([{}]);
-    // Two records: stored, with a warning that so little data makes the probabilities unreliable.
+    // One new account, nothing stored: stored, with a warning that so little data makes the probabilities unreliable.
     expect(firstLines.find((l) => l.level === 'warn')?.msg).toMatch(
-      /estimated from only 2 records .* the match probabilities are unreliable/,
+      /estimated from only 1 new account\(s\) and 1 candidate pair\(s\) .* none usable were stored; the match probabilities are unreliable/,
     );
     const saved = stored(h);
     expect(saved?.records).toBe(2);
@@ -131,11 +156,109 @@ describe('probabilistic model parameters on the connector source', () => {
     expect(stored(h)).toEqual(saved);
     h.fake.ingest(h.own.id, limited);
 
-    h.fake.addAccount(h.contractors, 'C3', { firstName: 'Edsger', lastName: 'Dijkstra', email: 'ed@example.com' });
+    // The next full run with 60 new accounts (60 candidate pairs) re-estimates from all of them.
+    for (let i = 0; i < 60; i++) {
+      h.fake.addAccount(h.contractors, `N${i}`, {
+        firstName: 'New',
+        lastName: `Person${i}`,
+        email: `n${i}@example.com`,
+      });
+    }
     await list(h);
     expect(calls[2]).toEqual({});
     expect(stored(h)?.estimatedAt).not.toBe(saved?.estimatedAt);
-    expect(stored(h)?.records).toBe(4);
+    // Baseline: Grace and the identities of the two ingested connector accounts.
+    expect(estimateInputs.at(-1)).toEqual({ records: 63, accounts: 60 });
+    expect(stored(h)?.records).toBe(63);
+    expect(h.summaries[2]?.modelParameters).toMatchObject({ source: 'estimated', stored: true });
+  });
+
+  test('a full run with processing batch size 1 estimates once, from the baseline and all its new accounts, before matching', async () => {
+    const h = tenant();
+    for (let i = 0; i < 9; i++) {
+      h.fake.addAccount(h.contractors, `N${i}`, {
+        firstName: 'New',
+        lastName: `Person${i}`,
+        email: `n${i}@example.com`,
+      });
+    }
+    await list(h, { ...h.config, enableBatching: true, batchSize: 1 });
+    // One identity, ten new accounts; the first batch alone would have been one account.
+    expect(estimateInputs).toEqual([{ records: 11, accounts: 10 }]);
+    expect(stored(h)?.records).toBe(11);
+    expect(h.summaries[0]?.accountsCreated).toBe(10);
+  });
+
+  test('a full run that finds no new account to match keeps the stored parameters', async () => {
+    const h = tenant();
+    pairsPerAccount = 100;
+    h.fake.ingest(h.own.id, await list(h));
+    const saved = stored(h)!;
+    const patchesBefore = h.fake.patches.length;
+    const lines: LogLine[] = [];
+    await list(h, h.config, lines);
+    expect(estimateInputs).toHaveLength(1);
+    expect(h.summaries[1]?.modelParameters).toEqual({
+      source: 'stored',
+      stored: false,
+      estimatedAt: saved.estimatedAt,
+    });
+    expect(
+      lines.some(
+        (l) =>
+          l.level === 'info' &&
+          /this full aggregation found no new account to match, too little to re-estimate the parameters; the stored ones .* are kept/.test(
+            l.msg,
+          ),
+      ),
+    ).toBe(true);
+    expect(h.fake.patches.slice(patchesBefore).some((p) => MODEL_PARAMETERS_KEY in p.values)).toBe(false);
+    expect(stored(h)).toEqual(saved);
+  });
+
+  test('a full run whose estimate rests on too few new accounts or pairs keeps and uses the stored parameters', async () => {
+    const h = tenant();
+    pairsPerAccount = 100;
+    h.fake.ingest(h.own.id, await list(h));
+    const saved = stored(h)!;
+    h.fake.addAccount(h.contractors, 'C2', { firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' });
+    const lines: LogLine[] = [];
+    await list(h, h.config, lines);
+    expect(estimateInputs).toHaveLength(2);
+    expect(h.summaries[1]?.modelParameters).toEqual({
+      source: 'stored',
+      stored: false,
+      estimatedAt: saved.estimatedAt,
+    });
+    expect(
+      lines.some(
+        (l) =>
+          l.level === 'info' &&
+          /the estimate rests on only 1 new account\(s\) and 100 candidate pair\(s\), too little to re-estimate/.test(
+            l.msg,
+          ),
+      ),
+    ).toBe(true);
+    expect(lines.some((l) => l.level === 'warn')).toBe(false);
+    expect(stored(h)).toEqual(saved);
+  });
+
+  test('a full run that lost its run lock while estimating stores nothing', async () => {
+    const h = tenant();
+    const key = sourceLockKey('acme.api.example.com', h.own.id);
+    let clock = Date.now();
+    const lock = new MemoryRunLock(() => clock);
+    h.deps = { ...h.deps, runLock: lock };
+    duringMatch = () => {
+      // The lock expires while this run estimates, and another run takes it.
+      clock += 3_600_000;
+      void lock.acquire(key, 'other-run', 3_600_000);
+    };
+    const e = await failure(createAccountListCommand(h.deps)({}, h.config, context([])));
+    expect(e).toMatchObject({ code: 'AGGREGATION_LOCK_LOST' });
+    expect(calls).toEqual([{}]);
+    expect(stored(h)).toBeUndefined();
+    expect(await lock.holder(key)).toBe('other-run');
   });
 
   test('a limited run with nothing stored estimates from what it reads, warns, and stores nothing', async () => {
@@ -162,6 +285,27 @@ describe('probabilistic model parameters on the connector source', () => {
     expect(calls).toEqual([{}]);
     expect(lines.find((l) => l.level === 'warn')?.msg).toMatch(
       /estimated for the attributes displayName, the configuration matches on email, lastName/,
+    );
+  });
+
+  test('hand-edited parameters out of range (m=50, u=1e-300) are refused with a warning and not used', async () => {
+    const h = tenant();
+    h.fake.sources.get(h.own.id)!.connectorAttributes[MODEL_PARAMETERS_KEY] = {
+      ...estimate(10),
+      attributes: ['lastName', 'email'].map((attribute) => ({
+        attribute,
+        levels: [
+          { level: 'exact', m: 50, u: 1e-300 },
+          { level: 'different', m: 0.1, u: 0.99 },
+        ],
+      })),
+    };
+    const lines: LogLine[] = [];
+    await list(h, { ...h.config, aggregationBatchSize: 5 }, lines);
+    expect(calls).toEqual([{}]);
+    expect(h.summaries[0]?.modelParameters).toEqual({ source: 'estimated-from-part', stored: false });
+    expect(lines.find((l) => l.level === 'warn')?.msg).toMatch(
+      /no usable stored parameters \(lastName level exact: m 50 and u 1e-300 must be in \(0, 1\]\)/,
     );
   });
 
@@ -199,6 +343,21 @@ describe('readStoredParameters', () => {
     [
       { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: '0.9', u: 0.1 }] }] },
       'a level of email is malformed',
+    ],
+    [{ ...estimate(1), prior: 0 }, 'prior 0 is not between 0 and 1 (exclusive)'],
+    [{ ...estimate(1), prior: 1 }, 'prior 1 is not between 0 and 1 (exclusive)'],
+    [{ ...estimate(1), prior: Infinity }, 'estimatedAt, records or prior is missing'],
+    [
+      { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: 50, u: 1e-300 }] }] },
+      'email level exact: m 50 and u 1e-300 must be in (0, 1]',
+    ],
+    [
+      { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: 0.9, u: 0 }] }] },
+      'email level exact: m 0.9 and u 0 must be in (0, 1]',
+    ],
+    [
+      { ...estimate(1), attributes: [{ attribute: 'email', levels: [{ level: 'exact', m: -0.1, u: 0.5 }] }] },
+      'email level exact: m -0.1 and u 0.5 must be in (0, 1]',
     ],
   ])('malformed value %# is refused: %s', (raw, problem) => {
     expect(readStoredParameters({ [MODEL_PARAMETERS_KEY]: raw }, settings)).toEqual({ problem });

@@ -113,9 +113,57 @@ describe('probabilistic model: estimation', () => {
     expect(first.params).toBeDefined();
     const stored = JSON.parse(JSON.stringify(first.params)) as ModelParameters;
     const second = run(PEOPLE, stored);
-    expect(second.params).toBe(stored);
+    expect(second.params).toEqual(stored);
     expect(pairs(second.result)).toEqual(pairs(first.result));
     expect(pairs(first.result).length).toBeGreaterThan(50);
+  });
+
+  it('stored parameters are matched to the attributes by name: the same attributes in another order reuse them', () => {
+    const first = run(PEOPLE);
+    const stored = JSON.parse(JSON.stringify(first.params)) as ModelParameters;
+    const reordered = settings({ attributes: [...PEOPLE.attributes].reverse() });
+    const second = run(reordered, stored);
+    expect(second.params?.attributes.map((a) => a.attribute)).toEqual([
+      'employeeNumber',
+      'lastName',
+      'email',
+      'displayName',
+    ]);
+    expect(second.params?.attributes[0]).toEqual(stored.attributes[3]);
+    expect(pairs(second.result)).toEqual(pairs(first.result));
+  });
+
+  it('estimate() of all accounts gives what the first match() of them estimates, matches nothing, and then matches with it', () => {
+    const first = run(PEOPLE);
+    const { identities, accounts } = organisation(7);
+    const m = buildMatcher(PEOPLE);
+    m.addBaseline(identities);
+    const est = m.estimate(accounts)!;
+    const without = ({ estimatedAt: _, ...p }: ModelParameters) => p;
+    expect(without(est.parameters)).toEqual(without(first.params!));
+    expect(est.accounts).toBe(200);
+    expect(est.candidatePairs).toBe(first.params!.extra!.candidatePairs);
+    expect(est.candidatePairs).toBeGreaterThan(100);
+    expect(m.parameters()).toBe(est.parameters);
+    // Estimated once: a second call changes nothing; the records were not kept.
+    expect(m.estimate(accounts)).toBeUndefined();
+    expect(pairs(m.match(accounts, { topK: Infinity }))).toEqual(pairs(first.result));
+  });
+
+  it('estimate() does nothing with given parameters or the rules model; useParameters() switches to stored ones', () => {
+    const { params } = run(PEOPLE);
+    const { identities, accounts } = organisation(7);
+    expect(buildMatcher(PEOPLE, { parameters: params }).estimate(accounts)).toBeUndefined();
+    expect(
+      buildMatcher(parseMatchingSettings({ matching: { attributes: PEOPLE.attributes } })).estimate(accounts),
+    ).toBeUndefined();
+    const m = buildMatcher(PEOPLE);
+    m.addBaseline(identities);
+    m.estimate(accounts.slice(0, 1));
+    m.useParameters(params!);
+    expect(m.parameters()).toEqual(params);
+    expect(pairs(m.match(accounts, { topK: Infinity }))).toEqual(pairs(run(PEOPLE).result));
+    expect(() => m.useParameters({ ...params!, prior: 2 })).toThrow(/re-estimate/);
   });
 
   it('rejects stored parameters that do not fit the configuration', () => {
@@ -138,17 +186,36 @@ describe('probabilistic model: estimation', () => {
 describe('probabilistic model: results', () => {
   const { result } = run(PEOPLE);
 
-  it('sets probability, match weight, one explanation entry per attribute, score = probability %', () => {
+  it('sets probability, match weight, one explanation entry per attribute and the prior, score = probability %', () => {
     const all = [...result.duplicates.values()].flat();
     expect(all.length).toBeGreaterThan(0);
     for (const d of all) {
       expect(d.probability).toBeGreaterThanOrEqual(0.9);
       expect(d.score).toBe(Math.round(d.probability! * 1000) / 10);
-      expect(d.explanation!.map((e) => e.attribute)).toEqual(['displayName', 'email', 'lastName', 'employeeNumber']);
+      expect(d.explanation!.map((e) => e.attribute)).toEqual([
+        'displayName',
+        'email',
+        'lastName',
+        'employeeNumber',
+        'prior',
+      ]);
     }
     for (const list of result.duplicates.values())
       for (let i = 1; i < list.length; i++)
         expect(list[i - 1]!.probability!).toBeGreaterThanOrEqual(list[i]!.probability!);
+  });
+
+  it('the explanation adds up: the prior is its own entry and the weights sum to the match weight', () => {
+    const all = [...result.duplicates.values()].flat();
+    for (const d of all) {
+      const prior = d.explanation!.at(-1)!;
+      expect(prior).toMatchObject({ attribute: 'prior', level: 'share of matches' });
+      // Each of the accounts before this one is a priori an unlikely match: a negative start.
+      expect(prior.weight).toBeLessThan(0);
+      const sum = d.explanation!.reduce((t, e) => t + e.weight, 0);
+      // Each weight and the total are rounded to 0.01.
+      expect(Math.abs(sum - d.matchWeight!)).toBeLessThanOrEqual(0.005 * (d.explanation!.length + 1) + 1e-9);
+    }
   });
 
   it('finds copies and opens no form for new people', () => {

@@ -1,6 +1,6 @@
 import type { ReviewCandidate } from '../../src/core/ports/review-queue';
 import { readFormAnswer } from '../../src/core/review/form-answer';
-import { buildFormContent, candidateLines, storedCandidates } from '../../src/core/review/form-content';
+import { buildFormContent, storedCandidates } from '../../src/core/review/form-content';
 import { randomBytes } from 'node:crypto';
 import type { PlatformClient } from '../../src/platform/platform-client';
 import type { JsonObject } from '../../src/simulator/records';
@@ -92,18 +92,36 @@ describe('review forms of the probabilistic model explain each candidate', () =>
       candidateKind: 'identity',
     });
     expect(readFormAnswer({ identity: 'someone-else' }, stored)).toMatchObject({ kind: 'invalid' });
-    // A renewed form (built from the stored JSON) says the same.
-    const again = stored.map((c): ReviewCandidate => ({
-      candidateId: c.id,
-      candidateKind: c.kind,
-      score: c.score,
-      scores: c.scores,
-      ...(c.probability !== undefined ? { probability: c.probability } : {}),
-      ...(c.explanation ? { explanation: c.explanation } : {}),
-    }));
-    expect(candidateLines(again, new Map())[2]).toBe(
-      '3. identity weak, probability 42.0% [email: fuzzy >= 0.92, +2.5]',
+    // A renewed form says the same: see "a renewed form (expired, sent again) keeps the explanation".
+  });
+
+  it('shows the prior as its own line, so that the listed weights add up to the match weight', () => {
+    const explanation = [
+      { attribute: 'email', level: 'exact', weight: 9.84 },
+      { attribute: 'lastName', level: 'exact', weight: 6.2 },
+      { attribute: 'prior', level: 'share of matches', weight: -11.5 },
+    ];
+    const candidate: ReviewCandidate = {
+      candidateId: 'p',
+      candidateKind: 'identity',
+      score: 93.5,
+      scores: { email: 100, lastName: 100 },
+      probability: 0.935,
+      matchWeight: 4.54,
+      explanation,
+    };
+    const form = buildFormContent(pendingReview({ candidates: [candidate] }), 'fs', 1, new Map());
+    const top = (form.formElements as unknown as Section[]).find((s) => s.id === 'candidates')!.config
+      .formElements as unknown as Section[];
+    expect(top[0]!.config.description).toBe(
+      'Match probability 93.5% (match weight +4.5; email: exact, +9.8; lastName: exact, +6.2; prior: share of matches, -11.5)',
     );
+    expect(top[0]!.config.formElements.map((f) => [f.config.label, f.config.default])).toEqual([
+      ['email (exact, +9.8)', '(not available)'],
+      ['lastName (exact, +6.2)', '(not available)'],
+      ['prior (share of matches, -11.5)', 'odds of a match before any attribute is compared'],
+    ]);
+    expect(explanation.reduce((t, e) => t + e.weight, 0)).toBeCloseTo(candidate.matchWeight!, 2);
   });
 
   it('drops a malformed stored explanation but keeps the candidate', () => {
@@ -165,6 +183,31 @@ describe('a probabilistic review form on the simulator', () => {
     const [run] = h.runsFor(review.accountId);
     expect(run?.body).toContain(
       'probability >99.9% [email: exact, +9.8; lastName: exact, +6.2; employeeNumber: missing, 0]',
+    );
+  });
+
+  it('a renewed form (expired, sent again) keeps the explanation in its input and its notification', async () => {
+    const fs = `fs${randomBytes(6).toString('hex')}`;
+    const review = pendingReview({ candidates: probabilistic() });
+    await h.queue(fs).queue.submit(review);
+    expect(sim.control.expireFormInstances([String(h.onlyInstance(review.accountId)['id'])])).toBe(1);
+
+    const decision = (await h.queue(fs).queue.readDecisions()).get(review.accountId);
+    expect(decision).toMatchObject({ kind: 'expired', renewed: true });
+    const renewed = h.instancesOf(review.accountId)[1]!;
+    const input = renewed['formInput'] as Record<string, string>;
+    expect(input['round']).toBe('2');
+    expect(storedCandidates(input)?.find((c) => c.id === 'namesake')?.explanation).toEqual(
+      probabilistic()[0]!.explanation,
+    );
+    const runs = h.runsFor(review.accountId);
+    expect(runs).toHaveLength(2);
+    expect(runs[1]!.body).toContain('sent again');
+    expect(runs[1]!.body).toContain(
+      'probability >99.9% [email: exact, +9.8; lastName: exact, +6.2; employeeNumber: missing, 0]',
+    );
+    expect(runs[1]!.body).toContain(
+      'identity namesake, probability 99.9% [email: exact, +9.8; lastName: different, -4.1]',
     );
   });
 });

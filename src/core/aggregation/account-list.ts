@@ -10,7 +10,9 @@
  *     "Account filter" rejects are skipped; accounts of existing connector accounts refresh them;
  *     new accounts are matched against the baseline and each other; those with a potential
  *     duplicate go to the review queue, the others become new, disabled connector accounts;
- *     counters are persisted before a batch is emitted;
+ *     counters are persisted before a batch is emitted. A full run with the probabilistic model
+ *     holds its new accounts until every source is read, estimates the model's parameters from the
+ *     baseline and all of them, then processes them in the same batches;
  *  5. emit the existing connector accounts whose source accounts did not all show up, so that an
  *     aggregation limited by filters or "Aggregation batch size" never deletes them.
  */
@@ -21,7 +23,7 @@ import type { CoreDeps } from '../core-deps';
 import { FusionError, isFusionError } from '../errors';
 import { buildMatcher } from '../matching/matcher';
 import type { Matcher } from '../matching/matcher';
-import type { MatcherOptions, MatchRecord } from '../matching/types';
+import type { MatcherOptions, MatchRecord, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
 import { RecordingReviewQueue, type ReviewQueue } from '../ports/review-queue';
@@ -41,7 +43,7 @@ import {
 import { ConnectorAccountIndex, type ExistingAccount } from './connector-account-index';
 import { COUNTERS_KEY, CounterStore } from './counter-store';
 import { accountsProcessed } from './metrics';
-import { FEW_RECORDS, MODEL_PARAMETERS_KEY, readStoredParameters } from './model-parameters';
+import { FEW_CANDIDATE_PAIRS, FEW_NEW_ACCOUNTS, MODEL_PARAMETERS_KEY, readStoredParameters } from './model-parameters';
 import { ReviewDecisions } from './review-decisions';
 import { enterRun, type RunGuard } from './run-guard';
 import { RunScope } from './run-scope';
@@ -94,6 +96,13 @@ class AggregationRun {
   private readonly createdKeys = new Set<string>();
   private readonly registry: UniqueRegistry;
   private matcher?: Matcher;
+  /**
+   * Full probabilistic run: the new accounts, held until every source is read so that the estimate
+   * sees all of them (an estimate from the first batch alone could rest on no pair at all).
+   */
+  private held?: PlatformAccount[];
+  /** Full probabilistic run: the stored parameters, kept when this run has too little data to re-estimate. */
+  private fallback?: ModelParameters;
   private guard?: RunGuard;
   private state!: RunState;
   private readonly summary: AggregationSummary;
@@ -233,7 +242,7 @@ class AggregationRun {
             this.summary.awaitingReview++;
             continue;
           }
-          pending.fresh.push(account);
+          (this.held ?? pending.fresh).push(account);
         }
         taken++;
         if (pending.fresh.length + pending.ready.length >= batchSize) {
@@ -249,6 +258,14 @@ class AggregationRun {
       this.summary.accountsPerSource[source.name] = read;
     }
     yield* this.flush(pending);
+    if (this.held) {
+      const held = this.held;
+      this.held = undefined;
+      await this.estimateParameters(held);
+      for (let i = 0; i < held.length; i += batchSize) {
+        yield* this.flush({ fresh: held.slice(i, i + batchSize), ready: [] });
+      }
+    }
 
     // Connector accounts whose source accounts did not all appear are still emitted (refreshed
     // from what was seen), so that a limited or filtered run never makes the platform delete them.
@@ -355,18 +372,23 @@ class AggregationRun {
   /**
    * Probabilistic model: a run that reads every account it can (no "Aggregation batch size", no account
    * filter; a disabled source cannot be read by any run, so it does not count) estimates the parameters
-   * from its own data and stores them after its first match; a limited or filtered run reuses the stored
-   * ones, or, with none usable, estimates from what it reads and says so (that estimate is not stored).
+   * from its own data once every source is read (estimateParameters; the stored ones stay at hand in
+   * case it has too little new data); a limited or filtered run reuses the stored ones, or, with none
+   * usable, estimates at its first match from what it reads and says so (that estimate is not stored).
    */
   private matcherOptions(): MatcherOptions {
     if (this.config.matching.model !== 'probabilistic') return {};
     const { scope, ownAttributes } = this.state;
+    const stored = readStoredParameters(ownAttributes, this.config.matching);
     if (scope.limitedTo === undefined && !scope.filtered) {
       this.summary.modelParameters = { source: 'estimated', stored: false };
-      this.logger.info('Probabilistic matching: a full aggregation estimates the model parameters from its data');
+      this.held = [];
+      if ('parameters' in stored) this.fallback = stored.parameters;
+      this.logger.info(
+        'Probabilistic matching: a full aggregation estimates the model parameters from the baseline and all its new accounts',
+      );
       return {};
     }
-    const stored = readStoredParameters(ownAttributes, this.config.matching);
     if ('parameters' in stored) {
       const { estimatedAt, records } = stored.parameters;
       this.summary.modelParameters = { source: 'stored', stored: false, estimatedAt };
@@ -384,12 +406,65 @@ class AggregationRun {
     return {};
   }
 
-  /** After the first match of a full run: the estimated parameters go to the own source. */
-  private async storeParameters(): Promise<void> {
+  /**
+   * Full probabilistic run, once every source is read: estimates the parameters from the baseline and
+   * all the new accounts to match, and stores them. With too few new accounts or candidate pairs the
+   * estimate says little: stored parameters that fit are kept instead; with none, the estimate is used
+   * and stored with a warning (it is all the data there is; the next full run re-estimates).
+   */
+  private async estimateParameters(fresh: PlatformAccount[]): Promise<void> {
+    const matcher = this.matcher;
     const info = this.summary.modelParameters;
-    if (!info || info.source !== 'estimated' || info.stored) return;
-    const parameters = this.matcher?.parameters();
-    if (!parameters) return;
+    if (!matcher || !info) return;
+    const records = fresh
+      .filter((a) => !this.state.decisions.skipsMatching(a.id))
+      .map((a) => ({ id: a.id, attributes: mergeAttributes(this.config, [this.view(a)]) }));
+    if (records.length === 0) {
+      if (this.fallback && this.keep(this.fallback, 'this full aggregation found no new account to match')) return;
+      this.logger.info('Probabilistic matching: no new account to match, so nothing is estimated or stored');
+      return;
+    }
+    const estimate = matcher.estimate(records);
+    if (!estimate) return;
+    const few = estimate.accounts < FEW_NEW_ACCOUNTS || estimate.candidatePairs < FEW_CANDIDATE_PAIRS;
+    const basis = `${estimate.accounts} new account(s) and ${estimate.candidatePairs} candidate pair(s)`;
+    if (few && this.fallback && this.keep(this.fallback, `the estimate rests on only ${basis}`)) return;
+    await this.storeParameters(estimate);
+    if (few) {
+      this.logger.warn(
+        { accounts: estimate.accounts, candidatePairs: estimate.candidatePairs },
+        `Probabilistic matching: the parameters were estimated from only ${basis} (at least ${FEW_NEW_ACCOUNTS} and ${FEW_CANDIDATE_PAIRS} are needed for a reliable estimate) and none usable were stored; the match probabilities are unreliable. The next full aggregation with more new accounts re-estimates them; until then, check the review forms or use the rules model`,
+      );
+    }
+  }
+
+  /** Switches the matcher to the stored parameters; false when they do not fit its comparison levels. */
+  private keep(stored: ModelParameters, why: string): boolean {
+    try {
+      this.matcher?.useParameters(stored);
+    } catch (e) {
+      if (!isFusionError(e, 'MATCHING_INVALID')) throw e;
+      this.logger.warn(
+        { reason: e.message },
+        'Probabilistic matching: the stored parameters do not fit the matching configuration',
+      );
+      return false;
+    }
+    this.summary.modelParameters = { source: 'stored', stored: false, estimatedAt: stored.estimatedAt };
+    this.logger.info(
+      { estimatedAt: stored.estimatedAt, records: stored.records },
+      `Probabilistic matching: ${why}, too little to re-estimate the parameters; the stored ones (${stored.estimatedAt}) are kept`,
+    );
+    return true;
+  }
+
+  /** The full run's estimate goes to the own source, only while this run still holds its lock. */
+  private async storeParameters(estimate: ParameterEstimate): Promise<void> {
+    const info = this.summary.modelParameters;
+    if (!info) return;
+    const { parameters } = estimate;
+    // A run that lost its lock must not overwrite the parameters of the run that took over.
+    await this.guard?.confirmHeld();
     info.stored = true;
     info.estimatedAt = parameters.estimatedAt;
     await this.platform.patchSourceConnectorAttributes(
@@ -398,15 +473,15 @@ class AggregationRun {
       this.opts,
     );
     this.logger.info(
-      { records: parameters.records, prior: parameters.prior, estimatedAt: parameters.estimatedAt },
+      {
+        records: parameters.records,
+        accounts: estimate.accounts,
+        candidatePairs: estimate.candidatePairs,
+        prior: parameters.prior,
+        estimatedAt: parameters.estimatedAt,
+      },
       'Probabilistic matching: the estimated parameters are stored on the connector source',
     );
-    if (parameters.records < FEW_RECORDS) {
-      this.logger.warn(
-        { records: parameters.records },
-        `Probabilistic matching: the parameters were estimated from only ${parameters.records} records (identities and the first batch of new accounts); with so little data the match probabilities are unreliable. The next full aggregation re-estimates them; until then, check the review forms or use the rules model`,
-      );
-    }
   }
 
   private view(account: PlatformAccount): SourceAccountView {
@@ -496,7 +571,6 @@ class AggregationRun {
         toMatch.map((s) => ({ id: s.account.id, attributes: s.merged })),
         { topK: Number.POSITIVE_INFINITY },
       );
-      await this.storeParameters();
       const kept: typeof survivors = [];
       for (const s of survivors) {
         const duplicates = (result.duplicates.get(s.account.id) ?? []).filter(

@@ -16,6 +16,7 @@ import {
   type MatchingSettings,
   type ModelParameters,
   type PairOutcome,
+  type ParameterEstimate,
   type PotentialDuplicate,
 } from './types';
 
@@ -36,6 +37,15 @@ export interface Matcher {
   match(newRecords: readonly MatchRecord[], opts?: MatchOptions): MatchResult;
   /** Probabilistic model: the parameters in use (given, or estimated by the first match()); rules: undefined. */
   parameters(): ModelParameters | undefined;
+  /**
+   * Probabilistic model without parameters yet: estimates them from the baseline plus these records,
+   * blocked as match() would block them, and uses them from now on; matches nothing and keeps none of
+   * the records (match them afterwards, in batches). Rules model, or parameters already in use:
+   * undefined, nothing changes.
+   */
+  estimate(newRecords: readonly MatchRecord[]): ParameterEstimate | undefined;
+  /** Probabilistic model: use these parameters from now on; MATCHING_INVALID when they do not fit. */
+  useParameters(parameters: ModelParameters): void;
 }
 
 type Mode = 'index' | 'exhaustive';
@@ -170,14 +180,36 @@ class EngineMatcher implements Matcher {
     return this.model?.parameters();
   }
 
+  useParameters(parameters: ModelParameters): void {
+    this.model?.use(parameters);
+  }
+
+  estimate(newRecords: readonly MatchRecord[]): ParameterEstimate | undefined {
+    if (!this.model || this.model.parameters()) return undefined;
+    this.buildIndexes();
+    const B = this.ids.length;
+    this.append(newRecords);
+    try {
+      const { stats } = this.matchAppended(B, newRecords.length, 0, true);
+      const parameters = this.model.parameters();
+      if (!parameters) return undefined;
+      return { parameters, accounts: newRecords.length, candidatePairs: stats.pairs.matched };
+    } finally {
+      this.truncate(B);
+    }
+  }
+
+  private buildIndexes(): void {
+    if (this.indexes) return;
+    // Built once, over the baseline so far; every later record is appended to them.
+    this.indexes = new Map();
+    for (const i of this.generatorIdx) this.indexes.set(i, this.runtimes[i]!.index());
+  }
+
   match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): MatchResult {
     const t0 = performance.now();
     const B = this.ids.length;
-    if (!this.indexes) {
-      // Built once, over the baseline so far; every later record is appended to them.
-      this.indexes = new Map();
-      for (const i of this.generatorIdx) this.indexes.set(i, this.runtimes[i]!.index());
-    }
+    this.buildIndexes();
     // The new records are appended (and indexed) for this call only: each is probed with
     // limit = its own position, so it sees the baseline and the new records before it.
     this.append(newRecords);
@@ -193,7 +225,8 @@ class EngineMatcher implements Matcher {
     }
   }
 
-  private matchAppended(B: number, count: number, topK: number): MatchResult {
+  /** estimateOnly: block and estimate the model's parameters (stats.pairs.matched = blocked pairs), no scoring. */
+  private matchAppended(B: number, count: number, topK: number, estimateOnly = false): MatchResult {
     const { rules, runtimes, order, mandatory, generatorIdx, ids, scores } = this;
     const indexes = this.indexes!;
     const n = B + count;
@@ -290,7 +323,9 @@ class EngineMatcher implements Matcher {
       if (found) finish(accountId, found);
       if (block) blocked.push(block);
     }
-    if (this.model) {
+    if (this.model && estimateOnly) {
+      this.model.prime(n, blocked, count);
+    } else if (this.model) {
       const scored = this.model.score(n, blocked, count, ids, B);
       stats.pairs.matched -= scored.below;
       stats.pairs.below_threshold += scored.below;

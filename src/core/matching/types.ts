@@ -40,6 +40,14 @@ export interface MatchingSettings {
   probabilityThreshold?: number;
 }
 
+/**
+ * The explanation entry of the prior: attribute PRIOR_ATTRIBUTE, level PRIOR_LEVEL, weight log2(λ/(1−λ))
+ * with λ the prior odds of a match for the pair, so that the weights of an explanation add up to its
+ * matchWeight.
+ */
+export const PRIOR_ATTRIBUTE = 'prior';
+export const PRIOR_LEVEL = 'share of matches';
+
 /** One attribute's contribution to a probabilistic match: its comparison level and that level's weight. */
 export interface LevelContribution {
   attribute: string;
@@ -67,6 +75,15 @@ export interface ModelParameters {
   }>;
   /** Model-specific extras (dependence corrections, term-frequency summaries): JSON only. */
   extra?: Record<string, unknown>;
+}
+
+/** What an estimate made by Matcher.estimate() rests on. */
+export interface ParameterEstimate {
+  parameters: ModelParameters;
+  /** New accounts given to estimate(). */
+  accounts: number;
+  /** Blocked candidate pairs of those accounts: what m and the prior are estimated from. */
+  candidatePairs: number;
 }
 
 /** A record to match: an identity of the baseline or a new/changed account. */

@@ -11,7 +11,7 @@
  * lastName: different, -4.1"); the stored JSON keeps them so a renewed form shows the same.
  */
 import { FusionError } from '../errors';
-import type { CandidateKind, LevelContribution } from '../matching/types';
+import { type CandidateKind, type LevelContribution, PRIOR_ATTRIBUTE, PRIOR_LEVEL } from '../matching/types';
 import type { PendingReview, ReviewCandidate } from '../ports/review-queue';
 
 /** Keys of the decision fields in the form data. */
@@ -131,7 +131,10 @@ function candidateFields(c: ReviewCandidate, i: number, d: CandidateDetails | un
       readOnlyText(
         `candidate${i + 1}.${e.attribute}`,
         `${e.attribute} (${e.level}, ${weightText(e.weight)})`,
-        value(e.attribute),
+        // The prior is no attribute: it is where the weights start before any attribute is compared.
+        e.attribute === PRIOR_ATTRIBUTE && e.level === PRIOR_LEVEL
+          ? 'odds of a match before any attribute is compared'
+          : value(e.attribute),
       ),
     );
   }

@@ -6,7 +6,14 @@
 import type { AttributeRuntime } from '../attribute-runtime';
 import { FusionError } from '../../errors';
 import { attributeValues, nameTokens } from '../normalize';
-import type { LevelContribution, MatchRecord, ModelParameters, PotentialDuplicate } from '../types';
+import {
+  type LevelContribution,
+  type MatchRecord,
+  type ModelParameters,
+  PRIOR_ATTRIBUTE,
+  PRIOR_LEVEL,
+  type PotentialDuplicate,
+} from '../types';
 import { type Comparator, MISSING, SURNAME_IMPLIED, attributeKind, comparatorFor } from './comparators';
 import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
 
@@ -50,14 +57,21 @@ export class ProbabilisticModel {
     if (given) this.use(given);
   }
 
-  private use(p: ModelParameters): void {
+  /**
+   * Uses given parameters. They are matched to the configured attributes by name (the n-th entry of a
+   * name to the n-th rule of that name), so a reordered attribute list reuses them.
+   */
+  use(p: ModelParameters): void {
     const rules = this.runtimes.map((rt) => rt.rule);
+    const byName = new Map<string, ModelParameters['attributes']>();
+    for (const a of p.attributes ?? []) byName.set(a.attribute, [...(byName.get(a.attribute) ?? []), a]);
+    const ordered = rules.map((r) => byName.get(r.attribute)?.shift());
     const fits =
       p.version === 1 &&
       p.attributes.length === rules.length &&
-      p.attributes.every(
+      ordered.every(
         (a, i) =>
-          a.attribute === rules[i]!.attribute &&
+          a !== undefined &&
           a.levels.length === this.comparators[i]!.levels.length &&
           a.levels.every((l, j) => l.level === this.comparators[i]!.levels[j] && l.m > 0 && l.u > 0),
       );
@@ -68,9 +82,15 @@ export class ProbabilisticModel {
         { field: 'parameters', allowed: 'parameters estimated for the current matching.attributes' },
       );
     }
-    this.params = p;
-    this.m = p.attributes.map((a) => a.levels.map((l) => l.m));
-    this.u = p.attributes.map((a) => a.levels.map((l) => l.u));
+    const attributes = ordered as ModelParameters['attributes'];
+    this.params = { ...p, attributes };
+    this.m = attributes.map((a) => a.levels.map((l) => l.m));
+    this.u = attributes.map((a) => a.levels.map((l) => l.u));
+  }
+
+  /** Estimates the parameters from these blocked accounts when none are in use. */
+  prime(n: number, blocked: readonly BlockedAccount[], accounts: number): void {
+    if (!this.params) this.estimate(n, blocked, accounts);
   }
 
   parameters(): ModelParameters | undefined {
@@ -249,6 +269,7 @@ export class ProbabilisticModel {
                 },
           );
         }
+        explanation.push({ attribute: PRIOR_ATTRIBUTE, level: PRIOR_LEVEL, weight: round2(priorWeight) });
         const list = duplicates.get(ids[acc.g]!) ?? [];
         list.push({
           accountId: ids[acc.g]!,
