@@ -31,6 +31,9 @@ export class ExternalLogSink implements LogSink {
   private inFlight: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  private abandonInFlight: AbortController | undefined;
+  /** Set at close()'s deadline: nothing more is posted. */
+  private gaveUp = false;
   readonly stats: ExternalLogStats = { sent: 0, dropped: 0, failedPosts: 0 };
   private readonly o: Required<Omit<ExternalLogSinkOptions, 'fetchImpl'>> & { fetchImpl: typeof fetch };
 
@@ -67,7 +70,7 @@ export class ExternalLogSink implements LogSink {
   }
 
   private kick(): void {
-    if (this.inFlight || this.buffer.length === 0) return;
+    if (this.gaveUp || this.inFlight || this.buffer.length === 0) return;
     const batch = this.buffer.splice(0, this.o.batchSize);
     this.inFlight = this.post(batch).finally(() => {
       this.inFlight = undefined;
@@ -76,12 +79,14 @@ export class ExternalLogSink implements LogSink {
   }
 
   private async post(batch: LogRecord[]): Promise<void> {
+    const abandon = new AbortController();
+    this.abandonInFlight = abandon;
     try {
       const res = await this.o.fetchImpl(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(batch),
-        signal: AbortSignal.timeout(this.o.timeoutMs),
+        signal: AbortSignal.any([abandon.signal, AbortSignal.timeout(this.o.timeoutMs)]),
       });
       await res.arrayBuffer().catch(() => undefined);
       if (!res.ok) throw new Error(`status ${res.status}`);
@@ -102,6 +107,13 @@ export class ExternalLogSink implements LogSink {
       const wait = new Promise<void>((r) => setTimeout(r, Math.max(1, deadline - Date.now())).unref());
       await Promise.race([this.inFlight ?? Promise.resolve(), wait]);
       this.kick();
+    }
+    // A post still running at the deadline is abandoned, so its batch is counted as dropped now
+    // rather than after close() has reported the figures.
+    this.gaveUp = true;
+    if (this.inFlight) {
+      this.abandonInFlight?.abort();
+      await this.inFlight;
     }
     this.stats.dropped += this.buffer.length;
     this.buffer = [];

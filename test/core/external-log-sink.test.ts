@@ -57,4 +57,20 @@ describe('ExternalLogSink', () => {
     expect(sink.stats.dropped).toBe(100);
     expect(sink.stats.failedPosts).toBeGreaterThan(0);
   });
+
+  test('close() accounts for a post still running at its deadline: every record is sent or dropped, none unaccounted', async () => {
+    // A collector that accepts the connection and never answers: the post is still running at the deadline.
+    const held: Array<() => void> = [];
+    const server = createServer((_req, res) => held.push(() => res.destroy()));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/logs`;
+    const sink = new ExternalLogSink(url, { batchSize: 5, maxBuffered: 20, flushEveryMs: 10, closeTimeoutMs: 50 });
+    for (let i = 0; i < 12; i++) sink.write(rec(i));
+    await sink.close();
+    expect(sink.stats.sent + sink.stats.dropped).toBe(12);
+    expect(sink.stats.sent).toBe(0);
+    held.forEach((end) => end());
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
 });
