@@ -183,6 +183,10 @@ function startDirect(): Promise<{ url: string; close: () => Promise<void> }> {
       })();
     });
   });
+  // node:http closes a keep-alive socket after 5 s idle; the client's agent keeps it while the other
+  // modes' transfers run (several seconds each), then reuses it as the server closes it: ECONNRESET.
+  // Fastify's default (72 s) already outlasts a round of transfers.
+  server.keepAliveTimeout = 120_000;
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const addr = server.address();
