@@ -363,6 +363,9 @@ async function main(): Promise<void> {
       embedded: row(tEmb),
       queue: { ...row(tQueue), 'Redis peak growth MB': f(tQueue.redisPeakMb, 1) },
     });
+    // Per-transfer MB/s, so a slow-down that builds up across transfers shows apart from noise.
+    for (const [mode, list] of Object.entries(runs))
+      console.log(`${`${mode} MB/s per transfer:`.padEnd(31)} ${list.map((t) => f(t.mbps, 1)).join(' ')}`);
     console.log(`queue / embedded per transfer: ${ratios.map((r) => f(r)).join(' ')}`);
     console.log(`queue / direct per transfer:   ${ratiosDirect.map((r) => f(r)).join(' ')}`);
 
