@@ -317,6 +317,9 @@ async function main(): Promise<void> {
     const lEmb = await latency(() => call(`${embedded.url}/`, small), CALLS);
     const lQueue = await latency(() => call(`${queue.url}/`, small), CALLS);
 
+    // One untimed transfer per mode first: the first large transfer of a mode runs cold (JIT, buffers),
+    // and a cold embedded run against a warm queue run made the first ratio look like a slow-down after it.
+    for (const url of [direct.url, embedded.url, queue.url]) await throughput(url);
     // Interleaved, so that a burst of load from elsewhere on the machine hits every mode alike.
     const runs = { direct: [] as Transfer[], embedded: [] as Transfer[], queue: [] as Transfer[] };
     const ratios: number[] = [];
