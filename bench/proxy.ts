@@ -183,6 +183,10 @@ function startDirect(): Promise<{ url: string; close: () => Promise<void> }> {
       })();
     });
   });
+  // node:http closes a keep-alive socket after 5 s idle; the client's agent keeps it while the other
+  // modes' transfers run (several seconds each), then reuses it as the server closes it: ECONNRESET.
+  // Fastify's default (72 s) already outlasts a round of transfers.
+  server.keepAliveTimeout = 120_000;
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const addr = server.address();
@@ -313,6 +317,9 @@ async function main(): Promise<void> {
     const lEmb = await latency(() => call(`${embedded.url}/`, small), CALLS);
     const lQueue = await latency(() => call(`${queue.url}/`, small), CALLS);
 
+    // One untimed transfer per mode first: the first large transfer of a mode runs cold (JIT, buffers),
+    // and a cold embedded run against a warm queue run made the first ratio look like a slow-down after it.
+    for (const url of [direct.url, embedded.url, queue.url]) await throughput(url);
     // Interleaved, so that a burst of load from elsewhere on the machine hits every mode alike.
     const runs = { direct: [] as Transfer[], embedded: [] as Transfer[], queue: [] as Transfer[] };
     const ratios: number[] = [];
@@ -359,6 +366,9 @@ async function main(): Promise<void> {
       embedded: row(tEmb),
       queue: { ...row(tQueue), 'Redis peak growth MB': f(tQueue.redisPeakMb, 1) },
     });
+    // Per-transfer MB/s, so a slow-down that builds up across transfers shows apart from noise.
+    for (const [mode, list] of Object.entries(runs))
+      console.log(`${`${mode} MB/s per transfer:`.padEnd(31)} ${list.map((t) => f(t.mbps, 1)).join(' ')}`);
     console.log(`queue / embedded per transfer: ${ratios.map((r) => f(r)).join(' ')}`);
     console.log(`queue / direct per transfer:   ${ratiosDirect.map((r) => f(r)).join(' ')}`);
 

@@ -211,6 +211,11 @@ export class QueueDispatcher implements CommandDispatcher {
     return this.pool.lent;
   }
 
+  /** Reader connections open now, idle or lent (tests): repeated requests reuse them instead of adding more. */
+  get readerConnectionsOpen(): number {
+    return this.pool.size;
+  }
+
   async ready(): Promise<Readiness> {
     if (this.redis.status !== 'ready')
       return { ok: false, reason: this.health.describe(`connection is ${this.redis.status}`) };
