@@ -35,23 +35,27 @@ describe('fusion-proxy serve', () => {
     });
   });
 
-  it('starts in embedded mode with a generated password on a fresh clone, and stops on SIGTERM', async () => {
-    await withEnv(
-      { REDIS_URL: undefined, PROXY_PASSWORD: undefined, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' },
-      async (stderr) => {
-        const listenersBefore = process.listenerCount('SIGTERM');
-        const running = run([]);
-        const deadline = Date.now() + 5000;
-        while (!stderr.join('').includes('generated password') && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 20));
-        expect(stderr.join('')).toMatch(
-          /WARNING: PROXY_PASSWORD is not set[\s\S]*generated password:\n\n {4}\S{20,}\n/,
-        );
-        while (process.listenerCount('SIGTERM') === listenersBefore && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 20));
-        process.emit('SIGTERM');
-        expect(await running).toBe(0);
-      },
-    );
-  });
+  // LOG_LEVEL unset is what a fresh clone has (info); 'error' is the quiet case.
+  it.each([[undefined], ['error']])(
+    'starts in embedded mode with a generated password on a fresh clone, and stops on SIGTERM (LOG_LEVEL %s)',
+    async (logLevel) => {
+      await withEnv(
+        { REDIS_URL: undefined, PROXY_PASSWORD: undefined, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: logLevel },
+        async (stderr) => {
+          const listenersBefore = process.listenerCount('SIGTERM');
+          const running = run([]);
+          const deadline = Date.now() + 5000;
+          while (!stderr.join('').includes('generated password') && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 20));
+          expect(stderr.join('')).toMatch(
+            /WARNING: PROXY_PASSWORD is not set[\s\S]*generated password:\n\n {4}\S{20,}\n/,
+          );
+          while (process.listenerCount('SIGTERM') === listenersBefore && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 20));
+          process.emit('SIGTERM');
+          expect(await running).toBe(0);
+        },
+      );
+    },
+  );
 });
