@@ -382,3 +382,22 @@ export function cleanSet(seed: number, originals: number, duplicates: number, fr
   out.accounts = order.map((x) => x[1]);
   return out;
 }
+
+/**
+ * True pairs (account id, candidate id): each account with every earlier record of the same person,
+ * its identities first, then its earlier accounts, in their order.
+ */
+export function truthPairs(set: Labelled): Array<[account: string, candidate: string]> {
+  const seen = new Map<string, string[]>();
+  for (const r of set.identities) {
+    const p = set.person.get(r.id)!;
+    seen.set(p, [...(seen.get(p) ?? []), r.id]);
+  }
+  const pairs: Array<[string, string]> = [];
+  for (const a of set.accounts) {
+    const p = set.person.get(a.id)!;
+    for (const other of seen.get(p) ?? []) pairs.push([a.id, other]);
+    seen.set(p, [...(seen.get(p) ?? []), a.id]);
+  }
+  return pairs;
+}
