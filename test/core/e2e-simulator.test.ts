@@ -13,6 +13,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
 import { openRedis, uniquePrefix } from '../support/redis';
 import { context, type LogLine } from './support';
+import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';
 
 let sim: RunningSimulator;
 let redis: Redis;
@@ -35,24 +36,12 @@ afterAll(async () => {
 });
 
 function configFor(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
   return {
-    baseurl: sim.baseurl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
-    sources: ['Contractors', 'LDAP', 'Legacy'],
+    ...tenantConnection(sim),
     requestsPerSecond: 1000,
     maxConcurrentRequests: 20,
     attributeDefinitions: [
-      {
-        name: 'login',
-        expression: '$firstName.substring(0,1)$lastName',
-        type: 'unique',
-        case: 'lower',
-        normalize: true,
-        spaces: true,
-      },
+      LOGIN_DEFINITION,
       { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 6 },
     ],
     matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },
