@@ -12,13 +12,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { Redis } from 'ioredis';
 import { proxyItems } from '../src/proxy-client';
 import { startSimulator } from '../src/simulator';
 import { freePort } from './free-port';
+import { spawnRedis } from './redis-server';
 
 const ACCOUNTS_PER_SOURCE = Number(process.env.BENCH_ACCOUNTS_PER_SOURCE ?? 10_000);
 const IDENTITIES = Number(process.env.BENCH_IDENTITIES ?? 12_000);
@@ -40,32 +40,6 @@ function toMiB(q: string): number {
   const m = /^(\d+)(Mi|Gi)$/.exec(q);
   if (!m) throw new Error(`unexpected quantity ${q}`);
   return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
-}
-
-async function startRedis(): Promise<{ url: string; child: ChildProcess; dir: string }> {
-  const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    const r = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    r.on('error', () => undefined);
-    try {
-      await r.connect();
-      r.disconnect();
-      return { url, child, dir };
-    } catch {
-      r.disconnect();
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  }
-  throw new Error('redis-server did not start');
 }
 
 async function serve(
@@ -106,7 +80,7 @@ async function main(): Promise<number> {
     'api' | 'worker',
     { resources: { requests: { memory: string }; limits: { memory: string } } }
   >;
-  const redis = await startRedis();
+  const redis = await spawnRedis();
   const peaks: Record<'api' | 'worker', number[]> = { api: [], worker: [] };
   const idle: Record<'api' | 'worker', number[]> = { api: [], worker: [] };
   let items = 0;

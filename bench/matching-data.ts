@@ -16,6 +16,18 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** The first index whose running total reaches `x`: a weighted pick when `x` is uniform up to the last total. */
+export function cumulativeIndex(cumulative: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 const FIRST =
   `james robert john michael william david richard joseph thomas charles christopher daniel matthew anthony mark
 donald steven paul andrew joshua kenneth kevin brian george timothy ronald edward jason jeffrey ryan jacob gary nicholas eric
@@ -174,17 +186,7 @@ export function generate(seed: number, identities: number, accounts: number): Ge
   const cumulative: number[] = [];
   weights.reduce((acc, w) => (cumulative.push(acc + w / totalW), acc + w / totalW), 0);
   const lastName = (): string => {
-    if (rand() < 0.35) {
-      const u = rand();
-      let lo = 0;
-      let hi = cumulative.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (cumulative[mid]! < u) lo = mid + 1;
-        else hi = mid;
-      }
-      return COMMON_LAST[lo]!;
-    }
+    if (rand() < 0.35) return COMMON_LAST[cumulativeIndex(cumulative, rand())]!;
     let s = '';
     for (let i = 2 + Math.floor(rand() * 2); i > 0; i--) s += pick(SYL);
     return s;

@@ -9,12 +9,11 @@
  * Needs --expose-gc (the npm script passes it): RSS is read after a forced GC.
  * Exits 1 when a goal is missed. Numbers on a shared machine are indicative.
  */
-import { freePort } from './free-port';
+import { spawnRedis } from './redis-server';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { CommandContext, CommandOutput, CommandRunner } from '../src/core/command-runner';
 import { silentLogger } from '../src/core/ports/logger';
@@ -52,30 +51,7 @@ function body(size: 'small' | 'large'): string {
 
 async function startRedis(): Promise<{ url: string; child?: ChildProcess; dir?: string }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL };
-  const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    const r = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    r.on('error', () => undefined);
-    try {
-      await r.connect();
-      await r.ping();
-      r.disconnect();
-      return { url, child, dir };
-    } catch {
-      r.disconnect();
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  }
-  throw new Error('redis-server did not start');
+  return spawnRedis();
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });

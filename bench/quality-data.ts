@@ -9,17 +9,7 @@
  * Every account carries the person id (truth) and the kind of variation applied.
  */
 import type { MatchRecord } from '../src/core/matching';
-
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { cumulativeIndex, rng } from './matching-data';
 
 const GIVEN = `james mary robert patricia john jennifer michael linda william elizabeth david barbara richard susan
 joseph jessica thomas sarah charles karen christopher lisa daniel nancy matthew betty anthony margaret mark sandra donald
@@ -123,17 +113,7 @@ function zipf<T>(items: readonly T[], s: number): (r: () => number) => T {
   const cum: number[] = [];
   let total = 0;
   items.forEach((_, i) => cum.push((total += 1 / (i + 1) ** s)));
-  return (r) => {
-    const x = r() * total;
-    let lo = 0;
-    let hi = cum.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cum[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return items[lo]!;
-  };
+  return (r) => items[cumulativeIndex(cum, r() * total)]!;
 }
 
 function stripAccents(s: string): string {
@@ -401,4 +381,23 @@ export function cleanSet(seed: number, originals: number, duplicates: number, fr
   const order = out.accounts.map((a) => [r(), a] as const).sort((x, y) => x[0] - y[0]);
   out.accounts = order.map((x) => x[1]);
   return out;
+}
+
+/**
+ * True pairs (account id, candidate id): each account with every earlier record of the same person,
+ * its identities first, then its earlier accounts, in their order.
+ */
+export function truthPairs(set: Labelled): Array<[account: string, candidate: string]> {
+  const seen = new Map<string, string[]>();
+  for (const r of set.identities) {
+    const p = set.person.get(r.id)!;
+    seen.set(p, [...(seen.get(p) ?? []), r.id]);
+  }
+  const pairs: Array<[string, string]> = [];
+  for (const a of set.accounts) {
+    const p = set.person.get(a.id)!;
+    for (const other of seen.get(p) ?? []) pairs.push([a.id, other]);
+    seen.set(p, [...(seen.get(p) ?? []), a.id]);
+  }
+  return pairs;
 }

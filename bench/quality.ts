@@ -6,7 +6,7 @@
  */
 import { buildMatcher, type MatchResult, parseMatchingSettings, scoreValues } from '../src/core/matching';
 import type { MatchingSettings } from '../src/core/matching';
-import { cleanSet, type Labelled, namesakeSet } from './quality-data';
+import { cleanSet, type Labelled, namesakeSet, truthPairs } from './quality-data';
 
 const README_RULES = {
   attributes: [
@@ -64,22 +64,6 @@ interface Quality {
   byKind: Map<string, [found: number, total: number]>;
   /** Accounts without a true match (new people, namesakes) that got a form, by kind. */
   falseForms: Map<string, [forms: number, total: number]>;
-}
-
-/** True pairs: each account with every earlier record (identity or account) of the same person. */
-function truthPairs(set: Labelled): Set<string> {
-  const seen = new Map<string, string[]>();
-  for (const r of set.identities) {
-    const p = set.person.get(r.id)!;
-    seen.set(p, [...(seen.get(p) ?? []), r.id]);
-  }
-  const pairs = new Set<string>();
-  for (const a of set.accounts) {
-    const p = set.person.get(a.id)!;
-    for (const other of seen.get(p) ?? []) pairs.add(`${a.id}|${other}`);
-    seen.set(p, [...(seen.get(p) ?? []), a.id]);
-  }
-  return pairs;
 }
 
 function run(set: Labelled, config: Record<string, unknown>): { result: MatchResult; ms: number; matcherMs: number } {
@@ -212,33 +196,39 @@ function timeLarge(): void {
   goal('time probabilistic / rules at 100k x 100k', ratio, ratio <= 1.5, '<= 1.5');
 }
 
+/** Both models on one set: their table and the probabilistic model's blocking recall; returns its quality. */
+function compare(
+  set: Labelled,
+  title: (truePairs: number) => string,
+  rules: Record<string, unknown>,
+  probabilistic: Record<string, unknown>,
+): Quality {
+  const truth = new Set(truthPairs(set).map(([account, candidate]) => `${account}|${candidate}`));
+  const rulesQuality = measure(set, truth, rules);
+  const probQuality = measure(set, truth, probabilistic);
+  table(title(truth.size), [
+    ['rules', rulesQuality],
+    ['probabilistic', probQuality],
+  ]);
+  console.log(`  probabilistic blocking recall (true pairs kept): ${f3(blockingRecall(set, truth, probabilistic))}`);
+  return probQuality;
+}
+
 function main(): void {
   const large = process.argv.includes('--large');
   const ns = namesakeSet(42, 5000, 3000);
-  const nsTruth = truthPairs(ns);
-  const nsRules = measure(ns, nsTruth, README_RULES);
-  const nsProb = measure(ns, nsTruth, NAMESAKE_PROBABILISTIC);
-  table(
-    `namesake set: ${ns.identities.length} identities, ${ns.accounts.length} accounts, ${nsTruth.size} true pairs`,
-    [
-      ['rules', nsRules],
-      ['probabilistic', nsProb],
-    ],
+  const nsProb = compare(
+    ns,
+    (pairs) => `namesake set: ${ns.identities.length} identities, ${ns.accounts.length} accounts, ${pairs} true pairs`,
+    README_RULES,
+    NAMESAKE_PROBABILISTIC,
   );
-  console.log(
-    `  probabilistic blocking recall (true pairs kept): ${f3(blockingRecall(ns, nsTruth, NAMESAKE_PROBABILISTIC))}`,
-  );
-
   const cl = cleanSet(43, 5000, 2500, 2500);
-  const clTruth = truthPairs(cl);
-  const clRules = measure(cl, clTruth, CLEAN_RULES);
-  const clProb = measure(cl, clTruth, CLEAN_PROBABILISTIC);
-  table(`clean set: ${cl.identities.length} originals, ${cl.accounts.length} records, ${clTruth.size} true pairs`, [
-    ['rules', clRules],
-    ['probabilistic', clProb],
-  ]);
-  console.log(
-    `  probabilistic blocking recall (true pairs kept): ${f3(blockingRecall(cl, clTruth, CLEAN_PROBABILISTIC))}`,
+  const clProb = compare(
+    cl,
+    (pairs) => `clean set: ${cl.identities.length} originals, ${cl.accounts.length} records, ${pairs} true pairs`,
+    CLEAN_RULES,
+    CLEAN_PROBABILISTIC,
   );
 
   console.log('\n== goals (issue 15)');

@@ -8,6 +8,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { freePort } from '../support/free-port';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { Proc } from '../support/serve-process';
+import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';
 
 export const PROXY_PASSWORD = 'chaos-proxy-password-4d1f7c2e9b';
 export const JOB_KEY = 'c'.repeat(64);
@@ -56,25 +57,11 @@ export class Cluster {
 
   /** The connector configuration of the simulator's tenant. */
   config(extra: Record<string, unknown> = {}): Record<string, unknown> {
-    const fusion = this.sim.tenant.source(this.sim.tenant.meta.fusionSourceId!);
     return {
-      baseurl: this.sim.baseurl,
-      clientId: this.sim.clientId,
-      clientSecret: this.sim.clientSecret,
-      spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
-      sources: ['Contractors', 'LDAP', 'Legacy'],
+      ...tenantConnection(this.sim),
       requestsPerSecond: 500,
       maxConcurrentRequests: 10,
-      attributeDefinitions: [
-        {
-          name: 'login',
-          expression: '$firstName.substring(0,1)$lastName',
-          type: 'unique',
-          case: 'lower',
-          normalize: true,
-          spaces: true,
-        },
-      ],
+      attributeDefinitions: [LOGIN_DEFINITION],
       matching: {
         attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }],
       },

@@ -2,33 +2,20 @@
  * `fusion-proxy match` with the real probabilistic model on the labelled namesake set of bench:quality:
  * the summary's parameters and sweep agree with the pairs it prints, and the report draws every chart.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { namesakeSet } from '../../bench/quality-data';
-import { runMatch } from '../../src/cli/match';
+import { namesakeSet, truthPairs } from '../../bench/quality-data';
+import { matchCli as cli, matchInputs, renderedDom } from '../support/match-cli';
 
-const dir = mkdtempSync(join(tmpdir(), 'match-real-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { dir, file } = matchInputs('match-real-');
 
 const set = namesakeSet(11, 300, 300);
-const file = (name: string, content: string) => {
-  const p = join(dir, name);
-  writeFileSync(p, content);
-  return p;
-};
 const identities = file('identities.json', JSON.stringify(set.identities));
 const accounts = file('accounts.json', JSON.stringify(set.accounts));
-const truthLines = ['accountId,candidateId'];
-set.accounts.forEach((a, i) => {
-  const person = set.person.get(a.id);
-  for (const id of set.identities) if (set.person.get(id.id) === person) truthLines.push(`${a.id},${id.id}`);
-  for (const earlier of set.accounts.slice(0, i))
-    if (set.person.get(earlier.id) === person) truthLines.push(`${a.id},${earlier.id}`);
-});
-const truth = file('truth.csv', truthLines.join('\n'));
+const truth = file(
+  'truth.csv',
+  ['accountId,candidateId', ...truthPairs(set).map(([account, candidate]) => `${account},${candidate}`)].join('\n'),
+);
 const config = file(
   'config.json',
   JSON.stringify({
@@ -43,13 +30,6 @@ const config = file(
     },
   }),
 );
-
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runMatch(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t) });
-  return { code, out, err };
-}
 
 interface JsonSummary {
   duplicates: number;
@@ -116,11 +96,7 @@ describe('fusion-proxy match with the probabilistic model (real model)', () => {
     expect(text.err).toMatch(/^ {2}employeeNumber: .* m=[\d.e-]+ u=[\d.e-]+/m);
     expect(text.err).toMatch(/^ {2}0\.9: forms \d+, pairs \d+, precision [\d.]+, recall [\d.]+ {2}<- configured$/m);
 
-    const { stdout: dom } = await promisify(execFile)(
-      '/usr/bin/chromium',
-      ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', `file://${page}`],
-      { maxBuffer: 32 * 1024 * 1024, timeout: 120_000 },
-    );
+    const dom = await renderedDom(page);
     expect(dom).toContain('data-drawn="4"');
     const levels = summary.parameters.attributes.reduce((n, a) => n + a.levels.length, 0);
     expect((dom.match(/<rect class="bar m"/g) ?? []).length).toBe(levels);

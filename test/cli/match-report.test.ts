@@ -5,12 +5,8 @@
  * src/core/matching/types.ts (probability, matchWeight, explanation, parameters()), so that every number
  * on the page is known here; the model itself is tested in test/matching.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { runMatch } from '../../src/cli/match';
 import type { Matcher } from '../../src/core/matching';
 import type {
   MatchRecord,
@@ -19,22 +15,9 @@ import type {
   ModelParameters,
   PotentialDuplicate,
 } from '../../src/core/matching/types';
+import { matchCli as cli, matchInputs, renderedDom } from '../support/match-cli';
 
-const dir = mkdtempSync(join(tmpdir(), 'match-report-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function file(name: string, content: string): string {
-  const p = join(dir, name);
-  writeFileSync(p, content);
-  return p;
-}
-
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runMatch(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t) });
-  return { code, out, err };
-}
+const { dir, file } = matchInputs('match-report-');
 
 const PARAMETERS: ModelParameters = {
   version: 1,
@@ -184,6 +167,9 @@ const truth = file(
   ].join('\n'),
 );
 
+/** The arguments naming this file's identities and accounts, and `config`. */
+const inputs = (config: string): string[] => ['--identities', identities, '--accounts', accounts, '--config', config];
+
 const ndjson = (out: string) =>
   out
     .trim()
@@ -198,7 +184,7 @@ beforeEach(() => {
 
 describe('fusion-proxy match keeps every candidate unless --top-k', () => {
   it('reports every candidate of each account although reviewTopK is 1, and the best one with --top-k 1', async () => {
-    const all = await cli(['--identities', identities, '--accounts', accounts, '--config', rulesConfig]);
+    const all = await cli(inputs(rulesConfig));
     expect(all.code).toBe(0);
     const pairs = ndjson(all.out);
     expect(pairs.filter((p) => p.accountId === 'a0').map((p) => p.candidateId)).toEqual(['i1', 'i2', 'i3']);
@@ -206,38 +192,20 @@ describe('fusion-proxy match keeps every candidate unless --top-k', () => {
     expect(pairs).toHaveLength(250);
     expect(all.err).toContain('dropped beyond --top-k: 0');
 
-    const one = await cli([
-      '--identities',
-      identities,
-      '--accounts',
-      accounts,
-      '--config',
-      rulesConfig,
-      '--top-k',
-      '1',
-    ]);
+    const one = await cli([...inputs(rulesConfig), '--top-k', '1']);
     expect(ndjson(one.out)).toHaveLength(20);
     expect(one.err).toContain('dropped beyond --top-k: 230');
     expect(one.err).toContain('matched 20, below threshold 0,');
   });
 
   it.each(['0', '-2', '1.5', 'ten'])('refuses --top-k %s with a clear error', async (bad) => {
-    const r = await cli(['--identities', identities, '--accounts', accounts, '--config', rulesConfig, '--top-k', bad]);
+    const r = await cli([...inputs(rulesConfig), '--top-k', bad]);
     expect(r.code).toBe(2);
     expect(r.err).toContain(`option --top-k needs a whole number of at least 1, got "${bad}"`);
   });
 
   it('says where the report could not be written', async () => {
-    const r = await cli([
-      '--identities',
-      identities,
-      '--accounts',
-      accounts,
-      '--config',
-      rulesConfig,
-      '--report',
-      join(dir, 'no', 'such', 'dir.html'),
-    ]);
+    const r = await cli([...inputs(rulesConfig), '--report', join(dir, 'no', 'such', 'dir.html')]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/cannot write the report .*dir\.html: ENOENT/);
   });
@@ -246,7 +214,7 @@ describe('fusion-proxy match keeps every candidate unless --top-k', () => {
 describe('fusion-proxy match with the probabilistic model', () => {
   it('collects pairs down to the sweep floor, outputs those at the threshold, prints parameters and the sweep', async () => {
     useStandIn = true;
-    const r = await cli(['--identities', identities, '--accounts', accounts, '--config', probConfig, '--truth', truth]);
+    const r = await cli([...inputs(probConfig), '--truth', truth]);
     expect(r.code).toBe(0);
     expect(built[0]?.probabilityThreshold).toBe(0.01);
     const out = ndjson(r.out);
@@ -276,17 +244,7 @@ describe('fusion-proxy match with the probabilistic model', () => {
         },
       }),
     );
-    const r = await cli([
-      '--identities',
-      identities,
-      '--accounts',
-      accounts,
-      '--config',
-      config,
-      '--top-k',
-      '1',
-      '--summary-json',
-    ]);
+    const r = await cli([...inputs(config), '--top-k', '1', '--summary-json']);
     expect(r.code).toBe(0);
     const out = ndjson(r.out);
     expect(out).toHaveLength(20);
@@ -296,7 +254,7 @@ describe('fusion-proxy match with the probabilistic model', () => {
     expect(summary.truncated).toBe(8);
     expect(summary.pairs).toMatchObject({ matched: 20, below_threshold: 5 });
 
-    const all = await cli(['--identities', identities, '--accounts', accounts, '--config', config, '--summary-json']);
+    const all = await cli([...inputs(config), '--summary-json']);
     const whole = JSON.parse(all.err) as { duplicates: number; truncated: number; pairs: Record<string, number> };
     expect(whole).toMatchObject({
       duplicates: 28,
@@ -305,18 +263,6 @@ describe('fusion-proxy match with the probabilistic model', () => {
     });
   });
 });
-
-const run = promisify(execFile);
-
-/** The page after its scripts ran, as Chromium serialises it. */
-async function renderedDom(page: string): Promise<string> {
-  const { stdout } = await run(
-    '/usr/bin/chromium',
-    ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', `file://${page}`],
-    { maxBuffer: 32 * 1024 * 1024, timeout: 120_000 },
-  );
-  return stdout;
-}
 
 function chartOf(dom: string, id: string): string | undefined {
   const m = new RegExp(`<svg[^>]*data-chart="${id}"[^>]*>([\\s\\S]*?)</svg>`).exec(dom);
@@ -332,18 +278,7 @@ describe('the HTML report renders in headless Chromium', () => {
   it('probabilistic model with a truth file: four charts, threshold line at 0.9', async () => {
     useStandIn = true;
     const page = join(dir, 'prob.html');
-    const r = await cli([
-      '--identities',
-      identities,
-      '--accounts',
-      accounts,
-      '--config',
-      probConfig,
-      '--truth',
-      truth,
-      '--report',
-      page,
-    ]);
+    const r = await cli([...inputs(probConfig), '--truth', truth, '--report', page]);
     expect(r.code).toBe(0);
     const html = readFileSync(page, 'utf8');
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/);
@@ -385,16 +320,7 @@ describe('the HTML report renders in headless Chromium', () => {
 
   it('rules model without a truth file: histogram of scores and forms by minimum score, no m/u, no threshold line', async () => {
     const page = join(dir, 'rules.html');
-    const r = await cli([
-      '--identities',
-      identities,
-      '--accounts',
-      accounts,
-      '--config',
-      rulesConfig,
-      '--report',
-      page,
-    ]);
+    const r = await cli([...inputs(rulesConfig), '--report', page]);
     expect(r.code).toBe(0);
     const dom = await renderedDom(page);
     expect(dom).toContain('data-drawn="2"');

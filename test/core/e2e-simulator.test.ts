@@ -13,6 +13,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
 import { openRedis, uniquePrefix } from '../support/redis';
 import { context, type LogLine } from './support';
+import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';
 
 let sim: RunningSimulator;
 let redis: Redis;
@@ -35,24 +36,12 @@ afterAll(async () => {
 });
 
 function configFor(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
   return {
-    baseurl: sim.baseurl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
-    sources: ['Contractors', 'LDAP', 'Legacy'],
+    ...tenantConnection(sim),
     requestsPerSecond: 1000,
     maxConcurrentRequests: 20,
     attributeDefinitions: [
-      {
-        name: 'login',
-        expression: '$firstName.substring(0,1)$lastName',
-        type: 'unique',
-        case: 'lower',
-        normalize: true,
-        spaces: true,
-      },
+      LOGIN_DEFINITION,
       { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 6 },
     ],
     matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },
@@ -76,6 +65,26 @@ function setup(extra: Record<string, unknown> = {}, runtime: { redis?: Redis; ke
 
 function connectorAccounts() {
   return [...sim.tenant.accountsOfSource(sim.tenant.meta.fusionSourceId!).values()];
+}
+
+const PROBABILISTIC = {
+  model: 'probabilistic',
+  attributes: [
+    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
+    { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90 },
+    { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
+  ],
+};
+
+/** One aggregation with the probabilistic model: the run, and the parameters the connector source holds after it. */
+async function probabilisticRun(
+  extra: Record<string, unknown> = {},
+  runtime: { redis?: Redis; keyPrefix?: string } = {},
+): Promise<ReturnType<typeof setup> & { stored: ModelParameters }> {
+  const run = setup({ matching: PROBABILISTIC, ...extra }, runtime);
+  await run.aggregate();
+  const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
+  return { ...run, stored: fusion.connectorAttributes[MODEL_PARAMETERS_KEY] as ModelParameters };
 }
 
 function resetTenantState(): void {
@@ -175,16 +184,6 @@ describe('aggregation against the simulator', () => {
 
   test('probabilistic model: a full run stores its parameters on the connector source; after a Redis wipe a limited run reuses them; a full run with too little new data keeps them', async () => {
     const prefix = `${uniquePrefix('core-e2e-prob')}:`;
-    const matching = {
-      model: 'probabilistic',
-      attributes: [
-        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-        { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90 },
-        { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
-      ],
-    };
-    const fusionId = sim.tenant.meta.fusionSourceId!;
-    const storedNow = () => sim.tenant.source(fusionId).connectorAttributes[MODEL_PARAMETERS_KEY] as ModelParameters;
     const addAccount = (nativeIdentity: string, first: string, last: string) => {
       const ldap = sim.tenant.sourceByName('LDAP')!;
       const now = sim.tenant.now();
@@ -208,12 +207,11 @@ describe('aggregation against the simulator', () => {
       });
     };
 
-    const full = setup({ matching }, { redis, keyPrefix: prefix });
-    await full.aggregate();
-    const stored = storedNow();
+    const full = await probabilisticRun({}, { redis, keyPrefix: prefix });
+    const stored = full.stored;
     expect(stored).toMatchObject({
       version: 1,
-      attributes: matching.attributes.map((a) => ({ attribute: a.attribute })),
+      attributes: PROBABILISTIC.attributes.map((a) => ({ attribute: a.attribute })),
     });
     expect(stored.prior).toBeGreaterThan(0);
     expect(stored.prior).toBeLessThan(1);
@@ -233,58 +231,43 @@ describe('aggregation against the simulator', () => {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
     addAccount('PROB-1', 'Quentin', 'Zarkovsky');
-    const limited = setup({ matching, aggregationBatchSize: 1000 }, { redis, keyPrefix: prefix });
-    await limited.aggregate();
+    const limited = await probabilisticRun({ aggregationBatchSize: 1000 }, { redis, keyPrefix: prefix });
     expect(limited.summaries[0]!.modelParameters).toEqual({
       source: 'stored',
       stored: false,
       estimatedAt: stored.estimatedAt,
     });
-    expect(storedNow()).toEqual(stored);
+    expect(limited.stored).toEqual(stored);
 
     // One new account is too little to re-estimate m and the prior: the next full run keeps them.
     addAccount('PROB-2', 'Yolanda', 'Vexmoor');
-    const again = setup({ matching }, { redis, keyPrefix: prefix });
-    await again.aggregate();
+    const again = await probabilisticRun({}, { redis, keyPrefix: prefix });
     expect(again.summaries[0]!.modelParameters).toEqual({
       source: 'stored',
       stored: false,
       estimatedAt: stored.estimatedAt,
     });
     expect(again.lines.some((l) => /the estimate rests on only 1 new account\(s\)/.test(l.msg))).toBe(true);
-    expect(storedNow()).toEqual(stored);
+    expect(again.stored).toEqual(stored);
 
     // A full run with nothing new keeps them too.
-    const idle = setup({ matching }, { redis, keyPrefix: prefix });
-    await idle.aggregate();
+    const idle = await probabilisticRun({}, { redis, keyPrefix: prefix });
     expect(idle.summaries[0]!.modelParameters).toMatchObject({ source: 'stored', stored: false });
     expect(idle.lines.some((l) => /found no new account to match/.test(l.msg))).toBe(true);
-    expect(storedNow()).toEqual(stored);
+    expect(idle.stored).toEqual(stored);
   });
 
   test('probabilistic model: a full run with processing batch size 1 estimates and stores the same parameters as one with large batches', async () => {
-    const matching = {
-      model: 'probabilistic',
-      attributes: [
-        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-        { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90 },
-        { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
-      ],
-    };
-    const fusionId = sim.tenant.meta.fusionSourceId!;
-    const storedNow = () => sim.tenant.source(fusionId).connectorAttributes[MODEL_PARAMETERS_KEY] as ModelParameters;
     const without = ({ estimatedAt: _, ...p }: ModelParameters) => p;
 
-    const large = setup({ matching, enableBatching: true, batchSize: 1000 });
-    await large.aggregate();
-    const byLarge = storedNow();
+    const large = await probabilisticRun({ enableBatching: true, batchSize: 1000 });
+    const byLarge = large.stored;
     expect(large.summaries[0]!.modelParameters).toMatchObject({ source: 'estimated', stored: true });
     expect(byLarge.extra?.candidatePairs).toBeGreaterThan(0);
 
     resetTenantState();
-    const one = setup({ matching, enableBatching: true, batchSize: 1 });
-    await one.aggregate();
-    const byOne = storedNow();
+    const one = await probabilisticRun({ enableBatching: true, batchSize: 1 });
+    const byOne = one.stored;
     expect(one.summaries[0]!.modelParameters).toMatchObject({ source: 'estimated', stored: true });
     expect(byOne.estimatedAt).not.toBe(byLarge.estimatedAt);
     expect(byOne.prior).toBeCloseTo(byLarge.prior, 6);

@@ -118,6 +118,26 @@ async function list(h: Harness, config: Record<string, unknown> = h.config, line
 const stored = (h: Harness) =>
   h.fake.sources.get(h.own.id)?.connectorAttributes[MODEL_PARAMETERS_KEY] as ModelParameters | undefined;
 
+/**
+ * Run `run` kept the stored parameters `saved`: its summary says they came from the store, it logged
+ * `info`, and the connector source still holds them.
+ */
+function expectKeptStored(
+  h: Harness,
+  run: number,
+  saved: ModelParameters | undefined,
+  lines: LogLine[],
+  info: RegExp,
+): void {
+  expect(h.summaries[run]?.modelParameters).toEqual({
+    source: 'stored',
+    stored: false,
+    estimatedAt: saved?.estimatedAt,
+  });
+  expect(lines.some((l) => l.level === 'info' && info.test(l.msg))).toBe(true);
+  expect(stored(h)).toEqual(saved);
+}
+
 describe('probabilistic model parameters on the connector source', () => {
   test('a full run estimates and stores; a limited run after a state wipe reuses them; the next full run re-estimates', async () => {
     const h = tenant();
@@ -144,16 +164,8 @@ describe('probabilistic model parameters on the connector source', () => {
     const lines: LogLine[] = [];
     const limited = await list(h, { ...h.config, aggregationBatchSize: 5 }, lines);
     expect(calls[1]).toEqual({ parameters: saved });
-    expect(h.summaries[1]?.modelParameters).toEqual({
-      source: 'stored',
-      stored: false,
-      estimatedAt: saved?.estimatedAt,
-    });
-    expect(
-      lines.some((l) => l.level === 'info' && /parameters of the last full aggregation .* are reused/.test(l.msg)),
-    ).toBe(true);
+    expectKeptStored(h, 1, saved, lines, /parameters of the last full aggregation .* are reused/);
     expect(h.fake.patches.slice(patchesBefore).some((p) => MODEL_PARAMETERS_KEY in p.values)).toBe(false);
-    expect(stored(h)).toEqual(saved);
     h.fake.ingest(h.own.id, limited);
 
     // The next full run with 60 new accounts (60 candidate pairs) re-estimates from all of them.
@@ -198,22 +210,14 @@ describe('probabilistic model parameters on the connector source', () => {
     const lines: LogLine[] = [];
     await list(h, h.config, lines);
     expect(estimateInputs).toHaveLength(1);
-    expect(h.summaries[1]?.modelParameters).toEqual({
-      source: 'stored',
-      stored: false,
-      estimatedAt: saved.estimatedAt,
-    });
-    expect(
-      lines.some(
-        (l) =>
-          l.level === 'info' &&
-          /this full aggregation found no new account to match, too little to re-estimate the parameters; the stored ones .* are kept/.test(
-            l.msg,
-          ),
-      ),
-    ).toBe(true);
+    expectKeptStored(
+      h,
+      1,
+      saved,
+      lines,
+      /this full aggregation found no new account to match, too little to re-estimate the parameters; the stored ones .* are kept/,
+    );
     expect(h.fake.patches.slice(patchesBefore).some((p) => MODEL_PARAMETERS_KEY in p.values)).toBe(false);
-    expect(stored(h)).toEqual(saved);
   });
 
   test('a full run whose estimate rests on too few new accounts or pairs keeps and uses the stored parameters', async () => {
@@ -225,22 +229,14 @@ describe('probabilistic model parameters on the connector source', () => {
     const lines: LogLine[] = [];
     await list(h, h.config, lines);
     expect(estimateInputs).toHaveLength(2);
-    expect(h.summaries[1]?.modelParameters).toEqual({
-      source: 'stored',
-      stored: false,
-      estimatedAt: saved.estimatedAt,
-    });
-    expect(
-      lines.some(
-        (l) =>
-          l.level === 'info' &&
-          /the estimate rests on only 1 new account\(s\) and 100 candidate pair\(s\), too little to re-estimate/.test(
-            l.msg,
-          ),
-      ),
-    ).toBe(true);
+    expectKeptStored(
+      h,
+      1,
+      saved,
+      lines,
+      /the estimate rests on only 1 new account\(s\) and 100 candidate pair\(s\), too little to re-estimate/,
+    );
     expect(lines.some((l) => l.level === 'warn')).toBe(false);
-    expect(stored(h)).toEqual(saved);
   });
 
   test('a full run that lost its run lock while estimating stores nothing', async () => {

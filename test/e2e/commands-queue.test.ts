@@ -16,6 +16,7 @@ import { startServer, type RunningServer } from '../../src/server/server';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
+import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';
 
 type Mode = 'embedded' | 'queue';
 const PASSWORD = 'e2e-commands-password-0123456789';
@@ -52,28 +53,16 @@ describe.each<Mode>(['embedded', 'queue'])(
         runner,
         logger: createLogger({ level: 'error', destination: { write: () => undefined } }),
       });
-      const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
       config = {
         proxyEnabled: true,
         proxyUrl: `${server.url}/proxy`,
         proxyPassword: PASSWORD,
-        baseurl: sim.baseurl,
-        clientId: sim.clientId,
-        clientSecret: sim.clientSecret,
-        spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
-        sources: ['Contractors', 'LDAP', 'Legacy'],
+        ...tenantConnection(sim),
         requestsPerSecond: 1000,
         maxConcurrentRequests: 20,
         attributeMaps: [{ newAttribute: 'departments', existingAttributes: ['department'], attributeMerge: 'list' }],
         attributeDefinitions: [
-          {
-            name: 'login',
-            expression: '$firstName.substring(0,1)$lastName',
-            type: 'unique',
-            case: 'lower',
-            normalize: true,
-            spaces: true,
-          },
+          LOGIN_DEFINITION,
           { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 6 },
           { name: 'title', expression: 'Member of $department' },
         ],

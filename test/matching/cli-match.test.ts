@@ -1,24 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runMatch } from '../../src/cli/match';
 import { parseCsv } from '../../src/core/matching/csv';
+import { matchCli as cli, matchInputs } from '../support/match-cli';
 
-const dir = mkdtempSync(join(tmpdir(), 'match-cli-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function file(name: string, content: string): string {
-  const p = join(dir, name);
-  writeFileSync(p, content);
-  return p;
-}
-
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runMatch(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t) });
-  return { code, out, err };
-}
+const { dir, file } = matchInputs('match-cli-');
 
 const config = {
   proxyEnabled: false,

@@ -1,11 +1,8 @@
 import type { ReviewCandidate } from '../../src/core/ports/review-queue';
 import { readFormAnswer } from '../../src/core/review/form-answer';
 import { buildFormContent, storedCandidates } from '../../src/core/review/form-content';
-import { randomBytes } from 'node:crypto';
-import type { PlatformClient } from '../../src/platform/platform-client';
 import type { JsonObject } from '../../src/simulator/records';
-import { clientFor, startSim, type RunningSimulator } from '../platform/support';
-import { Harness, candidates, pendingReview } from './support';
+import { type Harness, candidates, pendingReview, uid, useReviewSimulator } from './support';
 
 interface Section {
   id: string;
@@ -153,22 +150,12 @@ describe('review forms of the rules model are unchanged', () => {
 });
 
 describe('a probabilistic review form on the simulator', () => {
-  let sim: RunningSimulator;
-  let client: PlatformClient;
   let h: Harness;
-  beforeAll(async () => {
-    sim = await startSim({ rateLimit: false });
-    client = clientFor(sim);
-    h = new Harness(sim, client);
-  });
-  afterAll(async () => {
-    client.close();
-    await sim.close();
-  });
+  useReviewSimulator((x) => (h = x));
 
   it('the created form explains its candidates, its instance keeps them, and the notification says the same', async () => {
     const review = pendingReview({ candidates: probabilistic() });
-    const { queue } = h.queue(`fs${randomBytes(6).toString('hex')}`);
+    const { queue } = h.queue(uid('fs'));
     await queue.submit(review);
     const [def] = h.definitionsOf(review.accountId) as [JsonObject];
     const all = JSON.stringify(def['formElements']);
@@ -187,10 +174,10 @@ describe('a probabilistic review form on the simulator', () => {
   });
 
   it('a renewed form (expired, sent again) keeps the explanation in its input and its notification', async () => {
-    const fs = `fs${randomBytes(6).toString('hex')}`;
+    const fs = uid('fs');
     const review = pendingReview({ candidates: probabilistic() });
     await h.queue(fs).queue.submit(review);
-    expect(sim.control.expireFormInstances([String(h.onlyInstance(review.accountId)['id'])])).toBe(1);
+    expect(h.sim.control.expireFormInstances([String(h.onlyInstance(review.accountId)['id'])])).toBe(1);
 
     const decision = (await h.queue(fs).queue.readDecisions()).get(review.accountId);
     expect(decision).toMatchObject({ kind: 'expired', renewed: true });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   resolveReviewers,
   NOTIFICATION_WORKFLOW,
@@ -7,10 +6,8 @@ import {
 } from '../../src/core/review';
 import { METRIC } from '../../src/observability/metric-names';
 import { registry } from '../../src/observability/metrics-registry';
-import type { PlatformClient } from '../../src/platform/platform-client';
 import type { JsonObject } from '../../src/simulator/records';
-import { clientFor, startSim, type RunningSimulator } from '../platform/support';
-import { Harness, candidates, pendingReview, uid } from './support';
+import { type Harness, candidates, pendingReview, uid, useReviewSimulator } from './support';
 
 const DAY = 86_400_000;
 
@@ -19,23 +16,12 @@ async function formsCreatedMetric(): Promise<number> {
   return m?.values[0]?.value ?? 0;
 }
 
-function ns(): string {
-  return `fs${randomBytes(6).toString('hex')}`;
-}
+/** A fresh fusion-source namespace. */
+const ns = (): string => uid('fs');
 
 describe('review forms against the simulator', () => {
-  let sim: RunningSimulator;
-  let client: PlatformClient;
   let h: Harness;
-  beforeAll(async () => {
-    sim = await startSim({ rateLimit: false });
-    client = clientFor(sim);
-    h = new Harness(sim, client);
-  });
-  afterAll(async () => {
-    client.close();
-    await sim.close();
-  });
+  useReviewSimulator((x) => (h = x));
 
   it('an account with 300 candidates gets a form detailing the best 10, saying "10 of 300", and keeping all 300', async () => {
     const identities = h.identityIds();
@@ -80,7 +66,7 @@ describe('review forms against the simulator', () => {
     expect(stored[0]!.id).toBe(ids[3]);
     const best = detailed.config.formElements[0] as unknown as { config: { label: string } };
     expect(best.config.label).toBe(
-      `#1 ${sim.tenant.identities.get(ids[3] as string)!.name} (identity ${ids[3]}), score 99.9`,
+      `#1 ${h.sim.tenant.identities.get(ids[3] as string)!.name} (identity ${ids[3]}), score 99.9`,
     );
 
     const summary = queue.summary();
@@ -99,7 +85,7 @@ describe('review forms against the simulator', () => {
 
   it('resolves reviewers: "<source> Reviewer" holders, plus the owner only with "Owner is global reviewer?", exact names', async () => {
     const owner = { id: h.ownerId, name: 'owner' };
-    const ports = { review: h.review, platform: client };
+    const ports = { review: h.review, platform: h.client };
     const holders = h.holders('LDAP');
     expect(holders.length).toBeGreaterThan(0);
 
@@ -177,9 +163,9 @@ describe('review forms against the simulator', () => {
     const b = pendingReview({ sourceName: 'Contractors', candidates: candidates(h.identityIds().slice(3, 4)) });
     await queue.submit(a);
     await queue.submit(b);
-    const workflows = [...sim.tenant.workflows.values()].filter((w) => w['name'] === NOTIFICATION_WORKFLOW);
+    const workflows = [...h.sim.tenant.workflows.values()].filter((w) => w['name'] === NOTIFICATION_WORKFLOW);
     expect(workflows).toHaveLength(1);
-    const emailOf = (id: string): unknown => sim.tenant.identities.get(id)?.attributes['email'];
+    const emailOf = (id: string): unknown => h.sim.tenant.identities.get(id)?.attributes['email'];
     const [ra] = h.runsFor(a.accountId);
     expect(ra!.subject).toBe('Identity Fusion review required: Ann Lee [LDAP]');
     expect(ra!.recipients.sort()).toEqual([...new Set([...h.holders('LDAP'), h.ownerId])].map(emailOf).sort());
@@ -187,7 +173,7 @@ describe('review forms against the simulator', () => {
     const [rb] = h.runsFor(b.accountId);
     expect(rb!.recipients.sort()).toEqual([...new Set([...h.holders('Contractors'), h.ownerId])].map(emailOf).sort());
     expect(
-      sim.control.workflowRuns().filter((r) => r.workflowId === workflows[0]!['id']).length,
+      h.sim.control.workflowRuns().filter((r) => r.workflowId === workflows[0]!['id']).length,
     ).toBeGreaterThanOrEqual(2);
     expect(queue.summary().notificationsSent).toBe(2);
   });
@@ -195,11 +181,11 @@ describe('review forms against the simulator', () => {
   it('a failed notification is a warning and a summary entry; the form is still created and pending', async () => {
     const { queue, log } = h.queue(ns());
     const review = pendingReview({ candidates: candidates(h.identityIds().slice(0, 1)) });
-    sim.control.injectFault({ method: 'POST', pathTemplate: '/v3/workflows/{id}/test', status: 400 });
+    h.sim.control.injectFault({ method: 'POST', pathTemplate: '/v3/workflows/{id}/test', status: 400 });
     try {
       await queue.submit(review);
     } finally {
-      sim.control.clearFaults();
+      h.sim.control.clearFaults();
     }
     expect(h.instancesOf(review.accountId)).toHaveLength(1);
     const s = queue.summary();
@@ -225,7 +211,7 @@ describe('review forms against the simulator', () => {
     for (const r of [fresh, linkA, linkB, waiting, submitted, garbled]) await run1.submit(r);
 
     const complete = (accountId: string, data: Record<string, unknown>, state?: 'SUBMITTED'): void => {
-      sim.control.completeFormInstance(String(h.onlyInstance(accountId)['id']), data, state ? { state } : undefined);
+      h.sim.control.completeFormInstance(String(h.onlyInstance(accountId)['id']), data, state ? { state } : undefined);
     };
     complete(fresh.accountId, { newIdentity: true });
     complete(linkA.accountId, { newIdentity: 'false', identity: target });
@@ -292,7 +278,7 @@ describe('review forms against the simulator', () => {
     const review = pendingReview({ candidates: candidates(h.identityIds().slice(0, 12)) });
     await h.queue(fs).queue.submit(review);
     const first = h.onlyInstance(review.accountId);
-    expect(sim.control.expireFormInstances([String(first['id'])])).toBe(1);
+    expect(h.sim.control.expireFormInstances([String(first['id'])])).toBe(1);
 
     const run2 = h.queue(fs);
     const before = await formsCreatedMetric();
@@ -313,7 +299,7 @@ describe('review forms against the simulator', () => {
     expect(runs).toHaveLength(2);
     expect(runs[1]!.body).toContain('sent again');
 
-    sim.control.expireFormInstances([String(second['id'])]);
+    h.sim.control.expireFormInstances([String(second['id'])]);
     for (let run = 0; run < 2; run++) {
       const r = h.queue(fs);
       const d = (await r.queue.readDecisions()).get(review.accountId);

@@ -6,6 +6,7 @@ import type { PlatformClient } from '../../src/platform/platform-client';
 import { ReviewPlatform } from '../../src/platform/review-platform';
 import type { RunningSimulator } from '../../src/simulator';
 import type { JsonObject } from '../../src/simulator/records';
+import { clientFor, startSim } from '../platform/support';
 
 export interface LogLine {
   level: 'error' | 'warn' | 'info' | 'debug';
@@ -118,4 +119,21 @@ export class Harness {
   identityIds(): string[] {
     return [...this.sim.tenant.identities.keys()];
   }
+}
+
+/**
+ * One simulator (no rate limit), its client and a Harness over both for a describe block: started
+ * before its tests, closed after them. `bind` receives the harness.
+ */
+export function useReviewSimulator(bind: (h: Harness) => void): void {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    const sim = await startSim({ rateLimit: false });
+    h = new Harness(sim, clientFor(sim));
+    bind(h);
+  });
+  afterAll(async () => {
+    h?.client.close();
+    await h?.sim.close();
+  });
 }

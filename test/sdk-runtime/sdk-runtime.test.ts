@@ -17,6 +17,7 @@ import { runPlatformAggregation } from '../../src/simulator/platform-aggregation
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
 import { buildForSpcx, execInChild, packAndExtract, type ExecCommand, type ExecResult } from './connector-build';
 import { spcxInvoke, startSpcx } from './spcx';
+import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';
 
 jest.setTimeout(120_000);
 
@@ -35,27 +36,12 @@ let zipFiles: string[];
 const prefix = `${uniquePrefix('sdk-rt')}:`;
 
 function baseConfig(): Record<string, unknown> {
-  const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
   return {
-    baseurl: sim.baseurl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
-    sources: ['Contractors', 'LDAP', 'Legacy'],
+    ...tenantConnection(sim),
     requestsPerSecond: 1000,
     maxConcurrentRequests: 20,
     attributeMaps: [{ newAttribute: 'departments', existingAttributes: ['department'], attributeMerge: 'list' }],
-    attributeDefinitions: [
-      {
-        name: 'login',
-        expression: '$firstName.substring(0,1)$lastName',
-        type: 'unique',
-        case: 'lower',
-        normalize: true,
-        spaces: true,
-      },
-      { name: 'title', expression: 'Member of $department' },
-    ],
+    attributeDefinitions: [LOGIN_DEFINITION, { name: 'title', expression: 'Member of $department' }],
   };
 }
 
