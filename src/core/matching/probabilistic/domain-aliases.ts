@@ -9,7 +9,7 @@ import { splitEmail } from './comparators';
 /** Local parts two domains must share before they can be aliases (a few coincidences are namesakes). */
 export const ALIAS_MIN_SHARED = 5;
 /** Share of the smaller domain's local parts found at the other one. */
-export const ALIAS_MIN_SHARE = 0.5;
+const ALIAS_MIN_SHARE = 0.5;
 
 /** Aliases as sorted pairs [a, b] with a < b, sorted: plain JSON for the stored parameters. */
 export type DomainAliasPairs = Array<[string, string]>;
