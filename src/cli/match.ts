@@ -10,6 +10,7 @@ import {
   parseMatchingSettings,
 } from '../core/matching';
 import { parseCsv } from '../core/matching/csv';
+import { aliasPairsFrom } from '../core/matching/probabilistic/domain-aliases';
 import {
   type ReportData,
   type ScoredPair,
@@ -256,6 +257,10 @@ function parameterLines(p: ModelParameters): string[] {
       return `${l.level} m=${l.m.toPrecision(3)} u=${l.u.toPrecision(3)}${Number.isFinite(w) ? ` w=${w >= 0 ? '+' : ''}${w.toFixed(2)}` : ''}`;
     });
     lines.push(`  ${a.attribute}: ${levels.join('; ')}`);
+  }
+  const aliases = aliasPairsFrom(p.extra?.domainAliases);
+  if (aliases.length > 0) {
+    lines.push(`  e-mail domain aliases (one organisation's): ${aliases.map(([a, b]) => `${a} = ${b}`).join(', ')}`);
   }
   return lines;
 }

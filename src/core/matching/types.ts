@@ -41,9 +41,10 @@ export interface MatchingSettings {
 }
 
 /**
- * The explanation entry of the prior: attribute PRIOR_ATTRIBUTE, level PRIOR_LEVEL, weight log2(λ/(1−λ))
- * with λ the prior odds of a match for the pair, so that the weights of an explanation add up to its
- * matchWeight.
+ * The explanation entry of the prior: attribute PRIOR_ATTRIBUTE, level PRIOR_LEVEL, weight log2(λ/(1−p))
+ * with p the prior (share of accounts with a match), λ = p / (records before the account) the chance
+ * that this candidate is the match before any attribute is compared, and 1−p the chance of no match;
+ * so that the weights of an explanation add up to its matchWeight.
  */
 export const PRIOR_ATTRIBUTE = 'prior';
 export const PRIOR_LEVEL = 'share of matches';

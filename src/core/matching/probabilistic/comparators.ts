@@ -4,6 +4,7 @@
  * always exact agreement (the level the term-frequency adjustment applies to).
  */
 import { jaroWinkler } from '../algorithms/jaro-winkler';
+import { nicknameGroups } from '../nicknames';
 import { nameTokens } from '../normalize';
 import type { AttributeKind, AttributeMatchRule } from '../types';
 
@@ -57,6 +58,49 @@ const textComparator = (kind: AttributeKind): Comparator => ({
   level: (va, vb, score) => (score < 0 ? MISSING : bandLevel(score, va === vb)),
 });
 
+/** Level of a full name whose given name agrees and whose surname is another one (marriage, divorce). */
+export const NAME_SURNAME_CHANGED = SCORE_BANDS.length + 1;
+
+function sameGivenName(a: string, b: string): boolean {
+  if (a === b) return a.length > 1;
+  const ga = nicknameGroups(a);
+  return ga.length > 0 && nicknameGroups(b).some((g) => ga.includes(g));
+}
+
+/** Surnames that are other names, not a typo or a shared part of one (Smith-Jones / Smith). */
+function otherSurname(a: readonly string[], b: readonly string[]): boolean {
+  const ta = a.filter((t) => t.length > 1);
+  const tb = b.filter((t) => t.length > 1);
+  if (ta.length === 0 || tb.length === 0) return false;
+  for (const x of ta) for (const y of tb) if (x === y || jaroWinkler(x, y) >= 0.9) return false;
+  return true;
+}
+
+/**
+ * Full names: the score bands, and a level of its own for a changed surname under the same given
+ * name. People change surnames and keep everything else; a single "different" level would count the
+ * change as strongly against as two unrelated names, and the surname and e-mail attributes that
+ * change with it would count it again (the model makes those neutral).
+ */
+const nameComparator: Comparator = {
+  kind: 'name',
+  levels: [...BAND_LEVELS.slice(0, -1), 'same given name, other surname', 'different'],
+  neutral: new Set(),
+  identifierMismatch: new Set(),
+  uProxy: new Map(),
+  level: (va, vb, score) => {
+    if (score < 0) return MISSING;
+    if (va === vb || score >= 100) return 0;
+    const ta = nameTokens(va);
+    const tb = nameTokens(vb);
+    if (ta.length >= 2 && tb.length >= 2 && sameGivenName(ta[0]!, tb[0]!) && otherSurname(ta.slice(1), tb.slice(1))) {
+      return NAME_SURNAME_CHANGED;
+    }
+    const band = bandLevel(score, false);
+    return band === SCORE_BANDS.length + 1 ? band + 1 : band;
+  },
+};
+
 const identifierComparator: Comparator = {
   kind: 'identifier',
   levels: ['exact', 'different'],
@@ -91,7 +135,7 @@ const surnameComparator: Comparator = {
   },
 };
 
-function splitEmail(v: string): [string, string] {
+export function splitEmail(v: string): [string, string] {
   const at = v.lastIndexOf('@');
   return at < 0 ? [v, ''] : [v.slice(0, at), v.slice(at + 1)];
 }
@@ -125,8 +169,22 @@ const EMAIL_LEVELS = [
   'similar local part, other domain',
   'same domain, other local part',
   'local part from the names, other number',
+  'local parts from other names',
+  'same local part, alias domain',
   'different',
 ];
+
+/**
+ * Level of two addresses each built from its own record's names where the surname changed (set by
+ * the model: jane.doe@ against jane.smith@ is the name change again, not another person's mailbox).
+ */
+export const EMAIL_FROM_OTHER_NAMES = 6;
+
+/**
+ * Level of one local part at two domains the data shows to be one organisation's (set by the model
+ * from its domain aliases): the same mailbox after a merger or a domain change.
+ */
+export const EMAIL_ALIAS_DOMAIN = 7;
 
 /**
  * E-mail: local part and domain apart. Within one domain an organisation gives each person one
@@ -136,9 +194,13 @@ const EMAIL_LEVELS = [
 const emailComparator: Comparator = {
   kind: 'email',
   levels: EMAIL_LEVELS,
-  neutral: new Set([2]),
+  neutral: new Set([2, EMAIL_FROM_OTHER_NAMES]),
   identifierMismatch: new Set([4, 5]),
-  uProxy: new Map([[5, 4]]),
+  // Random pairs almost never share a local part at alias domains: they stand in with exact agreement.
+  uProxy: new Map([
+    [5, 4],
+    [EMAIL_ALIAS_DOMAIN, 0],
+  ]),
   level: (va, vb, score, namesA, namesB) => {
     if (score < 0 || va === '' || vb === '') return MISSING;
     if (va === vb) return 0;
@@ -150,7 +212,7 @@ const emailComparator: Comparator = {
     // john.smith2 against john.smith: the number was given because someone else had the name.
     if (derived && la.replace(/[0-9]/g, '') === lb.replace(/[0-9]/g, '')) return 5;
     if (jaroWinkler(la, lb) >= 0.9) return derived ? 2 : 3;
-    return 6;
+    return EMAIL_LEVELS.length - 1;
   },
 };
 
@@ -194,6 +256,7 @@ export function comparatorFor(rule: AttributeMatchRule): Comparator {
     case 'birthdate':
       return birthdateComparator;
     case 'name':
+      return nameComparator;
     case 'text':
       return textComparator(kind);
   }

@@ -14,11 +14,25 @@ import {
   PRIOR_LEVEL,
   type PotentialDuplicate,
 } from '../types';
-import { type Comparator, MISSING, SURNAME_IMPLIED, attributeKind, comparatorFor } from './comparators';
+import {
+  type Comparator,
+  EMAIL_ALIAS_DOMAIN,
+  EMAIL_FROM_OTHER_NAMES,
+  MISSING,
+  NAME_SURNAME_CHANGED,
+  localFromNames,
+  SURNAME_IMPLIED,
+  attributeKind,
+  comparatorFor,
+  splitEmail,
+} from './comparators';
+import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
 import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
 
 /** Random pairs drawn for u. */
 const U_SAMPLE = 100_000;
+/** Records one person may hold (an identity and accounts from a few sources), for term frequencies. */
+const PERSON_RECORDS = 5;
 
 export interface BlockedAccount {
   /** Record number of the account. */
@@ -39,7 +53,10 @@ export class ProbabilisticModel {
   private readonly freq: Map<string, number>[];
   private readonly nameAttr: number;
   private readonly surnameAttr: number;
+  private readonly emailAttr: number;
   private params: ModelParameters | undefined;
+  /** Alias domain pairs (aliasKey) of the parameters in use. */
+  private aliases = new Set<string>();
   private m: LevelTable = [];
   private u: LevelTable = [];
 
@@ -54,6 +71,7 @@ export class ProbabilisticModel {
     this.freq = rules.map(() => new Map());
     this.nameAttr = rules.findIndex((r) => attributeKind(r) === 'name');
     this.surnameAttr = rules.findIndex((r) => attributeKind(r) === 'surname');
+    this.emailAttr = rules.findIndex((r) => attributeKind(r) === 'email');
     if (given) this.use(given);
   }
 
@@ -84,6 +102,7 @@ export class ProbabilisticModel {
     }
     const attributes = ordered as ModelParameters['attributes'];
     this.params = { ...p, attributes };
+    this.aliases = new Set(aliasPairsFrom(p.extra?.domainAliases).map(([a, b]) => aliasKey(a, b)));
     this.m = attributes.map((a) => a.levels.map((l) => l.m));
     this.u = attributes.map((a) => a.levels.map((l) => l.u));
   }
@@ -134,6 +153,13 @@ export class ProbabilisticModel {
       const v = this.values[i]!;
       out[i] = this.comparators[i]!.level(v[a]!, v[b]!, scores[off + i]!, this.names[a]!, this.names[b]!);
     }
+    const e = this.emailAttr;
+    // One local part at two domains of one organisation: the same mailbox.
+    if (e >= 0 && (out[e] === 1 || out[e] === 2) && this.aliases.size > 0) {
+      const [la, da] = splitEmail(this.values[e]![a]!);
+      const [lb, db] = splitEmail(this.values[e]![b]!);
+      if (la === lb && this.aliases.has(aliasKey(da, db))) out[e] = EMAIL_ALIAS_DOMAIN;
+    }
     const n = this.nameAttr;
     const s = this.surnameAttr;
     // A full name that holds the surname on both sides already counted the surname's agreement
@@ -144,11 +170,24 @@ export class ProbabilisticModel {
       const surname = nameTokens(this.values[s]![a]!);
       if (surname.every((t) => inA.includes(t) && inB.includes(t))) out[s] = SURNAME_IMPLIED;
     }
+    if (n < 0 || out[n] !== NAME_SURNAME_CHANGED) return;
+    // A changed surname the full name already counted: the surname attribute and an address built
+    // from the names change with it.
+    if (s >= 0 && out[s]! > SURNAME_IMPLIED) out[s] = SURNAME_IMPLIED;
+    if (e >= 0 && out[e]! >= 0 && out[e] !== 0) {
+      const la = splitEmail(this.values[e]![a]!)[0];
+      const lb = splitEmail(this.values[e]![b]!)[0];
+      if (la !== lb && localFromNames(la, this.names[a]!) && localFromNames(lb, this.names[b]!)) {
+        out[e] = EMAIL_FROM_OTHER_NAMES;
+      }
+    }
   }
 
   /** Estimates the parameters from random pairs (u) and the blocked pairs (m, prior). */
   private estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): void {
     const A = this.runtimes.length;
+    const domainAliases = this.emailAttr >= 0 ? findDomainAliases(this.values[this.emailAttr]!.slice(0, n)) : [];
+    this.aliases = new Set(domainAliases.map(([a, b]) => aliasKey(a, b)));
     const counts: LevelTable = this.comparators.map((c) => c.levels.map(() => 0));
     const rnd = seededRandom(n * 7919 + A);
     const sc = new Float64Array(A);
@@ -213,6 +252,7 @@ export class ProbabilisticModel {
       })),
       extra: {
         kinds: this.comparators.map((c) => c.kind),
+        domainAliases,
         emIterations: em.iterations,
         candidatePairs: size,
         randomPairs: draws,
@@ -239,9 +279,12 @@ export class ProbabilisticModel {
     const lv = new Int8Array(A);
     let below = 0;
     for (const acc of blocked) {
-      // Prior per pair: the share of accounts with a match, spread over the records before it.
+      // One-to-one, as the parameters were estimated: the account has at most one true match among
+      // the records before it (prior), each of them equally likely before any attribute is compared.
+      // Each candidate is judged on its own evidence against "the account has no match" (1 - prior),
+      // not against the other candidates: several records of one person must not split its belief.
       const lambda = prior / Math.max(acc.g, 1);
-      const priorWeight = Math.log2(lambda / (1 - lambda));
+      const priorWeight = Math.log2(lambda / (1 - prior));
       acc.candidates.forEach((c, k) => {
         this.pairLevels(acc.g, c, acc.scores, k * A, lv);
         let sum = 0;
@@ -296,10 +339,11 @@ export class ProbabilisticModel {
     const count = this.freq[i]!.get(this.values[i]![record]!) ?? 1;
     // Others holding the value among the other records; at least one (the pair itself).
     let uTf = Math.max(count - 1, 1) / Math.max(n - 1, 1);
-    // Values unique to the pair say little through their count: identifiers and addresses are
-    // unique by design, so their random-pair u is the better estimate when it is lower.
+    // Identifiers and addresses are unique to a person by design: a value held by one person's few
+    // records (the identity and its accounts) says nothing through its count, and its random-pair u
+    // is the better estimate when lower. Only a value held by many (a placeholder) weighs less.
     const kind = this.comparators[i]!.kind;
-    if (count <= 2 && (kind === 'identifier' || kind === 'email')) uTf = Math.min(uTf, this.u[i]![0]!);
+    if (count <= PERSON_RECORDS && (kind === 'identifier' || kind === 'email')) uTf = Math.min(uTf, this.u[i]![0]!);
     return Math.log2(m / uTf);
   }
 }

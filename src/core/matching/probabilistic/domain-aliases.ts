@@ -1,0 +1,63 @@
+/**
+ * Domain aliases: e-mail domains the data shows to be one organisation's (a merger, a rename, a
+ * contractors' domain). An organisation gives each person one local part, so two domains whose local
+ * parts mostly coincide hold the same people; a namesake at another organisation shares a local part
+ * only as often as names collide. The model credits one local part at alias domains as one mailbox.
+ */
+import { splitEmail } from './comparators';
+
+/** Local parts two domains must share before they can be aliases (a few coincidences are namesakes). */
+export const ALIAS_MIN_SHARED = 5;
+/** Share of the smaller domain's local parts found at the other one. */
+const ALIAS_MIN_SHARE = 0.5;
+
+/** Aliases as sorted pairs [a, b] with a < b, sorted: plain JSON for the stored parameters. */
+export type DomainAliasPairs = Array<[string, string]>;
+
+export function findDomainAliases(addresses: Iterable<string>): DomainAliasPairs {
+  const domainsOf = new Map<string, Set<string>>();
+  const localsIn = new Map<string, number>();
+  const seen = new Set<string>();
+  for (const address of addresses) {
+    if (address === '' || seen.has(address)) continue;
+    seen.add(address);
+    const [local, domain] = splitEmail(address);
+    if (local === '' || domain === '') continue;
+    localsIn.set(domain, (localsIn.get(domain) ?? 0) + 1);
+    let set = domainsOf.get(local);
+    if (!set) domainsOf.set(local, (set = new Set()));
+    set.add(domain);
+  }
+  const shared = new Map<string, number>();
+  for (const domains of domainsOf.values()) {
+    if (domains.size < 2) continue;
+    // A local part at very many domains (info@, admin@) says nothing about any two of them.
+    if (domains.size > 8) continue;
+    const list = [...domains].sort();
+    for (let i = 0; i < list.length; i++)
+      for (let j = i + 1; j < list.length; j++) {
+        const key = `${list[i]}\n${list[j]}`;
+        shared.set(key, (shared.get(key) ?? 0) + 1);
+      }
+  }
+  const pairs: DomainAliasPairs = [];
+  for (const [key, count] of shared) {
+    const [a, b] = key.split('\n') as [string, string];
+    const smaller = Math.min(localsIn.get(a)!, localsIn.get(b)!);
+    if (count >= ALIAS_MIN_SHARED && count >= ALIAS_MIN_SHARE * smaller) pairs.push([a, b]);
+  }
+  return pairs.sort((x, y) => (x[0] === y[0] ? x[1].localeCompare(y[1]) : x[0].localeCompare(y[0])));
+}
+
+/** Parses stored aliases; anything malformed is dropped (they only ever add evidence). */
+export function aliasPairsFrom(raw: unknown): DomainAliasPairs {
+  if (!Array.isArray(raw)) return [];
+  return raw.filter(
+    (p): p is [string, string] =>
+      Array.isArray(p) && p.length === 2 && p.every((d) => typeof d === 'string' && d !== ''),
+  );
+}
+
+export function aliasKey(a: string, b: string): string {
+  return a < b ? `${a}\n${b}` : `${b}\n${a}`;
+}
