@@ -84,7 +84,7 @@ describe('aggregation with matching threads', () => {
       const three = await aggregate(tenant(matching, extra, { threads: 3, minRecords: 0 }));
       expect(three).toEqual(one);
       expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThan(20);
-    });
+    }, 120_000);
   }
 
   it('default parallelism: same output, and no thread is left when the run ends', async () => {
