@@ -18,6 +18,7 @@ import { availableParallelism } from 'node:os';
 import { type MatchResult, type MatchingSettings, buildMatcher } from '../src/core/matching';
 import type { AsyncMatcher } from '../src/core/matching/parallel/parallel-matcher';
 import { buildRunMatcher } from '../src/core/matching/parallel/parallelism';
+import { columnBytes, encodeRecords } from '../src/core/matching/parallel/record-columns';
 import { generate } from './matching-data';
 
 const SEED = Number(process.env.MATCH_SEED ?? 20261120);
@@ -157,10 +158,12 @@ async function main(): Promise<number> {
         (median(many.map((x) => x.baselineMb)) - median(one.map((x) => x.baselineMb))) / (THREADS - 1);
       const want = 0.7 * inUse;
       const matched = Math.min(accounts, n);
+      let key = 0;
+      const shared = columnBytes(encodeRecords(data.identities, settings.attributes, () => key++)) / n;
       process.stdout.write(
         `  ${fmt(n, 0)} x ${fmt(matched, 0)} ${label.padEnd(13)} 1 thread ${fmt(total(one), 2)} s (load ${fmt(median(one.map((x) => x.loadS)), 2)} s), ` +
           `${THREADS} threads ${fmt(total(many), 2)} s (load ${fmt(median(many.map((x) => x.loadS)), 2)} s): ` +
-          `speed-up ${fmt(speedup, 2)} (matching alone ${fmt(matchSpeedup, 2)}); memory per extra thread ${fmt(perThreadMb, 0)} MiB` +
+          `speed-up ${fmt(speedup, 2)} (matching alone ${fmt(matchSpeedup, 2)}); memory per extra thread ${fmt(perThreadMb, 0)} MiB, shared columns ${fmt(shared, 0)} bytes per record` +
           (n === GOAL_SIZE
             ? `   goal >= ${fmt(want, 2)} (0.7 x ${inUse} cores in use): ${speedup >= want ? 'ok' : 'MISSED'}`
             : '') +
