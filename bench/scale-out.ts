@@ -8,8 +8,9 @@
  *
  * Goal (printed beside each figure; exit 1 on a miss): speed-up of the whole (baseline load +
  * matching) >= 0.7 x the threads in use, at 100k. Threads in use: min(SCALE_THREADS, cores).
- * The results of both runs are compared and must be identical. Memory per thread: the RSS a thread
- * adds once it holds the baseline (GC forced before each reading).
+ * The results of both runs are compared and must be identical. Memory per thread: the heap a thread
+ * holds once it has the baseline: the owner's heap growth with one thread (GC forced before each
+ * reading), since a thread prepares the same values and indexes (without the model's state).
  *
  * Break-even (SCALE_BREAK_EVEN=1): the same at 2k, 5k, 10k, 20k and 50k, to place
  * DEFAULT_MIN_RECORDS (src/core/matching/parallel/parallelism.ts).
@@ -63,9 +64,10 @@ const CONFIGS: { label: string; settings: MatchingSettings; accounts: number }[]
 
 const fmt = (x: number, d = 1): string => x.toLocaleString('en-US', { maximumFractionDigits: d });
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
-const rssMb = (): number => {
+/** Heap of this thread after a GC: with one thread, what a prepared baseline costs (each extra thread holds one). */
+const heapMb = (): number => {
   gc();
-  return process.memoryUsage().rss / 2 ** 20;
+  return process.memoryUsage().heapUsed / 2 ** 20;
 };
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -83,7 +85,7 @@ function digest(results: MatchResult[]): string {
 interface Run {
   loadS: number;
   matchS: number;
-  /** RSS added by the baseline (owner and threads), MiB. */
+  /** Heap the baseline added to the owner thread, MiB. */
   baselineMb: number;
   digest: string;
 }
@@ -94,7 +96,7 @@ async function timed(
   data: ReturnType<typeof generate>,
   accounts: number,
 ): Promise<Run> {
-  const before = rssMb();
+  const before = heapMb();
   const t0 = performance.now();
   const m: AsyncMatcher =
     threads === 1
@@ -118,7 +120,7 @@ async function timed(
     results.push(await m.match(first, { topK: Infinity }));
     m.addBaseline(first);
     const loadS = (performance.now() - t0) / 1000;
-    const baselineMb = rssMb() - before;
+    const baselineMb = heapMb() - before;
     const t1 = performance.now();
     const n = Math.min(accounts, data.accounts.length);
     for (let i = BATCH; i < n; i += BATCH) {

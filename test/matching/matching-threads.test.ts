@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { buildRunMatcher } from '../../src/core/matching/parallel/parallelism';
-import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-shard';
+import { buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import type { RecordColumns } from '../../src/core/matching/parallel/record-columns';
+import type { Shard } from '../../src/core/matching/parallel/shard';
+import { liveMatchingThreads, workerShard } from '../../src/core/matching/parallel/worker-shard';
 import { generate } from '../../bench/matching-data';
 
 function visible(result: MatchResult): string {
@@ -123,6 +126,41 @@ describe('matching in worker threads', () => {
     });
     const out = execFileSync(process.execPath, [join(dir, 'index.js')], { encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ available: false, live: 0, found: 100 });
+  });
+
+  it('a thread that dies fails the match (no hang); the matcher stays usable in-thread after close()', async () => {
+    const { identities, accounts } = generate(8, 200, 100);
+    let started: Shard | undefined;
+    const m = buildParallelMatcher(
+      RULES,
+      {},
+      {
+        shards: 1,
+        minRecords: 0,
+        startShard: (settings) => (started = workerShard(settings)),
+      },
+    );
+    const want = buildMatcher(RULES);
+    want.addBaseline(identities);
+    try {
+      m.addBaseline(identities);
+      expect(liveMatchingThreads()).toBe(1);
+      await started!.close(); // the thread is gone, as if it had crashed
+      await expect(m.match(accounts)).rejects.toThrow(/matching thread exited/);
+    } finally {
+      await m.close();
+    }
+    expect(visible(await m.match(accounts))).toBe(visible(want.match(accounts)));
+  });
+
+  it('a slice that fails in a thread rejects with its error', async () => {
+    const shard = workerShard(RULES);
+    try {
+      const bad = { records: 1, attributes: 4 } as unknown as RecordColumns;
+      await expect(shard.block(bad, 0, 1)).rejects.toThrow(/^matching thread: /);
+    } finally {
+      await shard.close();
+    }
   });
 
   it('the default is every core', async () => {
