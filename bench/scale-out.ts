@@ -11,6 +11,8 @@
  * The results of both runs are compared and must be identical. Memory per thread: the heap a thread
  * holds once it has the baseline: the owner's heap growth with one thread (GC forced before each
  * reading), since a thread prepares the same values and indexes (without the model's state).
+ * "Cores obtained": the process's CPU time over the wall time of each run; on a machine other
+ * processes load, a low figure for the threaded run explains a low speed-up.
  *
  * Break-even (SCALE_BREAK_EVEN=1): the same at 2k, 5k, 10k, 20k and 50k, to place
  * DEFAULT_MIN_RECORDS (src/core/matching/parallel/parallelism.ts).
@@ -85,6 +87,8 @@ function digest(results: MatchResult[]): string {
 interface Run {
   loadS: number;
   matchS: number;
+  /** CPU time of the process (every thread) over the wall time: the cores the machine actually gave. */
+  cores: number;
   /** Heap the baseline added to the owner thread, MiB. */
   baselineMb: number;
   digest: string;
@@ -97,6 +101,7 @@ async function timed(
   accounts: number,
 ): Promise<Run> {
   const before = heapMb();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const m: AsyncMatcher =
     threads === 1
@@ -128,7 +133,10 @@ async function timed(
       results.push(await m.match(batch, { topK: Infinity }));
       m.addBaseline(batch);
     }
-    return { loadS, matchS: (performance.now() - t1) / 1000, baselineMb, digest: digest(results) };
+    const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const cores = (cpu.user + cpu.system) / 1000 / wallMs;
+    return { loadS, matchS: (performance.now() - t1) / 1000, cores, baselineMb, digest: digest(results) };
   } finally {
     await m.close();
   }
@@ -165,7 +173,7 @@ async function main(): Promise<number> {
       process.stdout.write(
         `  ${fmt(n, 0)} x ${fmt(matched, 0)} ${label.padEnd(13)} 1 thread ${fmt(total(one), 2)} s (load ${fmt(median(one.map((x) => x.loadS)), 2)} s), ` +
           `${THREADS} threads ${fmt(total(many), 2)} s (load ${fmt(median(many.map((x) => x.loadS)), 2)} s): ` +
-          `speed-up ${fmt(speedup, 2)} (matching alone ${fmt(matchSpeedup, 2)}); memory per extra thread ${fmt(perThreadMb, 0)} MiB, shared columns ${fmt(shared, 0)} bytes per record` +
+          `speed-up ${fmt(speedup, 2)} (matching alone ${fmt(matchSpeedup, 2)}); cores obtained ${fmt(median(one.map((x) => x.cores)), 2)} / ${fmt(median(many.map((x) => x.cores)), 2)}; memory per extra thread ${fmt(perThreadMb, 0)} MiB, shared columns ${fmt(shared, 0)} bytes per record` +
           (n === GOAL_SIZE
             ? `   goal >= ${fmt(want, 2)} (0.7 x ${inUse} cores in use): ${speedup >= want ? 'ok' : 'MISSED'}`
             : '') +

@@ -76,8 +76,12 @@ describe('aggregation with matching threads', () => {
   afterEach(() => expect(liveMatchingThreads()).toBe(0));
 
   for (const [label, matching, extra] of [
-    ['rules, batches of 200', RULES, { enableBatching: true, batchSize: 200 }],
-    ['probabilistic, default batch size (the estimate is the parallel part)', PROBABILISTIC, {}],
+    ['rules, default batches (250)', RULES, {}],
+    [
+      'probabilistic, batching off (the estimate over every new account is the parallel part)',
+      PROBABILISTIC,
+      { enableBatching: false },
+    ],
   ] as const) {
     it(`${label}: the same accounts and review forms as one thread`, async () => {
       const one = await aggregate(tenant(matching, extra, { threads: 1, minRecords: 0 }));
@@ -102,6 +106,14 @@ describe('aggregation with matching threads', () => {
     abort.abort();
     await iter.return?.();
     expect(liveMatchingThreads()).toBe(0);
+  });
+
+  it('batches too small for threads (batching off: one account at a time, rules model): no thread starts', async () => {
+    const h = tenant(RULES, { enableBatching: false }, { threads: 3, minRecords: 0 });
+    const iter = createAccountListCommand(h.deps)({}, h.config, context())[Symbol.asyncIterator]();
+    await iter.next();
+    expect(liveMatchingThreads()).toBe(0);
+    await iter.return?.();
   });
 
   it('a failed run ends its threads', async () => {

@@ -22,7 +22,7 @@ import { processingBatchSize, type FusionConfig } from '../config/fusion-config'
 import type { CoreDeps } from '../core-deps';
 import { FusionError, isFusionError } from '../errors';
 import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
-import { buildRunMatcher } from '../matching/parallel/parallelism';
+import { buildRunMatcher, callsUseThreads, defaultParallelism } from '../matching/parallel/parallelism';
 import type { MatcherOptions, MatchRecord, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
@@ -356,8 +356,12 @@ class AggregationRun {
 
   private buildMatcher(): AsyncMatcher {
     const opts = this.matcherOptions();
+    const parallelism = this.deps.matchingParallelism ?? defaultParallelism();
+    // Threads pay off only for calls with many new accounts: batches of "Batch size", or the estimate of a
+    // full probabilistic run (every new account at once); otherwise they would prepare the baseline for nothing.
+    const useful = this.held !== undefined || callsUseThreads(processingBatchSize(this.config), parallelism);
     const build = (o: MatcherOptions = {}): AsyncMatcher =>
-      buildRunMatcher(this.config.matching, o, this.deps.matchingParallelism);
+      buildRunMatcher(this.config.matching, o, useful ? parallelism : { ...parallelism, threads: 1 });
     if (!opts.parameters) return build(opts);
     try {
       return build(opts);

@@ -41,7 +41,7 @@ export interface ParallelOptions {
 }
 
 /** Fewer new accounts than this per thread are matched in-thread: a slice would cost more to send than to block. */
-const MIN_ACCOUNTS_PER_SHARD = 16;
+export const MIN_ACCOUNTS_PER_SHARD = 16;
 
 export function buildParallelMatcher(
   settings: MatchingSettings,

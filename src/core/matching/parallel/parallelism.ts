@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { MatcherOptions, MatchingSettings } from '../types';
-import { type AsyncMatcher, buildParallelMatcher } from './parallel-matcher';
+import { type AsyncMatcher, buildParallelMatcher, MIN_ACCOUNTS_PER_SHARD } from './parallel-matcher';
 import { workerEntryAvailable, workerShard } from './worker-shard';
 
 export interface MatchingParallelism {
@@ -37,4 +37,9 @@ export function buildRunMatcher(
 ): AsyncMatcher {
   const shards = workerEntryAvailable() ? Math.max(0, Math.floor(parallelism.threads) - 1) : 0;
   return buildParallelMatcher(settings, opts, { shards, startShard: workerShard, minRecords: parallelism.minRecords });
+}
+
+/** Whether calls of this many new accounts use the threads at all (smaller ones match in-thread). */
+export function callsUseThreads(accountsPerCall: number, parallelism: MatchingParallelism): boolean {
+  return parallelism.threads > 1 && accountsPerCall >= MIN_ACCOUNTS_PER_SHARD * Math.floor(parallelism.threads);
 }
