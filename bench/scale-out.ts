@@ -164,8 +164,7 @@ async function main(): Promise<number> {
       const total = (rs: Run[]): number => median(rs.map((x) => x.loadS + x.matchS));
       const speedup = total(one) / total(many);
       const matchSpeedup = median(one.map((x) => x.matchS)) / median(many.map((x) => x.matchS));
-      const perThreadMb =
-        (median(many.map((x) => x.baselineMb)) - median(one.map((x) => x.baselineMb))) / (THREADS - 1);
+      const perThreadMb = median(one.map((x) => x.baselineMb));
       const want = 0.7 * inUse;
       const matched = Math.min(accounts, n);
       let key = 0;
@@ -173,7 +172,7 @@ async function main(): Promise<number> {
       process.stdout.write(
         `  ${fmt(n, 0)} x ${fmt(matched, 0)} ${label.padEnd(13)} 1 thread ${fmt(total(one), 2)} s (load ${fmt(median(one.map((x) => x.loadS)), 2)} s), ` +
           `${THREADS} threads ${fmt(total(many), 2)} s (load ${fmt(median(many.map((x) => x.loadS)), 2)} s): ` +
-          `speed-up ${fmt(speedup, 2)} (matching alone ${fmt(matchSpeedup, 2)}); cores obtained ${fmt(median(one.map((x) => x.cores)), 2)} / ${fmt(median(many.map((x) => x.cores)), 2)}; memory per extra thread ${fmt(perThreadMb, 0)} MiB, shared columns ${fmt(shared, 0)} bytes per record` +
+          `speed-up ${fmt(speedup, 2)} (matching alone ${fmt(matchSpeedup, 2)}); cores obtained ${fmt(median(one.map((x) => x.cores)), 2)} / ${fmt(median(many.map((x) => x.cores)), 2)}; memory per thread ${fmt(perThreadMb, 0)} MiB, shared columns ${fmt(shared, 0)} bytes per record` +
           (n === GOAL_SIZE
             ? `   goal >= ${fmt(want, 2)} (0.7 x ${inUse} cores in use): ${speedup >= want ? 'ok' : 'MISSED'}`
             : '') +
