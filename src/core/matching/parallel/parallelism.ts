@@ -18,7 +18,7 @@ export interface MatchingParallelism {
   minRecords: number;
 }
 
-/** Break-even measured with bench:scale-out (docs/matching.md, "Threads"). */
+/** Break-even: docs/benchmarks.md, "Matching threads" (bench:scale-out and a profile of one batch). */
 export const DEFAULT_MIN_RECORDS = 20_000;
 
 export function defaultParallelism(): MatchingParallelism {
