@@ -6,10 +6,10 @@ import {
   type MatchingSettings,
   type ModelParameters,
   type PotentialDuplicate,
-  buildMatcher,
   parseMatchingSettings,
 } from '../core/matching';
 import { parseCsv } from '../core/matching/csv';
+import { buildRunMatcher } from '../core/matching/parallel/parallelism';
 import { aliasPairsFrom } from '../core/matching/probabilistic/domain-aliases';
 import {
   type ReportData,
@@ -356,13 +356,19 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
     const probabilistic = settings.model === 'probabilistic';
     const configured = probabilistic ? (settings.probabilityThreshold as number) : undefined;
     // Probabilistic: collect the pairs down to the sweep floor; the output keeps those at the threshold.
-    const matcher = buildMatcher(
+    // Every core from DEFAULT_MIN_RECORDS records (identities + accounts); in-thread below.
+    const matcher = buildRunMatcher(
       configured !== undefined ? { ...settings, probabilityThreshold: Math.min(configured, SWEEP_FLOOR) } : settings,
     );
-    matcher.addBaseline(identities);
-    // Every candidate first: --top-k cuts only what passes the threshold, so that a pair below it is
-    // never counted as cut, nor a cut pair as below the threshold (the matcher's own cut sees the floor).
-    const result = matcher.match(accounts, { topK: Number.POSITIVE_INFINITY });
+    let result: MatchResult;
+    try {
+      matcher.addBaseline(identities);
+      // Every candidate first: --top-k cuts only what passes the threshold, so that a pair below it is
+      // never counted as cut, nor a cut pair as below the threshold (the matcher's own cut sees the floor).
+      result = await matcher.match(accounts, { topK: Number.POSITIVE_INFINITY });
+    } finally {
+      await matcher.close();
+    }
     const kept = new Map<string, PotentialDuplicate[]>();
     const cut = { above: 0, truncated: 0 };
     for (const [id, list] of result.duplicates) {

@@ -13,7 +13,7 @@ const USAGE = `usage: fusion-proxy serve
 Runs the proxy server. Configuration comes from the environment (see docs/proxy-server.md):
   PORT, PROXY_PASSWORD, PROXY_PATH, REDIS_URL, ROLE, LOG_LEVEL, BODY_LIMIT_BYTES,
   REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY,
-  METRICS_PORT (GET /metrics on its own port instead of PORT), ...
+  METRICS_PORT (GET /metrics on its own port instead of PORT), MATCHING_THREADS, ...
 Without REDIS_URL it runs in embedded mode (commands run in this process).
 `;
 
@@ -69,7 +69,10 @@ export async function run(argv: string[]): Promise<number> {
       : undefined;
   const redisHealth = target ? new RedisHealth(target.url, logger) : undefined;
   if (runtimeRedis) redisHealth?.watch(runtimeRedis);
-  const runner = createProductionRunner(runtimeRedis ? { redis: runtimeRedis } : {});
+  const runner = createProductionRunner({
+    ...(runtimeRedis ? { redis: runtimeRedis } : {}),
+    ...(env.MATCHING_THREADS ? { matchingThreads: env.MATCHING_THREADS } : {}),
+  });
   let server;
   try {
     server = await startServer(env, { runner, logger, redisHealth });

@@ -5,6 +5,7 @@ import type { PlatformFactory, PlatformSession, PlatformSource } from './ports/p
 import type { ReviewQueue } from './ports/review-queue';
 import type { RunLock } from './ports/run-lock';
 import type { AggregationSummary } from './aggregation/aggregation-summary';
+import type { MatchingParallelism } from './matching/parallel/parallelism';
 
 /** What the core commands get from the runtime: ports and factories, never concrete clients. */
 export interface CoreDeps {
@@ -33,4 +34,6 @@ export interface CoreDeps {
   /** Poll period of a forced aggregation's task. Default 2 s. */
   taskPollMs?: number;
   now?: () => Date;
+  /** Matching threads and the size from which they start; default defaultParallelism() (every core). */
+  matchingParallelism?: MatchingParallelism;
 }

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { CommandRunner } from '../core/command-runner';
 import { createCoreRunner, type CoreCommandTable } from '../core/core-runner';
 import type { CoreDeps } from '../core/core-deps';
+import { defaultParallelism } from '../core/matching/parallel/parallelism';
 import type { AggregationSummary } from '../core/aggregation/aggregation-summary';
 import {
   createAccountCreateCommand,
@@ -33,6 +34,8 @@ export interface RuntimeDeps {
   keyPrefix?: string;
   /** Poll period of forced aggregations' tasks (default 2 s). */
   taskPollMs?: number;
+  /** Threads one matching may use (MATCHING_THREADS); unset = every core. */
+  matchingThreads?: number;
   /** Replaces the review-form lifecycle (benchmarks measure the aggregation alone). */
   reviewQueue?: CoreDeps['reviewQueue'];
 }
@@ -82,6 +85,9 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
           : new RecordingReviewQueue()),
     ...(deps.onAggregationSummary ? { onAggregationSummary: deps.onAggregationSummary } : {}),
     ...(deps.taskPollMs ? { taskPollMs: deps.taskPollMs } : {}),
+    ...(deps.matchingThreads
+      ? { matchingParallelism: { ...defaultParallelism(), threads: deps.matchingThreads } }
+      : {}),
   };
   return createCoreRunner(createCommandTable(core));
 }

@@ -34,6 +34,8 @@ export interface ServerEnv {
   METRICS_ENABLED: boolean;
   /** Separate port for GET /metrics (then not served on PORT); unset = /metrics on PORT. */
   METRICS_PORT: number | undefined;
+  /** Threads one matching may use (the command's own included); unset = every core. */
+  MATCHING_THREADS: number | undefined;
   /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
   TRUST_PROXY: boolean | number | string;
 }
@@ -190,6 +192,10 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   METRICS_PORT: {
     parse: int(0, 65535),
     doc: 'TCP port of a second listener serving only GET /metrics (then PORT does not); unset or equal to PORT = /metrics on PORT',
+  },
+  MATCHING_THREADS: {
+    parse: int(1, 256),
+    doc: "threads one aggregation's matching may use, its own included (1 = in-thread); unset = every core the process sees",
   },
   TRUST_PROXY: {
     default: false,

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Matcher } from '../../src/core/matching';
+import type { AsyncMatcher } from '../../src/core/matching/parallel/parallel-matcher';
 import type {
   MatchRecord,
   MatchResult,
@@ -115,16 +116,25 @@ function standIn(settings: MatchingSettings): Matcher {
 }
 
 let useStandIn = false;
-jest.mock('../../src/core/matching', () => {
-  const actual = jest.requireActual('../../src/core/matching');
+// The CLI's matcher (buildRunMatcher: threads from a size these files never reach) over the stand-in.
+jest.mock('../../src/core/matching/parallel/parallelism', () => {
+  const actual = jest.requireActual('../../src/core/matching/parallel/parallelism');
   return {
     ...actual,
-    buildMatcher: (settings: MatchingSettings) =>
-      mockUseStandIn() ? mockStandIn(settings) : actual.buildMatcher(settings),
+    buildRunMatcher: (settings: MatchingSettings) =>
+      mockUseStandIn() ? mockAsync(mockStandIn(settings)) : actual.buildRunMatcher(settings),
   };
 });
 const mockUseStandIn = () => useStandIn;
 const mockStandIn = standIn;
+const mockAsync = (m: Matcher): AsyncMatcher => ({
+  addBaseline: (records) => m.addBaseline(records),
+  match: async (records, o) => m.match(records, o),
+  estimate: async (records) => m.estimate(records),
+  parameters: () => m.parameters(),
+  useParameters: (p) => m.useParameters(p),
+  close: async () => undefined,
+});
 
 const identities = file(
   'identities.json',

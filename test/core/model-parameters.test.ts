@@ -1,14 +1,15 @@
 /**
  * The probabilistic model's parameters across runs: a full aggregation estimates and stores them on the
  * connector source; a limited run reuses them (also with fresh Redis-side state); the next full run
- * re-estimates them. The estimation itself is the matching engine's (test/matching): here buildMatcher is
- * wrapped so that what the aggregation passes to it, and stores from it, can be observed.
+ * re-estimates them. The estimation itself is the matching engine's (test/matching): here the run's matcher
+ * (buildRunMatcher) is wrapped so that what the aggregation passes to it, and stores from it, can be observed.
  */
 import type { AccountItem } from '../../src/core/aggregation/connector-account';
 import { MODEL_PARAMETERS_KEY, readStoredParameters } from '../../src/core/aggregation/model-parameters';
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type * as MatcherModule from '../../src/core/matching/matcher';
 import type { Matcher } from '../../src/core/matching/matcher';
+import type { AsyncMatcher } from '../../src/core/matching/parallel/parallel-matcher';
 import { parseMatchingSettings } from '../../src/core/matching';
 import type { MatcherOptions, MatchingSettings, ModelParameters } from '../../src/core/matching/types';
 import { sourceLockKey } from '../../src/core/ports/run-lock';
@@ -88,11 +89,24 @@ function observedBuild(settings: MatchingSettings, opts?: MatcherOptions): Match
   };
 }
 
-jest.mock('../../src/core/matching/matcher', () => ({
-  ...jest.requireActual('../../src/core/matching/matcher'),
-  buildMatcher: (settings: MatchingSettings, opts?: MatcherOptions) => mockBuild(settings, opts),
+/** The aggregation's matcher (asynchronous, possibly threaded) over the observed one, in-thread. */
+function observedRunMatcher(settings: MatchingSettings, opts?: MatcherOptions): AsyncMatcher {
+  const m = observedBuild(settings, opts);
+  return {
+    addBaseline: (records) => m.addBaseline(records),
+    match: async (records, o) => m.match(records, o),
+    estimate: async (records) => m.estimate(records),
+    useParameters: (p) => m.useParameters(p),
+    parameters: () => m.parameters(),
+    close: async () => undefined,
+  };
+}
+
+jest.mock('../../src/core/matching/parallel/parallelism', () => ({
+  ...jest.requireActual('../../src/core/matching/parallel/parallelism'),
+  buildRunMatcher: (settings: MatchingSettings, opts?: MatcherOptions) => mockBuild(settings, opts),
 }));
-const mockBuild = observedBuild;
+const mockBuild = observedRunMatcher;
 
 beforeEach(() => {
   calls.length = 0;

@@ -26,6 +26,8 @@ describe('server environment', () => {
     // /metrics stays on PORT unless a separate port is asked for.
     expect(env.METRICS_PORT).toBeUndefined();
     expect(loadEnv({ METRICS_PORT: '9090' }).METRICS_PORT).toBe(9090);
+    expect(env.MATCHING_THREADS).toBeUndefined();
+    expect(loadEnv({ MATCHING_THREADS: '2' }).MATCHING_THREADS).toBe(2);
   });
 
   it.each([
@@ -44,6 +46,7 @@ describe('server environment', () => {
     [{ JOB_ENCRYPTION_KEY: 'short' }, /JOB_ENCRYPTION_KEY must be 32 bytes/],
     [{ JOB_ENCRYPTION_KEY: 'a'.repeat(63) }, /JOB_ENCRYPTION_KEY must be 32 bytes/],
     [{ METRICS_PORT: 'metrics' }, /METRICS_PORT must be a whole number/],
+    [{ MATCHING_THREADS: '0' }, /MATCHING_THREADS must be between 1 and 256/],
     [{ METRICS_PORT: '-1' }, /METRICS_PORT must be a whole number/],
     [{ METRICS_PORT: '65536' }, /METRICS_PORT must be between 0 and 65535/],
     [{ TRUST_PROXY: 'the ingress' }, /TRUST_PROXY must be true, false, a number of proxy hops/],

@@ -21,8 +21,8 @@ import type { CommandContext } from '../command-runner';
 import { processingBatchSize, type FusionConfig } from '../config/fusion-config';
 import type { CoreDeps } from '../core-deps';
 import { FusionError, isFusionError } from '../errors';
-import { buildMatcher } from '../matching/matcher';
-import type { Matcher } from '../matching/matcher';
+import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
+import { buildRunMatcher, callsUseThreads, defaultParallelism } from '../matching/parallel/parallelism';
 import type { MatcherOptions, MatchRecord, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
@@ -95,7 +95,7 @@ class AggregationRun {
   /** Keys of connector accounts created by this run (they join the matcher's baseline). */
   private readonly createdKeys = new Set<string>();
   private readonly registry: UniqueRegistry;
-  private matcher?: Matcher;
+  private matcher?: AsyncMatcher;
   /**
    * Full probabilistic run: the new accounts, held until every source is read so that the estimate
    * sees all of them (an estimate from the first batch alone could rest on no pair at all).
@@ -147,6 +147,8 @@ class AggregationRun {
     try {
       yield* this.process(resolved.own, resolved.active, scope);
     } finally {
+      // Matching threads end with the run, whatever ended it (error, cancel, consumer gone).
+      await this.matcher?.close();
       await this.guard?.release();
     }
   }
@@ -352,11 +354,17 @@ class AggregationRun {
     }
   }
 
-  private buildMatcher(): Matcher {
+  private buildMatcher(): AsyncMatcher {
     const opts = this.matcherOptions();
-    if (!opts.parameters) return buildMatcher(this.config.matching, opts);
+    const parallelism = this.deps.matchingParallelism ?? defaultParallelism();
+    // Threads pay off only for calls with many new accounts: batches of "Batch size", or the estimate of a
+    // full probabilistic run (every new account at once); otherwise they would prepare the baseline for nothing.
+    const useful = this.held !== undefined || callsUseThreads(processingBatchSize(this.config), parallelism);
+    const build = (o: MatcherOptions = {}): AsyncMatcher =>
+      buildRunMatcher(this.config.matching, o, useful ? parallelism : { ...parallelism, threads: 1 });
+    if (!opts.parameters) return build(opts);
     try {
-      return buildMatcher(this.config.matching, opts);
+      return build(opts);
     } catch (e) {
       // Well-formed but made for other comparison levels (an attribute's kind or algorithm changed).
       if (!isFusionError(e, 'MATCHING_INVALID')) throw e;
@@ -365,7 +373,7 @@ class AggregationRun {
         { reason: e.message },
         'Probabilistic matching: the stored parameters do not fit the matching configuration; this limited run estimates them from the accounts it reads and does not store them. Run a full aggregation to estimate and store them',
       );
-      return buildMatcher(this.config.matching);
+      return build();
     }
   }
 
@@ -424,7 +432,7 @@ class AggregationRun {
       this.logger.info('Probabilistic matching: no new account to match, so nothing is estimated or stored');
       return;
     }
-    const estimate = matcher.estimate(records);
+    const estimate = await matcher.estimate(records);
     if (!estimate) return;
     const few = estimate.accounts < FEW_NEW_ACCOUNTS || estimate.candidatePairs < FEW_CANDIDATE_PAIRS;
     const basis = `${estimate.accounts} new account(s) and ${estimate.candidatePairs} candidate pair(s)`;
@@ -567,7 +575,7 @@ class AggregationRun {
     if (this.matcher) {
       const toMatch = survivors.filter((s) => !this.state.decisions.skipsMatching(s.account.id));
       // Every candidate goes to the review (the form shows the best reviewTopK and lists the rest).
-      const result = this.matcher.match(
+      const result = await this.matcher.match(
         toMatch.map((s) => ({ id: s.account.id, attributes: s.merged })),
         { topK: Number.POSITIVE_INFINITY },
       );

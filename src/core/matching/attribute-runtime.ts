@@ -18,6 +18,8 @@ export interface AttributeRuntime {
   score(a: number, b: number): number;
   /** Prepares the records' values and, once the index exists, indexes them. */
   append(records: readonly MatchRecord[]): void;
+  /** append() for values already extracted and normalised (attributeValues), one list per record. */
+  appendValues(lists: readonly (readonly string[])[]): void;
   /** Drops records >= n (values and index entries). */
   truncate(n: number): void;
   /** The candidate index: built on first use over every record so far, then kept up to date. */
@@ -45,10 +47,10 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
       }
       return best;
     };
-    const append = (recs: readonly MatchRecord[]): void => {
-      for (const rec of recs) {
+    const appendValues = (lists: readonly (readonly string[])[]): void => {
+      for (const texts of lists) {
         let list: P[] = NONE; // shared empty list: most sparse attributes cost one pointer per record
-        for (const text of attributeValues(rec.attributes[rule.attribute])) {
+        for (const text of texts) {
           const p = kernel.prepare(text);
           if (p === null) continue;
           if (list === NONE) list = [];
@@ -58,6 +60,8 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
       }
       built?.append(values.length);
     };
+    const append = (recs: readonly MatchRecord[]): void =>
+      appendValues(recs.map((rec) => attributeValues(rec.attributes[rule.attribute])));
     const truncate = (n: number): void => {
       if (n >= values.length) return;
       built?.truncate(n);
@@ -91,6 +95,7 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
       hasValue: (r: number) => values[r]!.length > 0,
       score,
       append,
+      appendValues,
       truncate,
       index,
     };

@@ -1,4 +1,15 @@
 import { type AttributeRuntime, prepareAttribute } from './attribute-runtime';
+import {
+  ACCOUNT_COMPARED,
+  ACCOUNT_MISSING_ALL,
+  ACCOUNT_MISSING_MANDATORY,
+  ACCOUNT_WITHOUT_VALUES,
+  type BlockedSlice,
+  GENERATOR_EXHAUSTIVE,
+  GENERATOR_UNION,
+  GrowingFloat64,
+  GrowingInt32,
+} from './blocked-slice';
 import { DEFAULT_PROBABILITY_THRESHOLD } from './matching-config';
 import { CandidateCollector, type CandidateIndex } from './indexes/candidate-collector';
 import { candidatesObserver, recordMatchingStats } from './metrics';
@@ -50,6 +61,9 @@ export interface Matcher {
 
 type Mode = 'index' | 'exhaustive';
 
+/** Order of BlockedSlice.outcomes. */
+const OUTCOMES: readonly PairOutcome[] = ['matched', 'below_threshold', 'mandatory_failed', 'value_missing'];
+
 /** Relative cost of scoring one pair, to test cheap mandatory attributes first. */
 const SCORE_COST: Record<Algorithm, number> = {
   exact: 0,
@@ -71,6 +85,40 @@ export function buildMatcher(settings: MatchingSettings, opts: MatcherOptions = 
 /** The oracle: scores every pair with the same rules. For tests, benchmarks and small inputs. */
 export function buildExhaustiveMatcher(settings: MatchingSettings, opts: MatcherOptions = {}): Matcher {
   return new EngineMatcher(settings, 'exhaustive', opts);
+}
+
+/**
+ * The matcher split in its two phases, for sharding (parallel/): a shard holds the same records and
+ * runs blockSlice over its share of the new accounts; the owner runs finishSlices over all of them.
+ * `blockOnly`: a shard's engine, without the probabilistic model's state (phase 2 never runs there).
+ */
+export interface MatchEngine extends Matcher {
+  /** Appends this call's new records (indexes built first); returns B, the baseline size. Undo with dropNew(B). */
+  appendNew(newRecords: Iterable<MatchRecord>): number;
+  dropNew(B: number): void;
+  blockSlice(B: number, from: number, to: number): BlockedSlice;
+  finishSlices(
+    B: number,
+    count: number,
+    slices: readonly BlockedSlice[],
+    topK: number,
+    estimateOnly?: boolean,
+  ): MatchResult;
+  /**
+   * addBaseline() for records given as normalised value lists (values[i][r]: attribute i of record r),
+   * as a shard receives them; block-only engines (no model state to feed).
+   */
+  addValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[]): void;
+  /** Records held: baseline plus appended new ones. */
+  readonly size: number;
+}
+
+export function buildMatchEngine(
+  settings: MatchingSettings,
+  opts: MatcherOptions = {},
+  blockOnly = false,
+): MatchEngine {
+  return new EngineMatcher(settings, 'index', opts, blockOnly);
 }
 
 function emptyStats(): MatchStats {
@@ -109,7 +157,7 @@ function compareDuplicates(a: PotentialDuplicate, b: PotentialDuplicate): number
   return a.candidateId < b.candidateId ? -1 : a.candidateId > b.candidateId ? 1 : 0;
 }
 
-class EngineMatcher implements Matcher {
+class EngineMatcher implements MatchEngine {
   /** Record ids, baseline first; the per-attribute values live in the runtimes (no record objects kept). */
   private readonly ids: string[] = [];
   private readonly rules: readonly AttributeMatchRule[];
@@ -132,6 +180,7 @@ class EngineMatcher implements Matcher {
     private readonly settings: MatchingSettings,
     private readonly mode: Mode,
     opts: MatcherOptions,
+    blockOnly = false,
   ) {
     const rules = settings.attributes;
     this.rules = rules;
@@ -145,7 +194,7 @@ class EngineMatcher implements Matcher {
     const blocking = this.order.filter((i) => this.blocks[i]);
     this.generatorIdx = mode === 'index' ? (this.mandatory.length > 0 ? this.mandatory : blocking) : [];
     this.scores = new Float64Array(rules.length);
-    if (settings.model === 'probabilistic') {
+    if (settings.model === 'probabilistic' && !blockOnly) {
       this.model = new ProbabilisticModel(
         this.runtimes,
         settings.probabilityThreshold ?? DEFAULT_PROBABILITY_THRESHOLD,
@@ -162,6 +211,27 @@ class EngineMatcher implements Matcher {
     for (const r of records) this.ids.push(r.id);
     for (const rt of this.runtimes) rt.append(records);
     this.model?.append(records);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  appendNew(newRecords: Iterable<MatchRecord>): number {
+    const B = this.ids.length;
+    this.buildIndexes();
+    this.addBaseline(newRecords);
+    return B;
+  }
+
+  addValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[]): void {
+    if (this.model) throw new Error('addValues: only a block-only engine takes prepared values');
+    for (const id of ids) this.ids.push(id);
+    this.runtimes.forEach((rt, i) => rt.appendValues(values[i]!));
+  }
+
+  dropNew(B: number): void {
+    this.truncate(B);
   }
 
   private truncate(n: number): void {
@@ -227,14 +297,103 @@ class EngineMatcher implements Matcher {
 
   /** estimateOnly: block and estimate the model's parameters (stats.pairs.matched = blocked pairs), no scoring. */
   private matchAppended(B: number, count: number, topK: number, estimateOnly = false): MatchResult {
-    const { rules, runtimes, order, mandatory, generatorIdx, ids, scores } = this;
+    return this.finishSlices(B, count, [this.blockSlice(B, 0, count)], topK, estimateOnly);
+  }
+
+  /**
+   * Phase 1 for the new accounts at positions from..to-1 of the appended new records (record numbers
+   * B+from..B+to-1): candidates from the indexes, each evaluated. Each account sees the baseline and the
+   * new records before it, so the slice depends only on the records, not on other slices.
+   */
+  blockSlice(B: number, from: number, to: number): BlockedSlice {
+    const { runtimes, order, mandatory, generatorIdx, ids, scores } = this;
     const indexes = this.indexes!;
+    const count = to - from;
+    const status = new Uint8Array(count);
+    const comparedOf = new Int32Array(count);
+    const generator = new Int16Array(count);
+    const matchedStart = new Int32Array(count + 1);
+    const candidates = new GrowingInt32();
+    const matchedScores = new GrowingFloat64();
+    const fullScans = new GrowingInt32();
+    const outcomes = new Float64Array(OUTCOMES.length);
+    const collector = this.collector;
+    collector.ensure(this.ids.length);
+    for (let k = 0; k < count; k++) {
+      matchedStart[k] = candidates.length;
+      const g = B + from + k;
+      const accountId = ids[g]!;
+      if (mandatory.some((i) => !runtimes[i]!.hasValue(g))) {
+        status[k] = runtimes.some((rt) => rt.hasValue(g)) ? ACCOUNT_MISSING_MANDATORY : ACCOUNT_MISSING_ALL;
+        continue;
+      }
+      if (!runtimes.some((rt) => rt.hasValue(g))) {
+        status[k] = ACCOUNT_WITHOUT_VALUES;
+        continue;
+      }
+
+      collector.begin();
+      if (this.mode === 'exhaustive') {
+        for (let c = 0; c < g; c++) collector.add(c);
+        generator[k] = GENERATOR_EXHAUSTIVE;
+      } else {
+        const chosen = this.chooseGenerators(g, generatorIdx, mandatory.length > 0, indexes, runtimes);
+        for (const i of chosen) {
+          const info = indexes.get(i)!.probe(g, g, collector);
+          if (info.fullScan) {
+            fullScans.push(k);
+            fullScans.push(i);
+          }
+        }
+        generator[k] = chosen.length === 1 ? chosen[0]! : GENERATOR_UNION;
+      }
+
+      let compared = 0;
+      for (let j = 0; j < collector.size; j++) {
+        const c = collector.list[j]!;
+        if (ids[c] === accountId) continue;
+        compared++;
+        const outcome = this.evaluate(g, c, runtimes, order, scores);
+        outcomes[OUTCOMES.indexOf(outcome)]!++;
+        if (outcome !== 'matched') continue;
+        candidates.push(c);
+        matchedScores.pushAll(scores);
+      }
+      comparedOf[k] = compared;
+    }
+    matchedStart[count] = candidates.length;
+    return {
+      from,
+      count,
+      status,
+      compared: comparedOf,
+      generator,
+      matchedStart,
+      candidates: candidates.done(),
+      scores: matchedScores.done(),
+      outcomes,
+      fullScans: fullScans.done(),
+    };
+  }
+
+  /**
+   * Phase 2: the blocked slices (in order, covering the count new accounts) become the result: the
+   * rules' score aggregation, or the probabilistic model's probabilities (its term frequencies live
+   * here, in the owner of the records), then ranking, topK and the stats.
+   */
+  finishSlices(
+    B: number,
+    count: number,
+    slices: readonly BlockedSlice[],
+    topK: number,
+    estimateOnly = false,
+  ): MatchResult {
+    const { rules, ids } = this;
+    const A = rules.length;
     const n = B + count;
     const stats = emptyStats();
     stats.accounts = count;
     stats.baseline = B;
-    const collector = this.collector;
-    collector.ensure(n);
     const duplicates = new Map<string, PotentialDuplicate[]>();
     const blocked: BlockedAccount[] = [];
     let candidatesTotal = 0;
@@ -248,81 +407,73 @@ class EngineMatcher implements Matcher {
       stats.accountsWithDuplicates++;
     };
 
-    for (let g = B; g < n; g++) {
-      const accountId = ids[g]!;
-      if (mandatory.some((i) => !runtimes[i]!.hasValue(g))) {
-        stats.accountsMissingMandatory++;
-        if (!runtimes.some((rt) => rt.hasValue(g))) stats.accountsWithoutValues++;
-        stats.candidatesHistogram[0]!++;
-        continue;
+    let next = 0;
+    for (const slice of slices) {
+      if (slice.from !== next) throw new Error(`blocked slices out of order: ${slice.from} after ${next}`);
+      next += slice.count;
+      OUTCOMES.forEach((o, i) => (stats.pairs[o] += slice.outcomes[i]!));
+      for (let f = 0; f < slice.fullScans.length; f += 2) {
+        const alg: Algorithm = rules[slice.fullScans[f + 1]!]!.algorithm;
+        stats.fullScans[alg] = (stats.fullScans[alg] ?? 0) + 1;
       }
-      if (!runtimes.some((rt) => rt.hasValue(g))) {
-        stats.accountsWithoutValues++;
-        stats.candidatesHistogram[0]!++;
-        continue;
-      }
-
-      collector.begin();
-      let label: string;
-      if (this.mode === 'exhaustive') {
-        for (let c = 0; c < g; c++) collector.add(c);
-        label = 'exhaustive';
-      } else {
-        const chosen = this.chooseGenerators(g, generatorIdx, mandatory.length > 0, indexes, runtimes);
-        for (const i of chosen) {
-          const info = indexes.get(i)!.probe(g, g, collector);
-          if (info.fullScan) {
-            const alg: Algorithm = rules[i]!.algorithm;
-            stats.fullScans[alg] = (stats.fullScans[alg] ?? 0) + 1;
-          }
-        }
-        label = chosen.length === 1 ? rules[chosen[0]!]!.algorithm : 'union';
-        const name = chosen.length === 1 ? rules[chosen[0]!]!.attribute : 'union';
-        stats.generatorUse[name] = (stats.generatorUse[name] ?? 0) + 1;
-      }
-
-      let found: PotentialDuplicate[] | undefined;
-      let block: BlockedAccount | undefined;
-      let compared = 0;
-      for (let k = 0; k < collector.size; k++) {
-        const c = collector.list[k]!;
-        const candidateId = ids[c]!;
-        if (candidateId === accountId) continue;
-        compared++;
-        const outcome = this.evaluate(g, c, runtimes, order, scores);
-        stats.pairs[outcome]++;
-        if (outcome !== 'matched') continue;
-        if (this.model) {
-          block ??= { g, candidates: [], scores: [] };
-          block.candidates.push(c);
-          for (let i = 0; i < rules.length; i++) block.scores.push(scores[i]!);
+      for (let k = 0; k < slice.count; k++) {
+        const st = slice.status[k]!;
+        if (st !== ACCOUNT_COMPARED) {
+          if (st !== ACCOUNT_WITHOUT_VALUES) stats.accountsMissingMandatory++;
+          if (st !== ACCOUNT_MISSING_MANDATORY) stats.accountsWithoutValues++;
+          stats.candidatesHistogram[0]!++;
           continue;
         }
-        const perAttr: Record<string, number> = {};
-        let sum = 0;
-        let cnt = 0;
-        for (let i = 0; i < rules.length; i++) {
-          if (scores[i]! < 0) continue;
-          perAttr[rules[i]!.attribute] = scores[i]!;
-          sum += scores[i]!;
-          cnt++;
+        const g = B + slice.from + k;
+        const accountId = ids[g]!;
+        const gen = slice.generator[k]!;
+        let label = 'exhaustive';
+        if (gen !== GENERATOR_EXHAUSTIVE) {
+          label = gen === GENERATOR_UNION ? 'union' : rules[gen]!.algorithm;
+          const name = gen === GENERATOR_UNION ? 'union' : rules[gen]!.attribute;
+          stats.generatorUse[name] = (stats.generatorUse[name] ?? 0) + 1;
         }
-        (found ??= []).push({
-          accountId,
-          candidateId,
-          candidateKind: c < B ? 'identity' : 'account',
-          score: Math.round((sum / cnt) * 10) / 10,
-          scores: perAttr,
-        });
+        const compared = slice.compared[k]!;
+        const lo = slice.matchedStart[k]!;
+        const hi = slice.matchedStart[k + 1]!;
+        if (lo < hi && this.model) {
+          blocked.push({
+            g,
+            candidates: Array.from(slice.candidates.subarray(lo, hi)),
+            scores: Array.from(slice.scores.subarray(lo * A, hi * A)),
+          });
+        } else if (lo < hi) {
+          const found: PotentialDuplicate[] = [];
+          for (let j = lo; j < hi; j++) {
+            const c = slice.candidates[j]!;
+            const perAttr: Record<string, number> = {};
+            let sum = 0;
+            let cnt = 0;
+            for (let i = 0; i < A; i++) {
+              const s = slice.scores[j * A + i]!;
+              if (s < 0) continue;
+              perAttr[rules[i]!.attribute] = s;
+              sum += s;
+              cnt++;
+            }
+            found.push({
+              accountId,
+              candidateId: ids[c]!,
+              candidateKind: c < B ? 'identity' : 'account',
+              score: Math.round((sum / cnt) * 10) / 10,
+              scores: perAttr,
+            });
+          }
+          finish(accountId, found);
+        }
+        stats.pairsCompared += compared;
+        candidatesTotal += compared;
+        if (compared > stats.candidatesMax) stats.candidatesMax = compared;
+        stats.candidatesHistogram[bucketOf(compared)]!++;
+        this.observe(label, compared);
       }
-      stats.pairsCompared += compared;
-      candidatesTotal += compared;
-      if (compared > stats.candidatesMax) stats.candidatesMax = compared;
-      stats.candidatesHistogram[bucketOf(compared)]!++;
-      this.observe(label, compared);
-      if (found) finish(accountId, found);
-      if (block) blocked.push(block);
     }
+    if (next !== count) throw new Error(`blocked slices cover ${next} of ${count} new accounts`);
     if (this.model && estimateOnly) {
       this.model.prime(n, blocked, count);
     } else if (this.model) {

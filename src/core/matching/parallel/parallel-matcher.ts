@@ -1,0 +1,188 @@
+/**
+ * Matching over several shards: every shard holds the records (as shared columns of the matching
+ * values), each call's new accounts are split into contiguous slices, the owner blocks the first
+ * slice itself while the shards block theirs, then merges the slices in order and runs phase 2 (the
+ * probabilistic model's state lives only here). The result equals one thread's, by construction:
+ * phase 1 is pairwise and every shard sees the same records in the same order.
+ */
+import type { BlockedSlice } from '../blocked-slice';
+import { buildMatchEngine, type MatchEngine } from '../matcher';
+import { recordMatchingStats } from '../metrics';
+import type {
+  MatchOptions,
+  MatcherOptions,
+  MatchRecord,
+  MatchResult,
+  MatchingSettings,
+  ModelParameters,
+  ParameterEstimate,
+} from '../types';
+import { encodeRecords, type RecordColumns } from './record-columns';
+import type { Shard } from './shard';
+
+/** What the aggregation and `fusion-proxy match` use: Matcher, asynchronous where shards work. */
+export interface AsyncMatcher {
+  addBaseline(records: Iterable<MatchRecord>): void;
+  match(newRecords: readonly MatchRecord[], opts?: MatchOptions): Promise<MatchResult>;
+  estimate(newRecords: readonly MatchRecord[]): Promise<ParameterEstimate | undefined>;
+  parameters(): ModelParameters | undefined;
+  useParameters(parameters: ModelParameters): void;
+  /** Ends the shards (threads); idempotent. The matcher matches in-thread afterwards. */
+  close(): Promise<void>;
+}
+
+export interface ParallelOptions {
+  /** Shards besides the owner thread; 0: everything in-thread. */
+  shards: number;
+  /** Starts a shard; called when the records reach minRecords. */
+  startShard: (settings: MatchingSettings) => Shard;
+  /** Records (baseline + new) from which the shards are used; below, the owner matches alone. */
+  minRecords: number;
+}
+
+/** Fewer new accounts than this per thread are matched in-thread: a slice would cost more to send than to block. */
+export const MIN_ACCOUNTS_PER_SHARD = 16;
+
+export function buildParallelMatcher(
+  settings: MatchingSettings,
+  opts: MatcherOptions,
+  parallel: ParallelOptions,
+): AsyncMatcher {
+  return new ParallelMatcher(settings, opts, parallel);
+}
+
+class ParallelMatcher implements AsyncMatcher {
+  private readonly engine: MatchEngine;
+  private readonly keys = new Map<string, number>();
+  private readonly intern = (id: string): number => {
+    let k = this.keys.get(id);
+    if (k === undefined) this.keys.set(id, (k = this.keys.size));
+    return k;
+  };
+  /** Baseline chunks not yet given to shards (the shards start once the records reach minRecords). */
+  private pending: RecordColumns[] = [];
+  private shards: Shard[] | undefined;
+  private closed = false;
+  private busy = false;
+
+  constructor(
+    private readonly settings: MatchingSettings,
+    opts: MatcherOptions,
+    private readonly parallel: ParallelOptions,
+  ) {
+    this.engine = buildMatchEngine(settings, opts);
+  }
+
+  private get sharding(): boolean {
+    return this.parallel.shards > 0 && !this.closed;
+  }
+
+  addBaseline(records: Iterable<MatchRecord>): void {
+    const list = Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
+    this.engine.addBaseline(list);
+    if (!this.sharding || list.length === 0) return;
+    const cols = encodeRecords(list, this.settings.attributes, this.intern);
+    // Shards prepare the baseline while the owner reads the rest of it.
+    if (this.shards) for (const s of this.shards) s.addBaseline(cols);
+    else this.pending.push(cols);
+    this.startIfLarge(0);
+  }
+
+  private startIfLarge(extra: number): Shard[] | undefined {
+    if (this.shards || !this.sharding || this.engine.size + extra < this.parallel.minRecords) return this.shards;
+    const shards: Shard[] = [];
+    try {
+      for (let i = 0; i < this.parallel.shards; i++) shards.push(this.parallel.startShard(this.settings));
+    } catch (e) {
+      for (const s of shards) void s.close();
+      throw e;
+    }
+    for (const cols of this.pending) for (const s of shards) s.addBaseline(cols);
+    this.pending = [];
+    this.shards = shards;
+    return shards;
+  }
+
+  parameters(): ModelParameters | undefined {
+    return this.engine.parameters();
+  }
+
+  useParameters(parameters: ModelParameters): void {
+    this.engine.useParameters(parameters);
+  }
+
+  /** The shards to use for `count` new accounts, or undefined: in-thread. */
+  private shardsFor(count: number): Shard[] | undefined {
+    if (!this.sharding || count < MIN_ACCOUNTS_PER_SHARD * (this.parallel.shards + 1)) return undefined;
+    return this.startIfLarge(count);
+  }
+
+  async match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): Promise<MatchResult> {
+    const shards = this.shardsFor(newRecords.length);
+    if (!shards) return this.engine.match(newRecords, opts);
+    const t0 = performance.now();
+    const result = await this.sharded(shards, newRecords, opts.topK ?? this.settings.reviewTopK, false, t0);
+    recordMatchingStats(result.stats);
+    return result;
+  }
+
+  async estimate(newRecords: readonly MatchRecord[]): Promise<ParameterEstimate | undefined> {
+    if (this.settings.model !== 'probabilistic' || this.engine.parameters()) return undefined;
+    const shards = this.shardsFor(newRecords.length);
+    if (!shards) return this.engine.estimate(newRecords);
+    const { stats } = await this.sharded(shards, newRecords, 0, true, performance.now());
+    const parameters = this.engine.parameters();
+    if (!parameters) return undefined;
+    return { parameters, accounts: newRecords.length, candidatePairs: stats.pairs.matched };
+  }
+
+  private async sharded(
+    shards: Shard[],
+    newRecords: readonly MatchRecord[],
+    topK: number,
+    estimateOnly: boolean,
+    t0: number,
+  ): Promise<MatchResult> {
+    if (this.busy) throw new Error('ParallelMatcher: one match at a time');
+    this.busy = true;
+    const count = newRecords.length;
+    const B = this.engine.appendNew(newRecords);
+    try {
+      const cols = encodeRecords(newRecords, this.settings.attributes, this.intern);
+      const bounds = sliceBounds(count, shards.length + 1);
+      const t1 = performance.now();
+      const remote = shards.map((s, i) => s.block(cols, bounds[i + 1]!, bounds[i + 2]!));
+      // Every promise gets a handler now: one failing while the owner blocks must not go unhandled.
+      const settled = Promise.allSettled(remote);
+      let own: BlockedSlice;
+      try {
+        own = this.engine.blockSlice(B, bounds[0]!, bounds[1]!);
+      } finally {
+        await settled;
+      }
+      const slices = [own, ...(await Promise.all(remote))];
+      const result = this.engine.finishSlices(B, count, slices, topK, estimateOnly);
+      result.stats.buildMs = t1 - t0;
+      result.stats.matchMs = performance.now() - t1;
+      return result;
+    } finally {
+      this.engine.dropNew(B);
+      this.busy = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const shards = this.shards ?? [];
+    this.shards = undefined;
+    this.pending = [];
+    await Promise.all(shards.map((s) => s.close()));
+  }
+}
+
+/** Contiguous slices of count accounts over `parts` threads: bounds[i]..bounds[i+1]. */
+function sliceBounds(count: number, parts: number): number[] {
+  const bounds = [0];
+  for (let i = 1; i <= parts; i++) bounds.push(Math.round((count * i) / parts));
+  return bounds;
+}

@@ -1,0 +1,147 @@
+import {
+  type MatchRecord,
+  type MatchResult,
+  type Matcher,
+  type MatchingSettings,
+  buildMatcher,
+  parseMatchingSettings,
+} from '../../src/core/matching';
+import { type AsyncMatcher, buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import { inProcessShard } from '../../src/core/matching/parallel/shard';
+import { generate } from '../../bench/matching-data';
+import { randomRecords } from './support/random-records';
+
+/** Everything a caller can see: per account (in map order) its ranked duplicates, and the stats but the timings. */
+function visible(result: MatchResult): unknown {
+  const { buildMs, matchMs, ...stats } = result.stats;
+  void buildMs;
+  void matchMs;
+  return { duplicates: [...result.duplicates.entries()], stats };
+}
+
+const RULES: MatchingSettings[] = [
+  {
+    attributes: [
+      { attribute: 'a', algorithm: 'name-matcher', threshold: 80, mandatory: true },
+      { attribute: 'b', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
+      { attribute: 'c', algorithm: 'exact', threshold: 100, mandatory: false },
+    ],
+    reviewTopK: 3,
+  },
+  {
+    attributes: [
+      { attribute: 'a', algorithm: 'dice', threshold: 60, mandatory: false },
+      { attribute: 'b', algorithm: 'levenshtein', threshold: 70, mandatory: false },
+      { attribute: 'c', algorithm: 'double-metaphone', threshold: 100, mandatory: false },
+    ],
+    reviewTopK: 10,
+  },
+];
+
+const PEOPLE = parseMatchingSettings({
+  matching: {
+    model: 'probabilistic',
+    attributes: [
+      { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
+      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92 },
+      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
+      { attribute: 'userName', algorithm: 'levenshtein', threshold: 80 },
+    ],
+  },
+});
+
+/**
+ * The aggregation's call pattern on both matchers: the baseline in chunks, then batches, each
+ * batch's accounts without duplicates joining the baseline under a new id. topK: the settings' own
+ * for even calls, every candidate for odd ones.
+ */
+async function replay(
+  settings: MatchingSettings,
+  records: readonly MatchRecord[],
+  baseline: number,
+  batch: number,
+  shards: number,
+  estimate = false,
+): Promise<number> {
+  const single: Matcher = buildMatcher(settings);
+  const sharded: AsyncMatcher = buildParallelMatcher(
+    settings,
+    {},
+    { shards, startShard: inProcessShard, minRecords: 0 },
+  );
+  try {
+    for (let i = 0; i < baseline; i += 97) {
+      const chunk = records.slice(i, Math.min(baseline, i + 97));
+      single.addBaseline(chunk);
+      sharded.addBaseline(chunk);
+    }
+    if (estimate) {
+      const news = records.slice(baseline);
+      const want = single.estimate(news);
+      const got = await sharded.estimate(news);
+      expect(want).toBeDefined();
+      expect({ ...got, parameters: { ...got?.parameters, estimatedAt: '' } }).toEqual({
+        ...want,
+        parameters: { ...want?.parameters, estimatedAt: '' },
+      });
+    }
+    let found = 0;
+    for (let i = baseline, call = 0; i < records.length; i += batch, call++) {
+      const news = records.slice(i, i + batch);
+      const opts = call % 2 === 0 ? {} : { topK: Infinity };
+      const want = single.match(news, opts);
+      const got = await sharded.match(news, opts);
+      expect(visible(got)).toEqual(visible(want));
+      // Same order of accounts and of candidates, not only the same sets.
+      expect(JSON.stringify(visible(got))).toBe(JSON.stringify(visible(want)));
+      found += want.stats.accountsWithDuplicates;
+      const created = news.filter((r) => !want.duplicates.has(r.id)).map((r) => ({ ...r, id: `k-${r.id}` }));
+      single.addBaseline(created);
+      sharded.addBaseline(created);
+    }
+    return found;
+  } finally {
+    await sharded.close();
+  }
+}
+
+describe('sharded matching == one thread (phase 1 in slices, merged in order, phase 2 by the owner)', () => {
+  const records = randomRecords(2027, 700, ['a', 'b', 'c'], 'r');
+
+  for (const shards of [1, 2, 4]) {
+    it(`rules model, ${shards + 1} threads, with and without mandatory attributes`, async () => {
+      for (const settings of RULES) {
+        expect(await replay(settings, records, 300, 130, shards)).toBeGreaterThan(10);
+        // an empty baseline: every account sees only the earlier new accounts of its batch
+        expect(await replay(settings, records, 0, 350, shards)).toBeGreaterThan(10);
+      }
+    });
+  }
+
+  it('probabilistic model: the estimate from sharded blocking, then every batch', async () => {
+    const { identities, accounts } = generate(11, 800, 800);
+    const all = [...identities, ...accounts];
+    expect(await replay(PEOPLE, all, identities.length, 500, 2, true)).toBeGreaterThan(100);
+    expect(await replay(PEOPLE, all, identities.length, 300, 1, false)).toBeGreaterThan(100);
+  });
+
+  it('same-run duplicates: an account of a later slice finds one of an earlier slice', async () => {
+    const settings: MatchingSettings = {
+      attributes: [{ attribute: 'name', algorithm: 'name-matcher', threshold: 85, mandatory: true }],
+      reviewTopK: 10,
+    };
+    const news = Array.from({ length: 64 }, (_, i) => ({
+      id: `a${i}`,
+      attributes: {
+        name: i === 63 ? 'Robert Smith' : i === 0 ? 'Bob Smith' : `Person ${String.fromCharCode(97 + (i % 26))}${i}`,
+      },
+    }));
+    const m = buildParallelMatcher(settings, {}, { shards: 3, startShard: inProcessShard, minRecords: 0 });
+    try {
+      const result = await m.match(news);
+      expect(result.duplicates.get('a63')?.map((d) => [d.candidateId, d.candidateKind])).toEqual([['a0', 'account']]);
+    } finally {
+      await m.close();
+    }
+  });
+});
