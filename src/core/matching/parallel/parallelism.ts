@@ -4,6 +4,7 @@
  * overrides the defaults (tests, and a deployment that wants fewer threads than cores).
  */
 import { availableParallelism } from 'node:os';
+import { cgroupCpuLimit } from './cpu-limit';
 import type { MatcherOptions, MatchingSettings } from '../types';
 import { type AsyncMatcher, buildParallelMatcher, MIN_ACCOUNTS_PER_SHARD } from './parallel-matcher';
 import { workerEntryAvailable, workerShard } from './worker-shard';
@@ -21,8 +22,10 @@ export interface MatchingParallelism {
 /** Break-even: docs/benchmarks.md, "Matching threads" (bench:scale-out and a profile of one batch). */
 export const DEFAULT_MIN_RECORDS = 20_000;
 
-export function defaultParallelism(): MatchingParallelism {
-  return { threads: availableParallelism(), minRecords: DEFAULT_MIN_RECORDS };
+/** Every core the process may use: the node's, or fewer under a container CPU limit. */
+export function defaultParallelism(cpuLimit: number | undefined = cgroupCpuLimit()): MatchingParallelism {
+  const cores = availableParallelism();
+  return { threads: cpuLimit === undefined ? cores : Math.min(cores, cpuLimit), minRecords: DEFAULT_MIN_RECORDS };
 }
 
 /**
