@@ -188,8 +188,11 @@ export class ProbabilisticModel {
     }
   }
 
-  /** Estimates the parameters from random pairs (u) and the blocked pairs (m, prior). */
-  private estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): void {
+  /**
+   * Estimates the parameters from random pairs (u) and the blocked pairs (m, prior); returns the
+   * blocked pairs' levels (pair after pair, attributes.length each) for scoring them without a second pass.
+   */
+  private estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): Int8Array {
     const A = this.runtimes.length;
     const domainAliases = this.emailAttr >= 0 ? findDomainAliases(this.values[this.emailAttr]!.slice(0, n)) : [];
     this.aliases = new Set(domainAliases.map(([a, b]) => aliasKey(a, b)));
@@ -263,6 +266,7 @@ export class ProbabilisticModel {
         randomPairs: draws,
       },
     };
+    return pairs.levels;
   }
 
   /**
@@ -276,13 +280,14 @@ export class ProbabilisticModel {
     ids: readonly string[],
     B: number,
   ): { duplicates: Map<string, PotentialDuplicate[]>; below: number } {
-    if (!this.params) this.estimate(n, blocked, accounts);
+    const known = this.params ? undefined : this.estimate(n, blocked, accounts);
     const prior = this.params!.prior;
     const A = this.runtimes.length;
     const rules = this.runtimes.map((rt) => rt.rule);
     const duplicates = new Map<string, PotentialDuplicate[]>();
-    const lv = new Int8Array(A);
+    let lv: Int8Array<ArrayBufferLike> = new Int8Array(A);
     let below = 0;
+    let p = 0;
     for (const acc of blocked) {
       // One-to-one, as the parameters were estimated: the account has at most one true match among
       // the records before it (prior), each of them equally likely before any attribute is compared.
@@ -291,7 +296,9 @@ export class ProbabilisticModel {
       const lambda = prior / Math.max(acc.g, 1);
       const priorWeight = Math.log2(lambda / (1 - prior));
       acc.candidates.forEach((c, k) => {
-        this.pairLevels(acc.g, c, acc.scores, k * A, lv);
+        if (known) lv = known.subarray(p * A, p * A + A);
+        else this.pairLevels(acc.g, c, acc.scores, k * A, lv);
+        p++;
         let sum = 0;
         for (let i = 0; i < A; i++) if (lv[i]! >= 0) sum += this.weight(i, lv[i]!, acc.g);
         const matchWeight = sum + priorWeight;
