@@ -49,6 +49,8 @@ export class ProbabilisticModel {
   private readonly values: string[][];
   /** Name tokens per record (for the e-mail's dependence on the names). */
   private readonly names: string[][] = [];
+  /** nameTokens of each record's value, per attribute, for the name and surname attributes only. */
+  private readonly tokens: string[][][];
   /** Value -> records holding it, per attribute (term frequencies). */
   private readonly freq: Map<string, number>[];
   private readonly nameAttr: number;
@@ -69,6 +71,7 @@ export class ProbabilisticModel {
     this.comparators = rules.map(comparatorFor);
     this.values = rules.map(() => []);
     this.freq = rules.map(() => new Map());
+    this.tokens = rules.map(() => []);
     this.nameAttr = rules.findIndex((r) => attributeKind(r) === 'name');
     this.surnameAttr = rules.findIndex((r) => attributeKind(r) === 'surname');
     this.emailAttr = rules.findIndex((r) => attributeKind(r) === 'email');
@@ -118,16 +121,16 @@ export class ProbabilisticModel {
 
   append(records: readonly MatchRecord[]): void {
     const rules = this.runtimes.map((rt) => rt.rule);
+    const { nameAttr, surnameAttr } = this;
     for (const rec of records) {
-      let names: string[] = [];
       rules.forEach((rule, i) => {
         const v = attributeValues(rec.attributes[rule.attribute])[0] ?? '';
         this.values[i]!.push(v);
         if (v !== '') this.freq[i]!.set(v, (this.freq[i]!.get(v) ?? 0) + 1);
+        if (i === nameAttr || i === surnameAttr) this.tokens[i]!.push(nameTokens(v));
       });
-      if (this.nameAttr >= 0) names = nameTokens(this.values[this.nameAttr]!.at(-1)!);
-      if (this.surnameAttr >= 0 && names.length < 2)
-        names = names.concat(nameTokens(this.values[this.surnameAttr]!.at(-1)!));
+      let names: string[] = nameAttr >= 0 ? this.tokens[nameAttr]!.at(-1)! : [];
+      if (surnameAttr >= 0 && names.length < 2) names = names.concat(this.tokens[surnameAttr]!.at(-1)!);
       this.names.push(names);
     }
   }
@@ -143,6 +146,7 @@ export class ProbabilisticModel {
         else this.freq[i]!.set(v, c);
       }
       col.length = n;
+      if (this.tokens[i]!.length > n) this.tokens[i]!.length = n;
     });
     this.names.length = n;
   }
@@ -151,7 +155,8 @@ export class ProbabilisticModel {
   private pairLevels(a: number, b: number, scores: ArrayLike<number>, off: number, out: Int8Array): void {
     for (let i = 0; i < this.comparators.length; i++) {
       const v = this.values[i]!;
-      out[i] = this.comparators[i]!.level(v[a]!, v[b]!, scores[off + i]!, this.names[a]!, this.names[b]!);
+      const t = this.tokens[i]!;
+      out[i] = this.comparators[i]!.level(v[a]!, v[b]!, scores[off + i]!, this.names[a]!, this.names[b]!, t[a], t[b]);
     }
     const e = this.emailAttr;
     // One local part at two domains of one organisation: the same mailbox.
@@ -165,9 +170,9 @@ export class ProbabilisticModel {
     // A full name that holds the surname on both sides already counted the surname's agreement
     // (its exact and fuzzy levels were learned on pairs that mostly share the surname).
     if (n >= 0 && s >= 0 && out[n]! >= 0 && out[s] === 0) {
-      const inA = nameTokens(this.values[n]![a]!);
-      const inB = nameTokens(this.values[n]![b]!);
-      const surname = nameTokens(this.values[s]![a]!);
+      const inA = this.tokens[n]![a]!;
+      const inB = this.tokens[n]![b]!;
+      const surname = this.tokens[s]![a]!;
       if (surname.every((t) => inA.includes(t) && inB.includes(t))) out[s] = SURNAME_IMPLIED;
     }
     if (n < 0 || out[n] !== NAME_SURNAME_CHANGED) return;
@@ -183,8 +188,11 @@ export class ProbabilisticModel {
     }
   }
 
-  /** Estimates the parameters from random pairs (u) and the blocked pairs (m, prior). */
-  private estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): void {
+  /**
+   * Estimates the parameters from random pairs (u) and the blocked pairs (m, prior); returns the
+   * blocked pairs' levels (pair after pair, attributes.length each) for scoring them without a second pass.
+   */
+  private estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): Int8Array {
     const A = this.runtimes.length;
     const domainAliases = this.emailAttr >= 0 ? findDomainAliases(this.values[this.emailAttr]!.slice(0, n)) : [];
     this.aliases = new Set(domainAliases.map(([a, b]) => aliasKey(a, b)));
@@ -258,6 +266,7 @@ export class ProbabilisticModel {
         randomPairs: draws,
       },
     };
+    return pairs.levels;
   }
 
   /**
@@ -271,13 +280,14 @@ export class ProbabilisticModel {
     ids: readonly string[],
     B: number,
   ): { duplicates: Map<string, PotentialDuplicate[]>; below: number } {
-    if (!this.params) this.estimate(n, blocked, accounts);
+    const known = this.params ? undefined : this.estimate(n, blocked, accounts);
     const prior = this.params!.prior;
     const A = this.runtimes.length;
     const rules = this.runtimes.map((rt) => rt.rule);
     const duplicates = new Map<string, PotentialDuplicate[]>();
-    const lv = new Int8Array(A);
+    let lv: Int8Array<ArrayBufferLike> = new Int8Array(A);
     let below = 0;
+    let p = 0;
     for (const acc of blocked) {
       // One-to-one, as the parameters were estimated: the account has at most one true match among
       // the records before it (prior), each of them equally likely before any attribute is compared.
@@ -286,7 +296,9 @@ export class ProbabilisticModel {
       const lambda = prior / Math.max(acc.g, 1);
       const priorWeight = Math.log2(lambda / (1 - prior));
       acc.candidates.forEach((c, k) => {
-        this.pairLevels(acc.g, c, acc.scores, k * A, lv);
+        if (known) lv = known.subarray(p * A, p * A + A);
+        else this.pairLevels(acc.g, c, acc.scores, k * A, lv);
+        p++;
         let sum = 0;
         for (let i = 0; i < A; i++) if (lv[i]! >= 0) sum += this.weight(i, lv[i]!, acc.g);
         const matchWeight = sum + priorWeight;
