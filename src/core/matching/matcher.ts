@@ -276,6 +276,7 @@ class EngineMatcher implements Matcher {
             stats.fullScans[alg] = (stats.fullScans[alg] ?? 0) + 1;
           }
         }
+        if (mandatory.length > 1) this.refine(g, chosen[0]!, mandatory, indexes, collector);
         label = chosen.length === 1 ? rules[chosen[0]!]!.algorithm : 'union';
         const name = chosen.length === 1 ? rules[chosen[0]!]!.attribute : 'union';
         stats.generatorUse[name] = (stats.generatorUse[name] ?? 0) + 1;
@@ -361,6 +362,25 @@ class EngineMatcher implements Matcher {
       }
     }
     return [best];
+  }
+
+  /**
+   * A match passes every mandatory attribute, so the chosen index's candidates are intersected
+   * with the other lossless mandatory indexes (a membership test per candidate, not a walk of
+   * their postings): a common surname's bucket shrinks to the records whose name can also pass.
+   */
+  private refine(
+    g: number,
+    chosen: number,
+    mandatory: number[],
+    indexes: Map<number, CandidateIndex>,
+    collector: CandidateCollector,
+  ): void {
+    for (const i of mandatory) {
+      if (i === chosen || collector.size === 0) continue;
+      const index = indexes.get(i)!;
+      if (index.lossless && index.refine) index.refine(g, collector);
+    }
   }
 
   private evaluate(

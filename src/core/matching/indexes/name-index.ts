@@ -1,4 +1,4 @@
-import { jaroWinklerOverlapFilter } from '../algorithms/jaro-winkler';
+import { jaroWinkler, jaroWinklerOverlapFilter } from '../algorithms/jaro-winkler';
 import { minRaw } from '../algorithms/kernel';
 import { MAX_NAME_TOKENS, type NameValue, tokenSim } from '../algorithms/name-similarity';
 import { CandidateCollector, type CandidateIndex, type ProbeInfo } from './candidate-collector';
@@ -29,6 +29,8 @@ export class NameIndex implements CandidateIndex {
   private readonly tokenValues: string[][] = [];
   private readonly tokenGroups: (readonly number[])[] = [];
   private readonly tokenCodes: string[] = [];
+  /** Per token, three bit sets of letter buckets: occurring at least once, twice, three times. */
+  private readonly letters: number[] = [];
   private readonly tokenRecords: number[][] = [];
   /** Per record, per value: its token ids. */
   private readonly recordTokens: number[][][] = [];
@@ -46,6 +48,18 @@ export class NameIndex implements CandidateIndex {
   private hitCur = 0;
   private posCur = 0;
   private readonly hitList: number[] = [];
+  /** refine(): per vocabulary token, which query tokens it neighbours; per record, accepted. */
+  private maskStamp = new Int32Array(0);
+  private mask = new Int32Array(0);
+  private maskCur = 0;
+  private passStamp = new Int32Array(0);
+  /** need per (query tokens, candidate tokens): ceil(t(na+nb)/2) (at least 1), -1 when above min(na, nb). */
+  private readonly pairNeed: Int8Array;
+  /** Per record, its token ids packed (packRecord). */
+  private packed = new Int32Array(0);
+  private packedStart = new Int32Array(0);
+  private packedLen = 0;
+  private refineCur = 0;
   /** Per vocabulary token, for countByTokens(). */
   private tokenStamp = new Int32Array(0);
   private tokenCur = 0;
@@ -55,6 +69,13 @@ export class NameIndex implements CandidateIndex {
     threshold: number,
   ) {
     this.t = minRaw(threshold);
+    this.pairNeed = new Int8Array((MAX_NAME_TOKENS + 1) ** 2).fill(-1);
+    for (let na = 1; na <= MAX_NAME_TOKENS; na++) {
+      for (let nb = 1; nb <= MAX_NAME_TOKENS; nb++) {
+        const need = Math.max(1, Math.ceil((this.t * (na + nb)) / 2 - EPS));
+        if (need <= Math.min(na, nb)) this.pairNeed[na * (MAX_NAME_TOKENS + 1) + nb] = need;
+      }
+    }
     this.append(values.length);
   }
 
@@ -75,6 +96,7 @@ export class NameIndex implements CandidateIndex {
               this.tokens.push(tok);
               this.tokenValues.push(tok.length > 1 ? [tok] : []);
               this.tokenGroups.push(v.groups[i]!);
+              pushLetters(tok, this.letters);
               this.tokenCodes.push(v.codes[i]!);
               this.tokenRecords.push([]);
               for (const g of v.groups[i]!) push(this.byGroup, g, id);
@@ -91,6 +113,7 @@ export class NameIndex implements CandidateIndex {
           }),
         ),
       );
+      this.packRecord(r);
     }
     if (this.tokens.length > firstNew) this.addedTokens(firstNew);
   }
@@ -115,6 +138,35 @@ export class NameIndex implements CandidateIndex {
     }
   }
 
+  /**
+   * The record's values as [value count, then per value its token count and token ids], in one
+   * typed array: refine() reads a few hundred records per account at random, and nested arrays
+   * would cost a cache miss per level.
+   */
+  private packRecord(r: number): void {
+    const vals = this.recordTokens[r]!;
+    let size = 1;
+    for (const ids of vals) size += 1 + ids.length;
+    if (this.packed.length < this.packedLen + size) {
+      const grown = new Int32Array(Math.max(this.packedLen + size, this.packed.length * 2, 1024));
+      grown.set(this.packed.subarray(0, this.packedLen));
+      this.packed = grown;
+    }
+    if (this.packedStart.length < r + 2) {
+      const grown = new Int32Array(Math.max(r + 2, this.packedStart.length * 2, 1024));
+      grown.set(this.packedStart);
+      this.packedStart = grown;
+    }
+    let o = this.packedLen;
+    this.packedStart[r] = o;
+    this.packed[o++] = vals.length;
+    for (const ids of vals) {
+      this.packed[o++] = ids.length;
+      for (const id of ids) this.packed[o++] = id;
+    }
+    this.packedLen = o;
+  }
+
   /** Tokens forget nothing on truncate: a token without records adds no candidate. */
   truncate(n: number): void {
     for (let r = this.recordTokens.length - 1; r >= n; r--) {
@@ -128,7 +180,10 @@ export class NameIndex implements CandidateIndex {
         }
       }
     }
-    if (this.recordTokens.length > n) this.recordTokens.length = n;
+    if (this.recordTokens.length > n) {
+      this.packedLen = this.packedStart[n]!;
+      this.recordTokens.length = n;
+    }
   }
 
   private sim(x: number, y: number): number {
@@ -280,6 +335,96 @@ export class NameIndex implements CandidateIndex {
     return NO_SCAN;
   }
 
+  /**
+   * Keeps a candidate only when, for some pair of values, at least ceil(t(na+nb)/2) of the query
+   * value's tokens have a neighbour among the candidate value's tokens: the one-to-one sum S
+   * counts each query token at most once, at most 1, and only through a neighbour, and a pass
+   * needs S >= t(na+nb)/2. Each candidate token's neighbour mask (which query tokens it is a
+   * neighbour of) is computed once per call, so no neighbour search over the vocabulary is needed.
+   */
+  refine(r: number, out: CandidateCollector): void {
+    if (this.maskStamp.length < this.tokens.length) {
+      const cap = Math.max(this.tokens.length, this.maskStamp.length * 2, 1024);
+      this.maskStamp = new Int32Array(cap);
+      this.mask = new Int32Array(cap);
+    }
+    const n = this.recordTokens.length;
+    if (this.passStamp.length < n) this.passStamp = new Int32Array(Math.max(n, this.passStamp.length * 2, 1024));
+    const passed = this.passStamp;
+    const pass = ++this.refineCur;
+    const { maskStamp, mask, pairNeed, packed, packedStart } = this;
+    for (const q of this.recordTokens[r]!) {
+      const cur = ++this.maskCur;
+      const row = q.length * (MAX_NAME_TOKENS + 1);
+      for (let k = 0; k < out.size; k++) {
+        const c = out.list[k]!;
+        if (passed[c] === pass) continue;
+        let o = packedStart[c]!;
+        for (let vi = packed[o++]!; vi > 0; vi--) {
+          const nb = packed[o++]!;
+          const end = o + nb;
+          const need = pairNeed[row + nb]!;
+          if (need < 0) {
+            o = end;
+            continue;
+          }
+          let m = 0;
+          for (; o < end; o++) {
+            const y = packed[o]!;
+            if (maskStamp[y] !== cur) {
+              maskStamp[y] = cur;
+              mask[y] = this.neighbourMask(q, y);
+            }
+            m |= mask[y]!;
+          }
+          if (popcount(m) >= need) {
+            passed[c] = pass;
+            break;
+          }
+        }
+      }
+    }
+    out.retain((c) => passed[c] === pass);
+  }
+
+  /** Bit k set when query token q[k] and token y are neighbours (similarity > 0). */
+  private neighbourMask(q: readonly number[], y: number): number {
+    let m = 0;
+    for (let k = 0; k < q.length; k++) if (this.isNeighbour(q[k]!, y)) m |= 1 << k;
+    return m;
+  }
+
+  /**
+   * sim(x, y) > 0, computing Jaro-Winkler only when the cheap cases leave it open. JW >= 0.8
+   * needs Jaro >= 0.7 (no prefix boost below), and Jaro <= (m/a + m/b + 1)/3 with m matched
+   * characters, so m >= 1.1ab/(a+b); m is at most the shared characters (multiset), bounded by
+   * the letter-bucket sets (merged buckets only raise the bound; a bucket seen three times on
+   * both sides skips the bound).
+   */
+  private isNeighbour(x: number, y: number): boolean {
+    if (x === y) return true;
+    const tx = this.tokens[x]!;
+    const ty = this.tokens[y]!;
+    const a = tx.length;
+    const b = ty.length;
+    if (a === 1 || b === 1) return tx.charCodeAt(0) === ty.charCodeAt(0);
+    const cx = this.tokenCodes[x]!;
+    if (cx.length > 0 && cx === this.tokenCodes[y]) return true;
+    const gx = this.tokenGroups[x]!;
+    if (gx.length > 0) {
+      const gy = this.tokenGroups[y]!;
+      for (let i = 0; i < gx.length; i++) if (gy.includes(gx[i]!)) return true;
+    }
+    const L = this.letters;
+    const lx = 3 * x;
+    const ly = 3 * y;
+    if ((L[lx + 2]! & L[ly + 2]!) === 0) {
+      const shared = popcount(L[lx]! & L[ly]!) + popcount(L[lx + 1]! & L[ly + 1]!);
+      if (shared < Math.ceil((1.1 * a * b) / (a + b) - EPS)) return false;
+    }
+    return jaroWinkler(tx, ty) >= 0.8;
+  }
+
   /** Upper bound of the records walk(x) visits. */
   private postings(x: number): number {
     let n = 0;
@@ -331,6 +476,27 @@ export class NameIndex implements CandidateIndex {
     this.posStamp = grow(this.posStamp);
     this.hitCount = new Int32Array(cap);
   }
+}
+
+/** Letters a-z are buckets 0-25, any other character one of buckets 26-31. */
+function pushLetters(tok: string, out: number[]): void {
+  let once = 0;
+  let twice = 0;
+  let thrice = 0;
+  for (let i = 0; i < tok.length; i++) {
+    const c = tok.charCodeAt(i);
+    const bit = 1 << (c >= 97 && c <= 122 ? c - 97 : 26 + (c % 6));
+    if ((twice & bit) !== 0) thrice |= bit;
+    else if ((once & bit) !== 0) twice |= bit;
+    else once |= bit;
+  }
+  out.push(once, twice, thrice);
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  for (let v = x; v !== 0; v &= v - 1) n++;
+  return n;
 }
 
 function push<K>(map: Map<K, number[]>, key: K, id: number): void {
