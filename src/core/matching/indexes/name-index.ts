@@ -48,10 +48,9 @@ export class NameIndex implements CandidateIndex {
   private hitCur = 0;
   private posCur = 0;
   private readonly hitList: number[] = [];
-  /** refine(): per vocabulary token, which query tokens it neighbours; per record, accepted. */
-  private maskStamp = new Int32Array(0);
-  private mask = new Int32Array(0);
-  private maskCur = 0;
+  /** refine(): per vocabulary token [call stamp, which query tokens it neighbours]; per record, accepted. */
+  private memo = new Int32Array(0);
+  private memoCur = 0;
   private passStamp = new Int32Array(0);
   /** need per (query tokens, candidate tokens): ceil(t(na+nb)/2) (at least 1), -1 when above min(na, nb). */
   private readonly pairNeed: Int8Array;
@@ -343,48 +342,54 @@ export class NameIndex implements CandidateIndex {
    * neighbour of) is computed once per call, so no neighbour search over the vocabulary is needed.
    */
   refine(r: number, out: CandidateCollector): void {
-    if (this.maskStamp.length < this.tokens.length) {
-      const cap = Math.max(this.tokens.length, this.maskStamp.length * 2, 1024);
-      this.maskStamp = new Int32Array(cap);
-      this.mask = new Int32Array(cap);
+    if (this.memo.length < 2 * this.tokens.length) this.memo = new Int32Array(Math.max(4 * this.tokens.length, 2048));
+    const queries = this.recordTokens[r]!;
+    if (queries.length === 1) {
+      const q = queries[0]!;
+      this.memoCur++;
+      out.retain((c) => this.admits(q, c));
+      return;
     }
     const n = this.recordTokens.length;
     if (this.passStamp.length < n) this.passStamp = new Int32Array(Math.max(n, this.passStamp.length * 2, 1024));
     const passed = this.passStamp;
     const pass = ++this.refineCur;
-    const { maskStamp, mask, pairNeed, packed, packedStart } = this;
-    for (const q of this.recordTokens[r]!) {
-      const cur = ++this.maskCur;
-      const row = q.length * (MAX_NAME_TOKENS + 1);
+    for (const q of queries) {
+      this.memoCur++;
       for (let k = 0; k < out.size; k++) {
         const c = out.list[k]!;
-        if (passed[c] === pass) continue;
-        let o = packedStart[c]!;
-        for (let vi = packed[o++]!; vi > 0; vi--) {
-          const nb = packed[o++]!;
-          const end = o + nb;
-          const need = pairNeed[row + nb]!;
-          if (need < 0) {
-            o = end;
-            continue;
-          }
-          let m = 0;
-          for (; o < end; o++) {
-            const y = packed[o]!;
-            if (maskStamp[y] !== cur) {
-              maskStamp[y] = cur;
-              mask[y] = this.neighbourMask(q, y);
-            }
-            m |= mask[y]!;
-          }
-          if (popcount(m) >= need) {
-            passed[c] = pass;
-            break;
-          }
-        }
+        if (passed[c] !== pass && this.admits(q, c)) passed[c] = pass;
       }
     }
     out.retain((c) => passed[c] === pass);
+  }
+
+  /** Some value of record c has enough tokens that neighbour query value q's (memo of this call). */
+  private admits(q: readonly number[], c: number): boolean {
+    const { memo, packed, pairNeed } = this;
+    const cur = this.memoCur;
+    const row = q.length * (MAX_NAME_TOKENS + 1);
+    let o = this.packedStart[c]!;
+    for (let vi = packed[o++]!; vi > 0; vi--) {
+      const nb = packed[o++]!;
+      const end = o + nb;
+      const need = pairNeed[row + nb]!;
+      if (need < 0) {
+        o = end;
+        continue;
+      }
+      let m = 0;
+      for (; o < end; o++) {
+        const y2 = 2 * packed[o]!;
+        if (memo[y2] !== cur) {
+          memo[y2] = cur;
+          memo[y2 + 1] = this.neighbourMask(q, y2 >> 1);
+        }
+        m |= memo[y2 + 1]!;
+      }
+      if (popcount(m) >= need) return true;
+    }
+    return false;
   }
 
   /** Bit k set when query token q[k] and token y are neighbours (similarity > 0). */
