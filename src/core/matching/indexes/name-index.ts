@@ -1,8 +1,7 @@
-import { jaroWinkler, jaroWinklerOverlapFilter } from '../algorithms/jaro-winkler';
+import { jaroWinkler } from '../algorithms/jaro-winkler';
 import { minRaw } from '../algorithms/kernel';
 import { MAX_NAME_TOKENS, type NameValue, tokenSim } from '../algorithms/name-similarity';
-import { CandidateCollector, type CandidateIndex, type ProbeInfo } from './candidate-collector';
-import { OverlapIndex } from './overlap-index';
+import type { CandidateCollector, CandidateIndex, ProbeInfo } from './candidate-collector';
 
 const NO_SCAN: ProbeInfo = { fullScan: false };
 const EPS = 1e-9;
@@ -17,20 +16,19 @@ const VERIFY_COST = 4;
  * need = ceil(t(na+nb)/2) query tokens have a "neighbour" (similarity > 0) among the candidate's
  * tokens. Walking the neighbours of any na - need + 1 query tokens (the rarest ones) therefore
  * reaches every passing candidate (pigeonhole). Neighbours of a token are exact: equal,
- * initial-compatible, nickname group, metaphone code, or Jaro-Winkler >= 0.8 (found with the
- * lossless JW character filter over the token vocabulary, then verified).
+ * initial-compatible, nickname group, metaphone code, or Jaro-Winkler >= 0.8 (found by a scan
+ * of the vocabulary with the shared-letter bound of minShared(), then verified).
  */
 export class NameIndex implements CandidateIndex {
   readonly lossless = true;
   private readonly t: number;
   private readonly vocab = new Map<string, number>();
   private readonly tokens: string[] = [];
-  /** The JW index's values: the token itself when it has two or more characters. */
-  private readonly tokenValues: string[][] = [];
   private readonly tokenGroups: (readonly number[])[] = [];
   private readonly tokenCodes: string[] = [];
   /** Per token, three bit sets of letter buckets: occurring at least once, twice, three times. */
   private readonly letters: number[] = [];
+  private readonly firstChar: number[] = [];
   private readonly tokenRecords: number[][] = [];
   /** Per record, per value: its token ids. */
   private readonly recordTokens: number[][][] = [];
@@ -39,8 +37,6 @@ export class NameIndex implements CandidateIndex {
   private readonly byFirst = new Map<string, number[]>();
   private readonly neighbourCache = new Map<number, number[]>();
   private readonly firstLetterRecords = new Map<string, number>();
-  private jwIndex: OverlapIndex<string> | undefined;
-  private jwCollector: CandidateCollector | undefined;
   /** Per record, for the count filter of probe(). */
   private hitStamp = new Int32Array(0);
   private posStamp = new Int32Array(0);
@@ -93,9 +89,9 @@ export class NameIndex implements CandidateIndex {
               id = this.tokens.length;
               this.vocab.set(tok, id);
               this.tokens.push(tok);
-              this.tokenValues.push(tok.length > 1 ? [tok] : []);
               this.tokenGroups.push(v.groups[i]!);
               pushLetters(tok, this.letters);
+              this.firstChar.push(tok.charCodeAt(0));
               this.tokenCodes.push(v.codes[i]!);
               this.tokenRecords.push([]);
               for (const g of v.groups[i]!) push(this.byGroup, g, id);
@@ -124,9 +120,6 @@ export class NameIndex implements CandidateIndex {
    * that can have y as a neighbour are among y's own candidates.
    */
   private addedTokens(firstNew: number): void {
-    if (!this.jwIndex) return; // no neighbour search yet, so no cache
-    this.jwIndex.append(this.tokens.length);
-    this.jwCollector!.ensure(this.tokens.length);
     if (this.neighbourCache.size === 0) return;
     for (let y = firstNew; y < this.tokens.length; y++) {
       for (const x of this.candidates(y)) {
@@ -205,11 +198,26 @@ export class NameIndex implements CandidateIndex {
     if (initial !== undefined) candidates.add(initial);
     for (const g of this.tokenGroups[x]!) for (const y of this.byGroup.get(g) ?? []) candidates.add(y);
     for (const y of this.byCode.get(this.tokenCodes[x]!) ?? []) candidates.add(y);
-    const jw = this.jaroWinklerIndex();
-    const out = this.jwCollector!;
-    out.begin();
-    jw.probe(x, this.tokens.length, out);
-    for (let k = 0; k < out.size; k++) candidates.add(out.list[k]!);
+    // Jaro-Winkler >= 0.8: the letter-count bound of isNeighbour(), over the whole vocabulary. A
+    // scan of three small integers per token: faster than a character prefix filter, whose
+    // postings (26 letters) hold a large share of the vocabulary each.
+    const L = this.letters;
+    const a = tok.length;
+    const x0 = L[3 * x]!;
+    const x1 = L[3 * x + 1]!;
+    const x2 = L[3 * x + 2]!;
+    const tokens = this.tokens;
+    const first = this.firstChar;
+    const fx = first[x]!;
+    for (let y = 0; y < tokens.length; y++) {
+      const b = tokens[y]!.length;
+      if (b < 2) continue;
+      if ((x2 & L[3 * y + 2]!) === 0) {
+        const shared = popcount(x0 & L[3 * y]!) + popcount(x1 & L[3 * y + 1]!);
+        if (shared < minShared(a, b, fx === first[y])) continue;
+      }
+      candidates.add(y);
+    }
     return candidates;
   }
 
@@ -226,15 +234,6 @@ export class NameIndex implements CandidateIndex {
     nb = found;
     this.neighbourCache.set(x, nb);
     return nb;
-  }
-
-  /** JW >= 0.8 between vocabulary tokens of two or more characters. */
-  private jaroWinklerIndex(): OverlapIndex<string> {
-    if (!this.jwIndex) {
-      this.jwIndex = new OverlapIndex(jaroWinklerOverlapFilter(80.05), this.tokenValues); // minRaw(80.05) = 0.8 - 1e-9
-      this.jwCollector = new CandidateCollector(this.tokens.length);
-    }
-    return this.jwIndex;
   }
 
   /** Records holding the token; for an initial, records holding any token with that first letter. */
@@ -400,11 +399,9 @@ export class NameIndex implements CandidateIndex {
   }
 
   /**
-   * sim(x, y) > 0, computing Jaro-Winkler only when the cheap cases leave it open. JW >= 0.8
-   * needs Jaro >= 0.7 (no prefix boost below), and Jaro <= (m/a + m/b + 1)/3 with m matched
-   * characters, so m >= 1.1ab/(a+b); m is at most the shared characters (multiset), bounded by
-   * the letter-bucket sets (merged buckets only raise the bound; a bucket seen three times on
-   * both sides skips the bound).
+   * sim(x, y) > 0, computing Jaro-Winkler only when the cheap cases leave it open (minShared: a
+   * bound on the shared characters, which the letter-bucket sets bound from above: merged
+   * buckets only raise it; a bucket seen three times on both sides skips the bound).
    */
   private isNeighbour(x: number, y: number): boolean {
     if (x === y) return true;
@@ -425,7 +422,7 @@ export class NameIndex implements CandidateIndex {
     const ly = 3 * y;
     if ((L[lx + 2]! & L[ly + 2]!) === 0) {
       const shared = popcount(L[lx]! & L[ly]!) + popcount(L[lx + 1]! & L[ly + 1]!);
-      if (shared < Math.ceil((1.1 * a * b) / (a + b) - EPS)) return false;
+      if (shared < minShared(a, b, this.firstChar[x] === this.firstChar[y])) return false;
     }
     return jaroWinkler(tx, ty) >= 0.8;
   }
@@ -481,6 +478,16 @@ export class NameIndex implements CandidateIndex {
     this.posStamp = grow(this.posStamp);
     this.hitCount = new Int32Array(cap);
   }
+}
+
+/**
+ * Fewest shared characters (multiset) two tokens of lengths a and b need for Jaro-Winkler >= 0.8.
+ * Jaro <= (m/a + m/b + 1)/3 with m matched characters, and m <= shared characters. Without a
+ * common first character there is no prefix boost, so Jaro >= 0.8: m >= 1.4ab/(a+b); with one,
+ * the boost applies only from Jaro >= 0.7: m >= 1.1ab/(a+b). Loosened by 1e-9 against float noise.
+ */
+function minShared(a: number, b: number, sameFirst: boolean): number {
+  return Math.ceil(((sameFirst ? 1.1 : 1.4) * a * b) / (a + b) - 1e-6);
 }
 
 /** Letters a-z are buckets 0-25, any other character one of buckets 26-31. */
