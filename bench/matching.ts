@@ -13,7 +13,7 @@
  * without a mandatory attribute 100k x 100k <= 60 s; recall 100 %. A run past MATCH_MAX_FACTOR (3)
  * times its goal stops there and reports its projected time (a miss either way).
  * Environment: MATCH_BATCH, MATCH_RECALL_SAMPLE (200), MATCH_RECALL_PAIRS, MATCH_MAX_FACTOR,
- * MATCH_SEED, MATCH_SIZES (comma-separated, overrides the sizes).
+ * MATCH_SEED, MATCH_SIZES (comma-separated, overrides the sizes), MATCH_CONFIGS (comma-separated labels, default all).
  */
 import {
   type MatchRecord,
@@ -54,10 +54,17 @@ const NO_MANDATORY: MatchingSettings = {
   reviewTopK: 10,
 };
 
-const CONFIGS: { label: string; settings: MatchingSettings; goalS: Record<number, number> }[] = [
+const ONLY = process.env.MATCH_CONFIGS?.split(',');
+interface Config {
+  label: string;
+  settings: MatchingSettings;
+  goalS: Record<number, number>;
+}
+const ALL_CONFIGS: Config[] = [
   { label: 'main', settings: MAIN, goalS: { 100_000: 10, 1_000_000: 600 } },
   { label: 'no-mandatory', settings: NO_MANDATORY, goalS: { 100_000: 60 } },
 ];
+const CONFIGS = ALL_CONFIGS.filter((c) => !ONLY || ONLY.includes(c.label));
 
 interface Goal {
   label: string;

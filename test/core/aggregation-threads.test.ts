@@ -87,7 +87,8 @@ describe('aggregation with matching threads', () => {
       const one = await aggregate(tenant(matching, extra, { threads: 1, minRecords: 0 }));
       const three = await aggregate(tenant(matching, extra, { threads: 3, minRecords: 0 }));
       expect(three).toEqual(one);
-      expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThan(20);
+      // Enough review forms that equal results say something (the simulated tenant's duplicates).
+      expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThanOrEqual(10);
     }, 120_000);
   }
 

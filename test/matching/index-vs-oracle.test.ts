@@ -7,7 +7,9 @@ import {
   buildExhaustiveMatcher,
   buildMatcher,
 } from '../../src/core/matching';
+import { KeyIndex } from '../../src/core/matching/indexes/key-index';
 import { NameIndex } from '../../src/core/matching/indexes/name-index';
+import { generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
 
 const THRESHOLDS = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100];
@@ -150,5 +152,81 @@ describe('name matcher with common tokens (postings much longer than the candida
     expect(matched).toBeGreaterThan(100);
     expect(spy).toHaveBeenCalled();
     spy.mockRestore();
+  });
+});
+
+describe('mandatory attributes intersect their candidates (refine) == oracle', () => {
+  // Correlated name and surname (the benchmark's people: nicknames, typos, "Last, First", middle
+  // initials), so that pairs pass both mandatory attributes and the intersection has work to do.
+  const data = generate(20260301, 300, 220);
+  const records = [...data.identities, ...data.accounts];
+  const spies = (): jest.SpyInstance[] => [
+    jest.spyOn(NameIndex.prototype, 'refine'),
+    jest.spyOn(KeyIndex.prototype, 'refine'),
+  ];
+
+  // Three surnames for everyone: the sound-alike buckets are then larger than the name index's
+  // candidates, so the name index generates and the surname index refines.
+  const fewSurnames = records.map((r, i) => ({
+    ...r,
+    attributes: { ...r.attributes, lastName: ['Smith', 'Schmidt', 'Jones'][i % 3] }, // Smith ~ Schmidt by the secondary code
+  }));
+
+  it('surname sound-alike + name matcher at thresholds 50..100: same pairs, fewer scored, both directions used', () => {
+    const [nameRefine, keyRefine] = spies();
+    let matched = 0;
+    let scored = 0;
+    let oracleScored = 0;
+    for (const threshold of THRESHOLDS) {
+      for (const [surname, data] of [
+        [100, records],
+        [70, records],
+        [100, fewSurnames],
+        [70, fewSurnames],
+      ] as const) {
+        const settings: MatchingSettings = {
+          attributes: [
+            { attribute: 'lastName', algorithm: 'double-metaphone', threshold: surname, mandatory: true },
+            { attribute: 'displayName', algorithm: 'name-matcher', threshold, mandatory: true },
+            { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
+          ],
+          reviewTopK: 10,
+        };
+        const { index, oracle } = run(settings, data, 300);
+        const got = pairs(index);
+        expect(got).toEqual(pairs(oracle));
+        matched += got.length;
+        scored += index.stats.pairsCompared;
+        oracleScored += oracle.stats.pairsCompared;
+      }
+    }
+    expect(matched).toBeGreaterThan(200);
+    expect(scored).toBeLessThan(oracleScored / 20);
+    expect(nameRefine!).toHaveBeenCalled();
+    expect(keyRefine!).toHaveBeenCalled();
+    jest.restoreAllMocks();
+  });
+
+  it('name matcher with exact e-mail and multi-valued names', () => {
+    const multi = records.map((r, i) => ({
+      ...r,
+      attributes: {
+        ...r.attributes,
+        displayName:
+          i % 4 === 0 ? [r.attributes.displayName, `${String(r.attributes.lastName)} x`] : r.attributes.displayName,
+        mail: String(r.attributes.email).replace(/\d+@/, '@'),
+      },
+    }));
+    for (const threshold of [60, 80, 95]) {
+      const settings: MatchingSettings = {
+        attributes: [
+          { attribute: 'displayName', algorithm: 'name-matcher', threshold, mandatory: true },
+          { attribute: 'mail', algorithm: 'exact', threshold: 100, mandatory: true },
+        ],
+        reviewTopK: 10,
+      };
+      const { index, oracle } = run(settings, multi, 300);
+      expect(pairs(index)).toEqual(pairs(oracle));
+    }
   });
 });

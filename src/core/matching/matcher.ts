@@ -345,6 +345,7 @@ class EngineMatcher implements MatchEngine {
             fullScans.push(i);
           }
         }
+        if (mandatory.length > 1) this.refine(g, chosen[0]!, mandatory, indexes, collector);
         generator[k] = chosen.length === 1 ? chosen[0]! : GENERATOR_UNION;
       }
 
@@ -512,6 +513,25 @@ class EngineMatcher implements MatchEngine {
       }
     }
     return [best];
+  }
+
+  /**
+   * A match passes every mandatory attribute, so the chosen index's candidates are intersected
+   * with the other lossless mandatory indexes (a membership test per candidate, not a walk of
+   * their postings): a common surname's bucket shrinks to the records whose name can also pass.
+   */
+  private refine(
+    g: number,
+    chosen: number,
+    mandatory: number[],
+    indexes: Map<number, CandidateIndex>,
+    collector: CandidateCollector,
+  ): void {
+    for (const i of mandatory) {
+      if (i === chosen || collector.size === 0) continue;
+      const index = indexes.get(i)!;
+      if (index.lossless && index.refine) index.refine(g, collector);
+    }
   }
 
   private evaluate(

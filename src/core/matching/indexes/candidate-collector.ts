@@ -39,6 +39,17 @@ export class CandidateCollector {
       this.list[this.size++] = rec;
     }
   }
+
+  /** Keeps the candidates `keep` accepts, in order; the others are forgotten (has() is false again). */
+  retain(keep: (rec: number) => boolean): void {
+    let n = 0;
+    for (let k = 0; k < this.size; k++) {
+      const rec = this.list[k]!;
+      if (keep(rec)) this.list[n++] = rec;
+      else this.stamp[rec] = 0;
+    }
+    this.size = n;
+  }
 }
 
 /** What a probe did, for the stats. */
@@ -65,4 +76,11 @@ export interface CandidateIndex {
   /** Rough work of probing with record r (posting entries to visit). */
   estimate(r: number): number;
   probe(r: number, limit: number, out: CandidateCollector): ProbeInfo;
+  /**
+   * Lossless indexes only, optional: drops from `out` the candidates that cannot pass this
+   * attribute with record r (those without a value included). Used to intersect a mandatory
+   * attribute's candidates with another mandatory attribute's, without walking the latter's
+   * postings; costs about a membership test per candidate, far below scoring the pair.
+   */
+  refine?(r: number, out: CandidateCollector): void;
 }

@@ -67,6 +67,15 @@ export class KeyIndex<P> implements CandidateIndex {
     }
     return NO_SCAN;
   }
+
+  /** A candidate can pass only by sharing a key with r (lossless filters). */
+  refine(r: number, out: CandidateCollector): void {
+    const mine = this.recordKeys[r]!;
+    out.retain((c) => {
+      for (const k of this.recordKeys[c]!) if (mine.includes(k)) return true;
+      return false;
+    });
+  }
 }
 
 const SCANNED: ProbeInfo = { fullScan: true };

@@ -1,8 +1,7 @@
-import { jaroWinklerOverlapFilter } from '../algorithms/jaro-winkler';
+import { jaroWinkler } from '../algorithms/jaro-winkler';
 import { minRaw } from '../algorithms/kernel';
 import { MAX_NAME_TOKENS, type NameValue, tokenSim } from '../algorithms/name-similarity';
-import { CandidateCollector, type CandidateIndex, type ProbeInfo } from './candidate-collector';
-import { OverlapIndex } from './overlap-index';
+import type { CandidateCollector, CandidateIndex, ProbeInfo } from './candidate-collector';
 
 const NO_SCAN: ProbeInfo = { fullScan: false };
 const EPS = 1e-9;
@@ -17,18 +16,19 @@ const VERIFY_COST = 4;
  * need = ceil(t(na+nb)/2) query tokens have a "neighbour" (similarity > 0) among the candidate's
  * tokens. Walking the neighbours of any na - need + 1 query tokens (the rarest ones) therefore
  * reaches every passing candidate (pigeonhole). Neighbours of a token are exact: equal,
- * initial-compatible, nickname group, metaphone code, or Jaro-Winkler >= 0.8 (found with the
- * lossless JW character filter over the token vocabulary, then verified).
+ * initial-compatible, nickname group, metaphone code, or Jaro-Winkler >= 0.8 (found by a scan
+ * of the vocabulary with the shared-letter bound of minShared(), then verified).
  */
 export class NameIndex implements CandidateIndex {
   readonly lossless = true;
   private readonly t: number;
   private readonly vocab = new Map<string, number>();
   private readonly tokens: string[] = [];
-  /** The JW index's values: the token itself when it has two or more characters. */
-  private readonly tokenValues: string[][] = [];
   private readonly tokenGroups: (readonly number[])[] = [];
   private readonly tokenCodes: string[] = [];
+  /** Per token, three bit sets of letter buckets: occurring at least once, twice, three times. */
+  private readonly letters: number[] = [];
+  private readonly firstChar: number[] = [];
   private readonly tokenRecords: number[][] = [];
   /** Per record, per value: its token ids. */
   private readonly recordTokens: number[][][] = [];
@@ -37,8 +37,6 @@ export class NameIndex implements CandidateIndex {
   private readonly byFirst = new Map<string, number[]>();
   private readonly neighbourCache = new Map<number, number[]>();
   private readonly firstLetterRecords = new Map<string, number>();
-  private jwIndex: OverlapIndex<string> | undefined;
-  private jwCollector: CandidateCollector | undefined;
   /** Per record, for the count filter of probe(). */
   private hitStamp = new Int32Array(0);
   private posStamp = new Int32Array(0);
@@ -46,6 +44,17 @@ export class NameIndex implements CandidateIndex {
   private hitCur = 0;
   private posCur = 0;
   private readonly hitList: number[] = [];
+  /** refine(): per vocabulary token [call stamp, which query tokens it neighbours]; per record, accepted. */
+  private memo = new Int32Array(0);
+  private memoCur = 0;
+  private passStamp = new Int32Array(0);
+  /** need per (query tokens, candidate tokens): ceil(t(na+nb)/2) (at least 1), -1 when above min(na, nb). */
+  private readonly pairNeed: Int8Array;
+  /** Per record, its token ids packed (packRecord). */
+  private packed = new Int32Array(0);
+  private packedStart = new Int32Array(0);
+  private packedLen = 0;
+  private refineCur = 0;
   /** Per vocabulary token, for countByTokens(). */
   private tokenStamp = new Int32Array(0);
   private tokenCur = 0;
@@ -55,6 +64,13 @@ export class NameIndex implements CandidateIndex {
     threshold: number,
   ) {
     this.t = minRaw(threshold);
+    this.pairNeed = new Int8Array((MAX_NAME_TOKENS + 1) ** 2).fill(-1);
+    for (let na = 1; na <= MAX_NAME_TOKENS; na++) {
+      for (let nb = 1; nb <= MAX_NAME_TOKENS; nb++) {
+        const need = Math.max(1, Math.ceil((this.t * (na + nb)) / 2 - EPS));
+        if (need <= Math.min(na, nb)) this.pairNeed[na * (MAX_NAME_TOKENS + 1) + nb] = need;
+      }
+    }
     this.append(values.length);
   }
 
@@ -73,8 +89,9 @@ export class NameIndex implements CandidateIndex {
               id = this.tokens.length;
               this.vocab.set(tok, id);
               this.tokens.push(tok);
-              this.tokenValues.push(tok.length > 1 ? [tok] : []);
               this.tokenGroups.push(v.groups[i]!);
+              pushLetters(tok, this.letters);
+              this.firstChar.push(tok.charCodeAt(0));
               this.tokenCodes.push(v.codes[i]!);
               this.tokenRecords.push([]);
               for (const g of v.groups[i]!) push(this.byGroup, g, id);
@@ -91,6 +108,7 @@ export class NameIndex implements CandidateIndex {
           }),
         ),
       );
+      this.packRecord(r);
     }
     if (this.tokens.length > firstNew) this.addedTokens(firstNew);
   }
@@ -102,9 +120,6 @@ export class NameIndex implements CandidateIndex {
    * that can have y as a neighbour are among y's own candidates.
    */
   private addedTokens(firstNew: number): void {
-    if (!this.jwIndex) return; // no neighbour search yet, so no cache
-    this.jwIndex.append(this.tokens.length);
-    this.jwCollector!.ensure(this.tokens.length);
     if (this.neighbourCache.size === 0) return;
     for (let y = firstNew; y < this.tokens.length; y++) {
       for (const x of this.candidates(y)) {
@@ -113,6 +128,35 @@ export class NameIndex implements CandidateIndex {
         if (cached && this.sim(x, y) > 0) cached.push(y);
       }
     }
+  }
+
+  /**
+   * The record's values as [value count, then per value its token count and token ids], in one
+   * typed array: refine() reads a few hundred records per account at random, and nested arrays
+   * would cost a cache miss per level.
+   */
+  private packRecord(r: number): void {
+    const vals = this.recordTokens[r]!;
+    let size = 1;
+    for (const ids of vals) size += 1 + ids.length;
+    if (this.packed.length < this.packedLen + size) {
+      const grown = new Int32Array(Math.max(this.packedLen + size, this.packed.length * 2, 1024));
+      grown.set(this.packed.subarray(0, this.packedLen));
+      this.packed = grown;
+    }
+    if (this.packedStart.length < r + 2) {
+      const grown = new Int32Array(Math.max(r + 2, this.packedStart.length * 2, 1024));
+      grown.set(this.packedStart);
+      this.packedStart = grown;
+    }
+    let o = this.packedLen;
+    this.packedStart[r] = o;
+    this.packed[o++] = vals.length;
+    for (const ids of vals) {
+      this.packed[o++] = ids.length;
+      for (const id of ids) this.packed[o++] = id;
+    }
+    this.packedLen = o;
   }
 
   /** Tokens forget nothing on truncate: a token without records adds no candidate. */
@@ -128,7 +172,10 @@ export class NameIndex implements CandidateIndex {
         }
       }
     }
-    if (this.recordTokens.length > n) this.recordTokens.length = n;
+    if (this.recordTokens.length > n) {
+      this.packedLen = this.packedStart[n]!;
+      this.recordTokens.length = n;
+    }
   }
 
   private sim(x: number, y: number): number {
@@ -151,11 +198,26 @@ export class NameIndex implements CandidateIndex {
     if (initial !== undefined) candidates.add(initial);
     for (const g of this.tokenGroups[x]!) for (const y of this.byGroup.get(g) ?? []) candidates.add(y);
     for (const y of this.byCode.get(this.tokenCodes[x]!) ?? []) candidates.add(y);
-    const jw = this.jaroWinklerIndex();
-    const out = this.jwCollector!;
-    out.begin();
-    jw.probe(x, this.tokens.length, out);
-    for (let k = 0; k < out.size; k++) candidates.add(out.list[k]!);
+    // Jaro-Winkler >= 0.8: the letter-count bound of isNeighbour(), over the whole vocabulary. A
+    // scan of three small integers per token: faster than a character prefix filter, whose
+    // postings (26 letters) hold a large share of the vocabulary each.
+    const L = this.letters;
+    const a = tok.length;
+    const x0 = L[3 * x]!;
+    const x1 = L[3 * x + 1]!;
+    const x2 = L[3 * x + 2]!;
+    const tokens = this.tokens;
+    const first = this.firstChar;
+    const fx = first[x]!;
+    for (let y = 0; y < tokens.length; y++) {
+      const b = tokens[y]!.length;
+      if (b < 2) continue;
+      if ((x2 & L[3 * y + 2]!) === 0) {
+        const shared = popcount(x0 & L[3 * y]!) + popcount(x1 & L[3 * y + 1]!);
+        if (shared < minShared(a, b, fx === first[y])) continue;
+      }
+      candidates.add(y);
+    }
     return candidates;
   }
 
@@ -172,15 +234,6 @@ export class NameIndex implements CandidateIndex {
     nb = found;
     this.neighbourCache.set(x, nb);
     return nb;
-  }
-
-  /** JW >= 0.8 between vocabulary tokens of two or more characters. */
-  private jaroWinklerIndex(): OverlapIndex<string> {
-    if (!this.jwIndex) {
-      this.jwIndex = new OverlapIndex(jaroWinklerOverlapFilter(80.05), this.tokenValues); // minRaw(80.05) = 0.8 - 1e-9
-      this.jwCollector = new CandidateCollector(this.tokens.length);
-    }
-    return this.jwIndex;
   }
 
   /** Records holding the token; for an initial, records holding any token with that first letter. */
@@ -280,6 +333,100 @@ export class NameIndex implements CandidateIndex {
     return NO_SCAN;
   }
 
+  /**
+   * Keeps a candidate only when, for some pair of values, at least ceil(t(na+nb)/2) of the query
+   * value's tokens have a neighbour among the candidate value's tokens: the one-to-one sum S
+   * counts each query token at most once, at most 1, and only through a neighbour, and a pass
+   * needs S >= t(na+nb)/2. Each candidate token's neighbour mask (which query tokens it is a
+   * neighbour of) is computed once per call, so no neighbour search over the vocabulary is needed.
+   */
+  refine(r: number, out: CandidateCollector): void {
+    if (this.memo.length < 2 * this.tokens.length) this.memo = new Int32Array(Math.max(4 * this.tokens.length, 2048));
+    const queries = this.recordTokens[r]!;
+    if (queries.length === 1) {
+      const q = queries[0]!;
+      this.memoCur++;
+      out.retain((c) => this.admits(q, c));
+      return;
+    }
+    const n = this.recordTokens.length;
+    if (this.passStamp.length < n) this.passStamp = new Int32Array(Math.max(n, this.passStamp.length * 2, 1024));
+    const passed = this.passStamp;
+    const pass = ++this.refineCur;
+    for (const q of queries) {
+      this.memoCur++;
+      for (let k = 0; k < out.size; k++) {
+        const c = out.list[k]!;
+        if (passed[c] !== pass && this.admits(q, c)) passed[c] = pass;
+      }
+    }
+    out.retain((c) => passed[c] === pass);
+  }
+
+  /** Some value of record c has enough tokens that neighbour query value q's (memo of this call). */
+  private admits(q: readonly number[], c: number): boolean {
+    const { memo, packed, pairNeed } = this;
+    const cur = this.memoCur;
+    const row = q.length * (MAX_NAME_TOKENS + 1);
+    let o = this.packedStart[c]!;
+    for (let vi = packed[o++]!; vi > 0; vi--) {
+      const nb = packed[o++]!;
+      const end = o + nb;
+      const need = pairNeed[row + nb]!;
+      if (need < 0) {
+        o = end;
+        continue;
+      }
+      let m = 0;
+      for (; o < end; o++) {
+        const y2 = 2 * packed[o]!;
+        if (memo[y2] !== cur) {
+          memo[y2] = cur;
+          memo[y2 + 1] = this.neighbourMask(q, y2 >> 1);
+        }
+        m |= memo[y2 + 1]!;
+      }
+      if (popcount(m) >= need) return true;
+    }
+    return false;
+  }
+
+  /** Bit k set when query token q[k] and token y are neighbours (similarity > 0). */
+  private neighbourMask(q: readonly number[], y: number): number {
+    let m = 0;
+    for (let k = 0; k < q.length; k++) if (this.isNeighbour(q[k]!, y)) m |= 1 << k;
+    return m;
+  }
+
+  /**
+   * sim(x, y) > 0, computing Jaro-Winkler only when the cheap cases leave it open (minShared: a
+   * bound on the shared characters, which the letter-bucket sets bound from above: merged
+   * buckets only raise it; a bucket seen three times on both sides skips the bound).
+   */
+  private isNeighbour(x: number, y: number): boolean {
+    if (x === y) return true;
+    const tx = this.tokens[x]!;
+    const ty = this.tokens[y]!;
+    const a = tx.length;
+    const b = ty.length;
+    if (a === 1 || b === 1) return tx.charCodeAt(0) === ty.charCodeAt(0);
+    const cx = this.tokenCodes[x]!;
+    if (cx.length > 0 && cx === this.tokenCodes[y]) return true;
+    const gx = this.tokenGroups[x]!;
+    if (gx.length > 0) {
+      const gy = this.tokenGroups[y]!;
+      for (let i = 0; i < gx.length; i++) if (gy.includes(gx[i]!)) return true;
+    }
+    const L = this.letters;
+    const lx = 3 * x;
+    const ly = 3 * y;
+    if ((L[lx + 2]! & L[ly + 2]!) === 0) {
+      const shared = popcount(L[lx]! & L[ly]!) + popcount(L[lx + 1]! & L[ly + 1]!);
+      if (shared < minShared(a, b, this.firstChar[x] === this.firstChar[y])) return false;
+    }
+    return jaroWinkler(tx, ty) >= 0.8;
+  }
+
   /** Upper bound of the records walk(x) visits. */
   private postings(x: number): number {
     let n = 0;
@@ -331,6 +478,37 @@ export class NameIndex implements CandidateIndex {
     this.posStamp = grow(this.posStamp);
     this.hitCount = new Int32Array(cap);
   }
+}
+
+/**
+ * Fewest shared characters (multiset) two tokens of lengths a and b need for Jaro-Winkler >= 0.8.
+ * Jaro <= (m/a + m/b + 1)/3 with m matched characters, and m <= shared characters. Without a
+ * common first character there is no prefix boost, so Jaro >= 0.8: m >= 1.4ab/(a+b); with one,
+ * the boost applies only from Jaro >= 0.7: m >= 1.1ab/(a+b). Loosened by 1e-9 against float noise.
+ */
+function minShared(a: number, b: number, sameFirst: boolean): number {
+  return Math.ceil(((sameFirst ? 1.1 : 1.4) * a * b) / (a + b) - 1e-6);
+}
+
+/** Letters a-z are buckets 0-25, any other character one of buckets 26-31. */
+function pushLetters(tok: string, out: number[]): void {
+  let once = 0;
+  let twice = 0;
+  let thrice = 0;
+  for (let i = 0; i < tok.length; i++) {
+    const c = tok.charCodeAt(i);
+    const bit = 1 << (c >= 97 && c <= 122 ? c - 97 : 26 + (c % 6));
+    if ((twice & bit) !== 0) thrice |= bit;
+    else if ((once & bit) !== 0) twice |= bit;
+    else once |= bit;
+  }
+  out.push(once, twice, thrice);
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  for (let v = x; v !== 0; v &= v - 1) n++;
+  return n;
 }
 
 function push<K>(map: Map<K, number[]>, key: K, id: number): void {
