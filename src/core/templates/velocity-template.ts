@@ -120,7 +120,8 @@ export interface CompiledTemplate {
   render(context: Record<string, unknown>, counter?: string): string;
 }
 
-export function compileTemplate(expression: string): CompiledTemplate {
+/** `fastPath: false` renders every value through velocityjs (the reference the fast path is tested against). */
+export function compileTemplate(expression: string, options: { fastPath?: boolean } = {}): CompiledTemplate {
   let ast: ReturnType<typeof parse>;
   try {
     ast = parse(expression);
@@ -137,7 +138,7 @@ export function compileTemplate(expression: string): CompiledTemplate {
       throw new TemplateError('runtime', (e as Error).message);
     }
   };
-  const fast = compileFast(ast);
+  const fast = options.fastPath === false ? undefined : compileFast(ast);
   return {
     expression,
     usesCounter: /\$!?\{?counter\b/.test(expression),
