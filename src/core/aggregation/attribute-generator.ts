@@ -45,7 +45,7 @@ const hasValue = (v: unknown): boolean => v !== undefined && v !== null && v !==
 export class AttributeGenerator {
   private readonly prepared: Prepared[];
   /** Per attribute and base value: the next counter worth trying (see renderUnique). */
-  private readonly nextCounter = new Map<string, number>();
+  private readonly nextCounter = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly config: Pick<FusionConfig, 'attributeDefinitions' | 'maxAttempts'>,
@@ -146,10 +146,12 @@ export class AttributeGenerator {
     // Counters below the one remembered for this base were all found taken earlier in this run
     // (values are never freed during a run), so the search resumes there: same values as a
     // search from 1, without re-rendering a long collision chain for every account.
-    const key = `${def.name}\u0000${first}`;
+    let next = this.nextCounter.get(def.name);
+    if (!next) this.nextCounter.set(def.name, (next = new Map()));
+    const key = first;
     let last = first;
     let reserved: Map<number, string> | undefined;
-    for (let attempt = Math.max(1, this.nextCounter.get(key) ?? 1); attempt < this.config.maxAttempts; attempt++) {
+    for (let attempt = Math.max(1, next.get(key) ?? 1); attempt < this.config.maxAttempts; attempt++) {
       const counter = pad(attempt, def.digits);
       let value: string;
       if (template.usesCounter) {
@@ -166,11 +168,11 @@ export class AttributeGenerator {
       }
       last = value;
       if (value !== '' && this.registry.claim(def.name, value)) {
-        this.nextCounter.set(key, attempt + 1);
+        next.set(key, attempt + 1);
         return value;
       }
     }
-    this.nextCounter.set(key, this.config.maxAttempts);
+    next.set(key, this.config.maxAttempts);
     throw new FusionError(
       'UNIQUE_EXHAUSTED',
       `Attribute definition "${def.name}": no unique value for account ${subject.label} after ${this.config.maxAttempts} attempts of expression ${JSON.stringify(def.expression)}; last value tried ${JSON.stringify(last)} (make the expression use $counter, or raise maxAttempts)`,
