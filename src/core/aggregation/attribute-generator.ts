@@ -45,7 +45,7 @@ const hasValue = (v: unknown): boolean => v !== undefined && v !== null && v !==
 export class AttributeGenerator {
   private readonly prepared: Prepared[];
   /** Per attribute and base value: the next counter worth trying (see renderUnique). */
-  private readonly nextCounter = new Map<string, number>();
+  private readonly nextCounter = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly config: Pick<FusionConfig, 'attributeDefinitions' | 'maxAttempts'>,
@@ -75,8 +75,12 @@ export class AttributeGenerator {
   /** Returns the defined attributes (existing stable values kept, others generated). */
   generate(subject: GenerationSubject): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    const context: Record<string, unknown> = { ...subject.context };
-    for (const { def, template } of this.prepared) {
+    // Copied on the first value a later definition can see: the caller's context is never written.
+    let context = subject.context;
+    let copied = false;
+    const last = this.prepared.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const { def, template } = this.prepared[i]!;
       const current = subject.existing[def.name];
       if (subject.skipTypes?.includes(def.type) && !hasValue(current)) continue;
       let value: unknown;
@@ -87,7 +91,13 @@ export class AttributeGenerator {
       else value = this.renderCounter(def, template as CompiledTemplate, context, subject);
       if (hasValue(value)) {
         out[def.name] = value;
-        context[def.name] = value;
+        if (i < last) {
+          if (!copied) {
+            context = { ...context };
+            copied = true;
+          }
+          context[def.name] = value;
+        }
       }
     }
     return out;
@@ -98,9 +108,10 @@ export class AttributeGenerator {
     template: CompiledTemplate,
     context: Record<string, unknown>,
     subject: GenerationSubject,
+    counter?: string,
   ): string {
     try {
-      return template.render(context);
+      return template.render(context, counter);
     } catch (e) {
       if (!(e instanceof TemplateError)) throw e;
       throw new FusionError(
@@ -117,7 +128,7 @@ export class AttributeGenerator {
     context: Record<string, unknown>,
     subject: GenerationSubject,
   ): string {
-    return postProcess(this.render(def, template, { ...context, counter: '' }, subject), def);
+    return postProcess(this.render(def, template, context, subject, ''), def);
   }
 
   private renderUnique(
@@ -126,25 +137,28 @@ export class AttributeGenerator {
     context: Record<string, unknown>,
     subject: GenerationSubject,
   ): string | undefined {
-    const raw = template.usesCounter ? '' : this.render(def, template, { ...context, counter: '' }, subject);
+    const raw = template.usesCounter ? '' : this.render(def, template, context, subject, '');
     const first = template.usesCounter
-      ? postProcess(this.render(def, template, { ...context, counter: '' }, subject), def)
+      ? postProcess(this.render(def, template, context, subject, ''), def)
       : postProcess(raw, def);
     if (first === '') return undefined;
     if (this.registry.claim(def.name, first)) return first;
     // Counters below the one remembered for this base were all found taken earlier in this run
     // (values are never freed during a run), so the search resumes there: same values as a
     // search from 1, without re-rendering a long collision chain for every account.
-    const key = `${def.name}\u0000${first}`;
+    let next = this.nextCounter.get(def.name);
+    if (!next) this.nextCounter.set(def.name, (next = new Map()));
+    const key = first;
     let last = first;
-    const reserved = new Map<number, string>();
-    for (let attempt = Math.max(1, this.nextCounter.get(key) ?? 1); attempt < this.config.maxAttempts; attempt++) {
+    let reserved: Map<number, string> | undefined;
+    for (let attempt = Math.max(1, next.get(key) ?? 1); attempt < this.config.maxAttempts; attempt++) {
       const counter = pad(attempt, def.digits);
       let value: string;
       if (template.usesCounter) {
-        value = postProcess(this.render(def, template, { ...context, counter }, subject), def);
+        value = postProcess(this.render(def, template, context, subject, counter), def);
       } else {
         // The counter is appended after truncation so that a long base never cuts it off.
+        reserved ??= new Map();
         let base = reserved.get(counter.length);
         if (base === undefined) {
           base = postProcess(raw, def, counter.length);
@@ -154,11 +168,11 @@ export class AttributeGenerator {
       }
       last = value;
       if (value !== '' && this.registry.claim(def.name, value)) {
-        this.nextCounter.set(key, attempt + 1);
+        next.set(key, attempt + 1);
         return value;
       }
     }
-    this.nextCounter.set(key, this.config.maxAttempts);
+    next.set(key, this.config.maxAttempts);
     throw new FusionError(
       'UNIQUE_EXHAUSTED',
       `Attribute definition "${def.name}": no unique value for account ${subject.label} after ${this.config.maxAttempts} attempts of expression ${JSON.stringify(def.expression)}; last value tried ${JSON.stringify(last)} (make the expression use $counter, or raise maxAttempts)`,
@@ -205,7 +219,7 @@ export class AttributeGenerator {
     let last = '';
     for (let attempt = 0; attempt < this.config.maxAttempts; attempt++) {
       const counter = pad(this.counters.next(def.name, def.counterStart), def.digits);
-      const value = postProcess(this.render(def, template, { ...context, counter }, subject), def);
+      const value = postProcess(this.render(def, template, context, subject, counter), def);
       last = value;
       // Counters are monotonic, so a taken value only happens when the persisted state was lost or
       // edited; the registry (rebuilt from the accounts) then still prevents a duplicate.

@@ -29,9 +29,9 @@ export class UniqueRegistry {
       set = new Set();
       this.taken.set(attribute, set);
     }
-    if (set.has(value)) return false;
-    set.add(value);
-    return true;
+    // One hash lookup: add() leaves the size unchanged when the value is already there.
+    const before = set.size;
+    return set.add(value).size !== before;
   }
 
   size(attribute: string): number {

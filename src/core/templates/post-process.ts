@@ -1,7 +1,15 @@
 import type { AttributeDefinition } from '../config/fusion-config';
 
+/**
+ * A character normalizeText may change: anything outside printable ASCII, an apostrophe or a
+ * backtick (control characters only take the long way). NFD leaves ASCII as it is, so a string
+ * without one is returned unchanged without the five passes.
+ */
+const NEEDS_NORMALISING = /[^\x20-\x26\x28-\x5f\x61-\x7e]/;
+
 /** Transliterates to ASCII (diacritics removed) and drops apostrophes: "Zoë O'Brien" -> "Zoe OBrien". */
 export function normalizeText(s: string): string {
+  if (!NEEDS_NORMALISING.test(s)) return s;
   return s
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')

@@ -5,9 +5,12 @@
  * empty and conditions (`#if($x)`) may test for null, as in Java Velocity.
  *
  * Parse and compile happen once per expression (about 30x faster than render() per call);
- * each render gets a fresh shallow copy of the context because `#set` mutates it.
+ * each render gets a fresh shallow copy of the context because `#set` mutates it. A template in
+ * the subset fast-template.ts compiles renders through its closures instead, and through
+ * velocityjs only for the values the closures decline (errors, unusual value types).
  */
 import { Compile, parse } from 'velocityjs';
+import { compileFast } from './fast-template';
 import { JAVA_STRING_METHODS, METHOD_HINTS, TemplateIndexError } from './velocity-methods';
 
 export type TemplateErrorKind = 'null-reference' | 'syntax' | 'method-not-found' | 'index-out-of-bounds' | 'runtime';
@@ -108,11 +111,17 @@ export interface CompiledTemplate {
   readonly expression: string;
   /** True when the expression mentions $counter (unique generation appends it otherwise). */
   readonly usesCounter: boolean;
-  /** Renders with a shallow copy of `context`; throws TemplateError. */
-  render(context: Record<string, unknown>): string;
+  /** True when the expression renders through the compiled closures (see fast-template.ts). */
+  readonly fastPath: boolean;
+  /**
+   * Renders with a shallow copy of `context` (plus $counter when `counter` is given, as if
+   * `{...context, counter}`); throws TemplateError.
+   */
+  render(context: Record<string, unknown>, counter?: string): string;
 }
 
-export function compileTemplate(expression: string): CompiledTemplate {
+/** `fastPath: false` renders every value through velocityjs (the reference the fast path is tested against). */
+export function compileTemplate(expression: string, options: { fastPath?: boolean } = {}): CompiledTemplate {
   let ast: ReturnType<typeof parse>;
   try {
     ast = parse(expression);
@@ -121,16 +130,28 @@ export function compileTemplate(expression: string): CompiledTemplate {
     throw new TemplateError('syntax', msg.join(' | '));
   }
   const compiled = new StrictCompile(ast, { escape: false, customMethodHandlers: JAVA_STRING_METHODS });
+  const slow = (context: Record<string, unknown>, counter: string | undefined): string => {
+    try {
+      return compiled.render(counter === undefined ? { ...context } : { ...context, counter });
+    } catch (e) {
+      if (e instanceof TemplateError) throw e;
+      throw new TemplateError('runtime', (e as Error).message);
+    }
+  };
+  const fast = options.fastPath === false ? undefined : compileFast(ast);
   return {
     expression,
     usesCounter: /\$!?\{?counter\b/.test(expression),
-    render(context) {
-      try {
-        return compiled.render({ ...context });
-      } catch (e) {
-        if (e instanceof TemplateError) throw e;
-        throw new TemplateError('runtime', (e as Error).message);
-      }
-    },
+    fastPath: fast !== undefined,
+    render: fast
+      ? (context, counter) => {
+          try {
+            return fast(context, counter);
+          } catch {
+            // BAIL, or a method that threw: velocityjs gives the value or the exact error.
+            return slow(context, counter);
+          }
+        }
+      : slow,
   };
 }
