@@ -3,6 +3,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
+import type { ProxyCommand } from '../dispatch/command-dispatcher';
 import { executeCommand, toFusionError } from '../dispatch/command-execution';
 import { initJobSeries } from '../dispatch/metrics';
 import { initErrorSeries } from '../observability/error-metrics';
@@ -46,6 +47,7 @@ const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
   chunkBytes: 64 * 1024,
   lingerMs: 5,
   maxBacklogEntries: 32,
+  maxWritesInFlight: 4,
   ttlMs: 10 * 60 * 1000,
   endTtlMs: 60 * 1000,
   progressIntervalMs: 1000,
@@ -103,7 +105,7 @@ export class CommandWorker {
     // The api withdraws a job whose queuing it reported as failed (503: not run) or whose client
     // left; if a worker took it first, it must not start it.
     const readerKey = job.data.lease ? keys.reader : undefined;
-    const [cancelled, readerGone] = await Promise.all([
+    const checks = Promise.all([
       this.streamConnection.exists(keys.cancel).then(
         (n) => n === 1,
         () => false,
@@ -115,6 +117,14 @@ export class CommandWorker {
           )
         : false,
     ]);
+    // Opened while the checks travel (it has no effect of its own); what failed is reported only if the job may start.
+    let opened: { cmd: ProxyCommand } | { error: FusionError };
+    try {
+      opened = { cmd: openCommand(job.data, jobId, this.opts.crypto) };
+    } catch (e) {
+      opened = { error: toFusionError(e) };
+    }
+    const [cancelled, readerGone] = await checks;
     if (cancelled || readerGone) {
       await this.streamConnection.del(keys.stream, keys.cancel).catch(() => undefined);
       this.opts.logger.info(
@@ -140,14 +150,11 @@ export class CommandWorker {
         );
         return;
       }
-      let cmd;
-      try {
-        cmd = openCommand(job.data, jobId, this.opts.crypto);
-      } catch (e) {
-        await writer.fail(toFusionError(e));
+      if ('error' in opened) {
+        await writer.fail(opened.error);
         return;
       }
-      await executeCommand(this.opts.runner, cmd, writer, {
+      await executeCommand(this.opts.runner, opened.cmd, writer, {
         signal: controller.signal,
         logger: this.opts.logger,
         component: 'worker',

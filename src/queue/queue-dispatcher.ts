@@ -87,28 +87,29 @@ export class QueueDispatcher implements CommandDispatcher {
   async *dispatch(cmd: ProxyCommand, signal: AbortSignal): AsyncGenerator<OutputChunk> {
     await this.connected();
     const keys = resultKeys(this.queueName, cmd.requestId);
-    let conn: ReaderConnection;
-    try {
-      conn = await withTimeout(this.pool.acquire(), 5000, 'connecting a reader');
-    } catch (e) {
-      throw unavailable(e, this.health);
+    // The reader's check and the lease are independent: one round trip for both instead of two.
+    // Both must succeed before the job is queued, so a 503 still means it did not run.
+    const [leased, acquired] = await Promise.allSettled([
+      withTimeout(this.redis.set(keys.reader, '1', 'PX', READER_LEASE_MS), 5000, 'taking the reader lease'),
+      withTimeout(this.pool.acquire(), 5000, 'connecting a reader'),
+    ]);
+    if (acquired.status === 'rejected' || leased.status === 'rejected') {
+      // The lease may have been taken even though its answer did not arrive: drop it (best effort).
+      this.redis.del(keys.reader).catch(() => undefined);
+      if (acquired.status === 'fulfilled') this.pool.release(acquired.value, false);
+      const failed = acquired.status === 'rejected' ? acquired : (leased as PromiseRejectedResult);
+      throw unavailable(failed.reason, this.health);
     }
+    const conn: ReaderConnection = acquired.value;
     let completed = false;
     let healthy = true;
     const job: { queued: 'no' | 'yes' | 'maybe' } = { queued: 'no' };
-    let lease: NodeJS.Timeout | undefined;
+    // A worker never starts a job whose reader lease is not there; it is renewed while the request is open.
+    const lease = setInterval(
+      () => void this.redis.pexpire(keys.reader, READER_LEASE_MS).catch(() => undefined),
+      READER_LEASE_MS / 3,
+    );
     try {
-      try {
-        // The lease first: a worker never starts a job whose reader is not there.
-        await withTimeout(this.redis.set(keys.reader, '1', 'PX', READER_LEASE_MS), 5000, 'taking the reader lease');
-        lease = setInterval(
-          () => void this.redis.pexpire(keys.reader, READER_LEASE_MS).catch(() => undefined),
-          READER_LEASE_MS / 3,
-        );
-      } catch (e) {
-        healthy = false;
-        throw unavailable(e, this.health);
-      }
       try {
         await withTimeout(this.queue.add(cmd), 5000, 'adding the job');
         job.queued = 'yes';
@@ -142,7 +143,7 @@ export class QueueDispatcher implements CommandDispatcher {
       clearInterval(lease);
       this.pool.release(conn, healthy);
       if (job.queued !== 'no') this.track(this.cleanUp(cmd.requestId, keys, completed, job.queued === 'maybe'));
-      else if (lease) this.redis.del(keys.reader).catch(() => undefined);
+      else this.redis.del(keys.reader).catch(() => undefined);
     }
   }
 

@@ -19,6 +19,11 @@ export interface ResultStreamWriterOptions {
   progressIntervalMs: number;
   /** How long the writer waits for the reader to make room before giving up (api gone). */
   readerIdleTimeoutMs: number;
+  /**
+   * Chunk writes sent before the first of them is answered (default 4): one at a time, each chunk
+   * waited a round trip. Writes in flight count towards maxBacklogEntries, so the bound holds.
+   */
+  maxWritesInFlight?: number;
   signal: AbortSignal;
 }
 
@@ -41,8 +46,9 @@ function checkReplies(replies: ExecReplies): unknown[] {
 
 /**
  * Worker side of a job's result stream: batches lines into chunks (many lines per XADD),
- * keeps one XADD in flight while the next chunk fills, and waits while the reader's unread
- * backlog is above the bound, so memory in Redis stays bounded whatever the result size.
+ * keeps a few XADDs in flight (one connection keeps them in order) while the next chunk fills,
+ * and waits while the reader's unread backlog is at the bound, so memory in Redis stays bounded
+ * whatever the result size.
  */
 export class ResultStreamWriter implements OutputSink {
   private readonly batcher: LineBatcher;
@@ -58,6 +64,10 @@ export class ResultStreamWriter implements OutputSink {
   private itemsWritten = 0;
   /** Largest XLEN seen after a write (tests and benchmark). */
   maxBacklogSeen = 0;
+  /** XLEN answers of the chunk writes in flight, oldest first. */
+  private readonly inFlight: Array<Promise<number>> = [];
+  /** Unread entries as last answered (the reader only lowers it; writes in flight are counted apart). */
+  private knownBacklog = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -126,6 +136,8 @@ export class ResultStreamWriter implements OutputSink {
     this.cancelStartAnnouncement();
     const rest = this.batcher.take();
     if (this.queued > 0) await this.tail;
+    // Every chunk must be confirmed before the end entry claims the totals.
+    if (!this.broken) await this.settleAll().catch((e: unknown) => this.breakWith(e));
     if (this.broken) throw this.broken;
     const tx = this.redis.multi();
     if (rest) tx.xadd(this.keys.stream, '*', ...this.dataFields(rest.data, rest.items));
@@ -140,6 +152,7 @@ export class ResultStreamWriter implements OutputSink {
     if (this.broken || error.code === 'COMMAND_CANCELLED') this.batcher.dispose();
     else this.batcher.flush();
     await this.tail.catch(() => undefined);
+    await this.settleAll().catch((e: unknown) => this.breakWith(e));
     checkReplies(
       await this.redis
         .multi()
@@ -153,9 +166,7 @@ export class ResultStreamWriter implements OutputSink {
     this.queued += 1;
     this.tail = this.tail
       .then(() => (this.broken ? undefined : task()))
-      .catch((e: unknown) => {
-        this.broken = e instanceof Error ? e : new Error(String(e));
-      })
+      .catch((e: unknown) => this.breakWith(e))
       .finally(() => {
         this.queued -= 1;
         if (this.queued < 2 && this.roomWaiters.length > 0) {
@@ -166,20 +177,50 @@ export class ResultStreamWriter implements OutputSink {
       });
   }
 
+  private breakWith(e: unknown): void {
+    this.broken ??= e instanceof Error ? e : new Error(String(e));
+  }
+
   private async writeChunk(data: string, items: number): Promise<void> {
     this.cancelStartAnnouncement();
-    // A plain pipeline (no MULTI): nothing here needs atomicity, and each chunk costs one round trip.
+    // Room first: the unread entries plus the writes not yet answered stay within the bound.
+    const maxInFlight = Math.max(1, this.opts.maxWritesInFlight ?? 4);
+    while (
+      this.inFlight.length > 0 &&
+      (this.inFlight.length >= maxInFlight || this.knownBacklog + this.inFlight.length >= this.opts.maxBacklogEntries)
+    ) {
+      await this.settleOldest();
+    }
+    // A plain pipeline (no MULTI): nothing here needs atomicity, and one connection keeps the order.
     const p = this.redis.pipeline().xadd(this.keys.stream, '*', ...this.dataFields(data, items));
     const now = Date.now();
     if (now - this.lastExpire >= 1000) {
       this.lastExpire = now;
       p.pexpire(this.keys.stream, this.opts.ttlMs);
     }
-    const results = checkReplies(await p.xlen(this.keys.stream).exec());
+    const len = p
+      .xlen(this.keys.stream)
+      .exec()
+      .then((replies) => {
+        const results = checkReplies(replies);
+        return Number(results[results.length - 1] ?? 0);
+      });
+    // Awaited by settleOldest; a failure is raised there, never left unhandled meanwhile.
+    len.catch(() => undefined);
+    this.inFlight.push(len);
     this.lastSignal = now;
-    const len = Number(results[results.length - 1] ?? 0);
+  }
+
+  /** Waits for the oldest write in flight; when the backlog it reports is over the bound, for the reader too. */
+  private async settleOldest(): Promise<void> {
+    const len = await this.inFlight.shift()!;
     if (len > this.maxBacklogSeen) this.maxBacklogSeen = len;
-    if (len > this.opts.maxBacklogEntries) await this.waitForRoom(len);
+    this.knownBacklog = len;
+    if (len > this.opts.maxBacklogEntries) this.knownBacklog = await this.waitForRoom(len);
+  }
+
+  private async settleAll(): Promise<void> {
+    while (this.inFlight.length > 0) await this.settleOldest();
   }
 
   /** Fields of a data entry; numbers it (q) and counts its items towards the end totals. */
@@ -190,7 +231,8 @@ export class ResultStreamWriter implements OutputSink {
     return ['t', ENTRY.data, 'q', String(seq), 'n', String(items), 'd', data];
   }
 
-  private async waitForRoom(initial: number): Promise<void> {
+  /** Returns the backlog once it is at half the bound or below. */
+  private async waitForRoom(initial: number): Promise<number> {
     let len = initial;
     let lastChange = Date.now();
     let delay = 1;
@@ -211,5 +253,6 @@ export class ResultStreamWriter implements OutputSink {
       }
       len = next;
     }
+    return len;
   }
 }

@@ -1,0 +1,132 @@
+import { Redis } from 'ioredis';
+import type { CommandOutput, CommandRunner } from '../../src/core/command-runner';
+import { silentLogger } from '../../src/core/ports/logger';
+import { executeCommand, type CommandOutcome } from '../../src/dispatch/command-execution';
+import { resultKeys, type ResultKeys } from '../../src/queue/result-keys';
+import { ResultStreamReader } from '../../src/queue/result-stream-reader';
+import { ResultStreamWriter, type ResultStreamWriterOptions } from '../../src/queue/result-stream-writer';
+import { redisUrl, uniquePrefix } from '../support/redis';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(fn: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(5);
+  }
+}
+
+function options(over: Partial<ResultStreamWriterOptions>): ResultStreamWriterOptions {
+  return {
+    chunkBytes: 1024,
+    lingerMs: 1,
+    maxBacklogEntries: 100_000,
+    ttlMs: 60_000,
+    endTtlMs: 60_000,
+    progressIntervalMs: 60_000,
+    readerIdleTimeoutMs: 60_000,
+    signal: new AbortController().signal,
+    ...over,
+  };
+}
+
+/** Counts the chunk writes (pipelines) sent and not yet answered on `redis`. */
+function countWritesInFlight(redis: Redis): { max: () => number } {
+  let now = 0;
+  let max = 0;
+  const pipeline = redis.pipeline.bind(redis);
+  redis.pipeline = ((...args: Parameters<Redis['pipeline']>) => {
+    const p = pipeline(...args);
+    const exec = p.exec.bind(p);
+    p.exec = (() => {
+      now += 1;
+      max = Math.max(max, now);
+      return exec().finally(() => (now -= 1));
+    }) as typeof p.exec;
+    return p;
+  }) as Redis['pipeline'];
+  return { max: () => max };
+}
+
+/** Items yielded without awaiting anything: the writer's Redis answers cannot arrive between them. */
+function items(total: number): CommandRunner {
+  return async function* (): AsyncGenerator<CommandOutput> {
+    for (let i = 0; i < total; i += 1) yield { i, pad: 'x'.repeat(300) };
+  };
+}
+
+function run(runner: CommandRunner, writer: ResultStreamWriter, jobId: string): Promise<CommandOutcome> {
+  return executeCommand(runner, { type: 'std:account:list', input: {}, config: {}, requestId: jobId }, writer, {
+    signal: new AbortController().signal,
+    logger: silentLogger,
+    component: 'worker',
+  });
+}
+
+describe('result stream writer: several chunk writes in flight', () => {
+  let writerConn: Redis;
+  let control: Redis;
+  let blocking: Redis;
+  let keys: ResultKeys;
+  let reader: ResultStreamReader;
+
+  beforeEach(async () => {
+    keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
+    writerConn = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+    control = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+    blocking = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+    reader = new ResultStreamReader({ redis: blocking, clientId: Number(await blocking.client('ID')) }, control, keys, {
+      idleTimeoutMs: 10_000,
+      blockMs: 200,
+      count: 1,
+    });
+  });
+
+  afterEach(async () => {
+    await Promise.all([writerConn, control, blocking].map((r) => r.quit().catch(() => r.disconnect())));
+  });
+
+  /** Reads everything; returns the item ids in the order they arrived. */
+  async function readAll(): Promise<number[]> {
+    const ids: number[] = [];
+    for await (const chunk of reader.read(new AbortController().signal)) {
+      const text = typeof chunk.data === 'string' ? chunk.data : chunk.data.toString('utf8');
+      for (const line of text.split('\n')) if (line) ids.push((JSON.parse(line) as { i: number }).i);
+    }
+    return ids;
+  }
+
+  it.each([1, 4])('sends up to %i writes before the first is answered, in order, nothing lost', async (n) => {
+    const inFlight = countWritesInFlight(writerConn);
+    const writer = new ResultStreamWriter(writerConn, keys, options({ maxWritesInFlight: n }));
+    const [outcome, ids] = await Promise.all([run(items(200), writer, 'inflight-job'), readAll()]);
+    expect(outcome).toBe('success');
+    expect(ids).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(inFlight.max()).toBe(n);
+  });
+
+  it('counts writes in flight towards the backlog bound while the reader is away', async () => {
+    const max = 6;
+    const writer = new ResultStreamWriter(writerConn, keys, options({ maxWritesInFlight: 4, maxBacklogEntries: max }));
+    let longest = 0;
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        longest = Math.max(longest, await control.xlen(keys.stream));
+        await sleep(2);
+      }
+    })();
+    const outcome = run(items(400), writer, 'bound-job');
+    // The reader comes only once the writer has filled the backlog (no clock decides it).
+    await until(async () => (await control.xlen(keys.stream)) >= max);
+    const ids = await readAll();
+    polling = false;
+    await poller;
+    expect(await outcome).toBe('success');
+    expect(ids).toHaveLength(400);
+    // The bound, plus the one write that finds it full and then waits (as with one write in flight).
+    expect(writer.maxBacklogSeen).toBeLessThanOrEqual(max + 1);
+    expect(longest).toBeLessThanOrEqual(max + 1);
+  });
+});
