@@ -1,7 +1,17 @@
 import { readdirSync } from 'node:fs';
 import { loadEnv, ENV_SCHEMA } from '../../src/server/env';
 import { separateMetricsPort } from '../../src/server/metrics-server';
-import { CI_VALUES_DIR, type K8sObject, type Rendered, at, containerOf, find, ofKind, render } from './support/helm';
+import {
+  CI_VALUES_DIR,
+  type K8sObject,
+  type Rendered,
+  at,
+  containerOf,
+  find,
+  ofKind,
+  render,
+  renderFailure,
+} from './support/helm';
 
 /**
  * The chart and the server agree on the environment: every variable a rendered pod gets is one
@@ -59,7 +69,21 @@ describe('chart environment vs src/server/env.ts', () => {
       // Same queue on both sides, or workers never see the api's jobs.
       expect(parsed.QUEUE_NAME).toBe(loadEnv(podEnv(r, find(r.objects, 'Deployment', `${FULL}-api`))).QUEUE_NAME);
       if (role === 'api') expect(parsed.PROXY_PASSWORD).toBeTruthy();
+      // Matching threads each hold a copy of the baseline: the chart bounds them (values: 2).
+      if (role === 'worker') expect(parsed.MATCHING_THREADS).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it('config.matchingThreads: MATCHING_THREADS of the worker; null leaves it to the worker (every core); 0 is refused', () => {
+    const workerEnv = (set: Record<string, string | number>): Record<string, string> => {
+      const r = render({ valuesFiles: ['defaults-values.yaml'], set });
+      return podEnv(r, find(r.objects, 'Deployment', `${FULL}-worker`));
+    };
+    expect(workerEnv({ 'config.matchingThreads': 4 }).MATCHING_THREADS).toBe('4');
+    expect(workerEnv({ 'config.matchingThreads': 'null' })).not.toHaveProperty('MATCHING_THREADS');
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.matchingThreads': 0 } })).toMatch(
+      /matchingThreads/,
+    );
   });
 
   it('the check above can fail: a variable the server does not know, or a value it rejects', () => {

@@ -132,6 +132,10 @@ spec:
             {{- else }}
             - name: WORKER_CONCURRENCY
               value: {{ $.Values.config.workerConcurrency | int64 | quote }}
+            {{- if not (kindIs "invalid" $.Values.config.matchingThreads) }}
+            - name: MATCHING_THREADS
+              value: {{ $.Values.config.matchingThreads | int64 | quote }}
+            {{- end }}
             {{- end }}
             {{- /* Workers need the password only to derive the job key when no key is certain to exist. */}}
             {{- if or (eq $component "api") (not (include "fusion-proxy.encryptionKeyCertain" $)) }}
