@@ -4,6 +4,7 @@
  * values (collisions, counters, later definitions reading earlier values) and the same errors.
  */
 import { parseFusionConfig } from '../../src/core/config/fusion-config';
+import { LOGIN_DEFINITION } from '../support/tenant-config';
 import { CounterStore } from '../../src/core/aggregation/counter-store';
 import { UniqueRegistry } from '../../src/core/aggregation/unique-registry';
 import type { AttributeGenerator as Generator } from '../../src/core/aggregation/attribute-generator';
@@ -33,15 +34,7 @@ const config = parseFusionConfig({
   sources: ['HR'],
   maxAttempts: 50,
   attributeDefinitions: [
-    {
-      name: 'login',
-      expression: '$firstName.substring(0,1)$lastName',
-      type: 'unique',
-      case: 'lower',
-      normalize: true,
-      spaces: true,
-      maxLength: 8,
-    },
+    { ...LOGIN_DEFINITION, maxLength: 8 },
     {
       name: 'alias',
       expression: '$firstName.toLowerCase().$lastName.toLowerCase()$counter',
