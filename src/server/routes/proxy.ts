@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { FusionError, errorMessage, isFusionError } from '../../core/errors';
@@ -10,6 +9,7 @@ import { withHeartbeat } from '../heartbeat';
 import { activeStreams, initProxyRouteSeries, streamBytes, streamItems } from '../metrics';
 import type { ProxyAuth } from '../proxy-auth';
 import { readProxyBody, toProxyCommand } from '../proxy-request';
+import { resetConnection } from '../reset-connection';
 import type { ShutdownState } from '../shutdown-state';
 
 /**
@@ -32,27 +32,6 @@ export interface ProxyRouteOptions {
   shutdownGraceMs: number;
   /** Open commands are tracked here, so the server's drain can wait for them and stop the rest. */
   shutdown: ShutdownState;
-}
-
-/**
- * Ends a started response that failed with a TCP reset, never a clean close: over HTTP/1.0 (or
- * through a hop that speaks it) a clean close after the last byte reads as a complete answer; a
- * reset cannot. Bytes still buffered get up to a second to reach the kernel first (a reset drops
- * unsent bytes), so the client usually learns that the command started before it learns that it
- * failed; either way it fails.
- */
-async function resetConnection(socket: Socket | null): Promise<void> {
-  if (!socket || socket.destroyed) return;
-  if (socket.writableLength > 0) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 1000);
-      socket.once('drain', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-  if (!socket.destroyed) socket.resetAndDestroy();
 }
 
 /**
