@@ -3,7 +3,7 @@
  * (with nicknames), a skewed common-surname list plus synthetic surnames, e-mail and user name,
  * and accounts that are perturbed copies of identities or of each other (with a truth list).
  */
-import type { MatchRecord } from '../src/core/matching';
+import type { MatchRecord, MatchingSettings } from '../src/core/matching';
 
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -161,6 +161,27 @@ const SYL = [
 ];
 
 const DOMAINS = ['acme.com', 'example.org', 'corp.example', 'mail.test'];
+
+/** bench:matching's main configuration: surname and name mandatory, e-mail and user name as evidence. */
+export const MAIN_SETTINGS: MatchingSettings = {
+  attributes: [
+    { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
+    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
+    { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
+    { attribute: 'userName', algorithm: 'levenshtein', threshold: 80, mandatory: false },
+  ],
+  reviewTopK: 10,
+};
+
+/** No mandatory attribute: candidates are the union of every attribute's index. */
+export const NO_MANDATORY_SETTINGS: MatchingSettings = {
+  attributes: [
+    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 85, mandatory: false },
+    { attribute: 'email', algorithm: 'jaro-winkler', threshold: 95, mandatory: false },
+    { attribute: 'userName', algorithm: 'levenshtein', threshold: 90, mandatory: false },
+  ],
+  reviewTopK: 10,
+};
 
 export interface Person {
   first: string;

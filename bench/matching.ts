@@ -22,7 +22,7 @@ import {
   buildExhaustiveMatcher,
   buildMatcher,
 } from '../src/core/matching';
-import { generate, rng } from './matching-data';
+import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate, rng } from './matching-data';
 
 const SEED = Number(process.env.MATCH_SEED ?? 20261120);
 const BATCH = Number(process.env.MATCH_BATCH ?? 250);
@@ -34,26 +34,6 @@ const SIZES = process.env.MATCH_SIZES
   ? process.env.MATCH_SIZES.split(',').map(Number)
   : [10_000, 100_000, ...(process.env.BENCH_MATCHING_1M === '1' ? [1_000_000] : [])];
 
-const MAIN: MatchingSettings = {
-  attributes: [
-    { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
-    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
-    { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
-    { attribute: 'userName', algorithm: 'levenshtein', threshold: 80, mandatory: false },
-  ],
-  reviewTopK: 10,
-};
-
-/** No mandatory attribute: candidates are the union of every attribute's index. */
-const NO_MANDATORY: MatchingSettings = {
-  attributes: [
-    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 85, mandatory: false },
-    { attribute: 'email', algorithm: 'jaro-winkler', threshold: 95, mandatory: false },
-    { attribute: 'userName', algorithm: 'levenshtein', threshold: 90, mandatory: false },
-  ],
-  reviewTopK: 10,
-};
-
 const ONLY = process.env.MATCH_CONFIGS?.split(',');
 interface Config {
   label: string;
@@ -61,8 +41,8 @@ interface Config {
   goalS: Record<number, number>;
 }
 const ALL_CONFIGS: Config[] = [
-  { label: 'main', settings: MAIN, goalS: { 100_000: 10, 1_000_000: 600 } },
-  { label: 'no-mandatory', settings: NO_MANDATORY, goalS: { 100_000: 60 } },
+  { label: 'main', settings: MAIN_SETTINGS, goalS: { 100_000: 10, 1_000_000: 600 } },
+  { label: 'no-mandatory', settings: NO_MANDATORY_SETTINGS, goalS: { 100_000: 60 } },
 ];
 const CONFIGS = ALL_CONFIGS.filter((c) => !ONLY || ONLY.includes(c.label));
 

@@ -22,7 +22,7 @@ import { type MatchResult, type MatchingSettings, buildMatcher } from '../src/co
 import type { AsyncMatcher } from '../src/core/matching/parallel/parallel-matcher';
 import { buildRunMatcher } from '../src/core/matching/parallel/parallelism';
 import { columnBytes, encodeRecords } from '../src/core/matching/parallel/record-columns';
-import { generate } from './matching-data';
+import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate } from './matching-data';
 
 const SEED = Number(process.env.MATCH_SEED ?? 20261120);
 const BATCH = 250;
@@ -40,27 +40,12 @@ const CONFIGS: { label: string; settings: MatchingSettings; accounts: number }[]
   {
     label: 'main',
     accounts: Infinity,
-    settings: {
-      attributes: [
-        { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
-        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
-        { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
-        { attribute: 'userName', algorithm: 'levenshtein', threshold: 80, mandatory: false },
-      ],
-      reviewTopK: 10,
-    },
+    settings: MAIN_SETTINGS,
   },
   {
     label: 'no-mandatory',
     accounts: 2_000,
-    settings: {
-      attributes: [
-        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 85, mandatory: false },
-        { attribute: 'email', algorithm: 'jaro-winkler', threshold: 95, mandatory: false },
-        { attribute: 'userName', algorithm: 'levenshtein', threshold: 90, mandatory: false },
-      ],
-      reviewTopK: 10,
-    },
+    settings: NO_MANDATORY_SETTINGS,
   },
 ];
 

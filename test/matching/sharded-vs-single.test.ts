@@ -1,6 +1,5 @@
 import {
   type MatchRecord,
-  type MatchResult,
   type Matcher,
   type MatchingSettings,
   buildMatcher,
@@ -10,14 +9,7 @@ import { type AsyncMatcher, buildParallelMatcher } from '../../src/core/matching
 import { inProcessShard } from '../../src/core/matching/parallel/shard';
 import { generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
-
-/** Everything a caller can see: per account (in map order) its ranked duplicates, and the stats but the timings. */
-function visible(result: MatchResult): unknown {
-  const { buildMs, matchMs, ...stats } = result.stats;
-  void buildMs;
-  void matchMs;
-  return { duplicates: [...result.duplicates.entries()], stats };
-}
+import { visible } from './support/visible-result';
 
 const RULES: MatchingSettings[] = [
   {
