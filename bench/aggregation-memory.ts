@@ -3,8 +3,8 @@
  *
  * Each aggregation runs in a child process of its own with --expose-gc, against the simulator in
  * another process (its memory is not counted). The child forces a full GC before every reading:
- * at the end of each phase (connector accounts read; identity baseline loaded) and every 5,000
- * items listed or emitted (the largest of those is the run's "live heap"). Peak RSS is the
+ * at the end of each phase (connector accounts read; identity baseline loaded) and about 40 times
+ * while it lists and emits (the largest of those is the run's "live heap"). Peak RSS is the
  * kernel's (getrusage maxrss), worker threads included.
  *
  * Series (same seed, matching main configuration on the simulator's attributes):
@@ -88,7 +88,7 @@ interface RunResult {
   start: Reading;
   afterConnectorAccounts: Reading;
   afterBaseline: Reading;
-  /** Largest heap after a full GC while the run listed or emitted (every 5,000 items). */
+  /** Largest heap after a full GC while the run listed or emitted (about 40 readings). */
   liveHeap: number;
   peakRss: number;
   seconds: number;
@@ -189,8 +189,10 @@ async function aggregate(info: SimInfo, s: Scenario): Promise<void> {
   let afterBaseline = start;
   let liveHeap = start.heap;
   let items = 0;
+  // About 40 readings per run (a full GC of a large heap takes a while), at least every 5,000 items.
+  const every = Math.max(5000, Math.ceil((s.identities + 2 * s.accounts + info.connectorAccounts) / 40));
   const tick = (): void => {
-    if (++items % 5000 === 0) liveHeap = Math.max(liveHeap, reading().heap);
+    if (++items % every === 0) liveHeap = Math.max(liveHeap, reading().heap);
   };
   // Phase ends are read where the run logs them (synchronously, before the next phase starts).
   const info$: LogFn = (a: unknown, b?: unknown) => {
@@ -322,7 +324,10 @@ function breakdown(n: number): void {
     });
   const rulesTotal = total('rules');
   const probTotal = total('probabilistic');
-  rows.push({ structure: 'probabilistic model per-record state (total minus rules total)', bytes: probTotal - rulesTotal });
+  rows.push({
+    structure: 'probabilistic model per-record state (total minus rules total)',
+    bytes: probTotal - rulesTotal,
+  });
   process.send?.({ n, rows, rulesTotal, probTotal }, undefined, {}, () => process.exit(0));
 }
 
@@ -442,7 +447,14 @@ async function main(): Promise<void> {
       threads,
     })),
     ...(['rules', 'probabilistic'] as const).flatMap((model) =>
-      createSizes.map((n) => ({ series: 'create' as const, identities: fixedB, accounts: n, fused: false, model, threads })),
+      createSizes.map((n) => ({
+        series: 'create' as const,
+        identities: fixedB,
+        accounts: n,
+        fused: false,
+        model,
+        threads,
+      })),
     ),
   ];
   console.log(
@@ -460,7 +472,7 @@ async function main(): Promise<void> {
   table(results);
   let missed = 0;
 
-  // Baseline: the matcher and its indexes per baseline record (the live heap minus what the run held before the baseline).
+  // Baseline: the matcher and its indexes per baseline record (slope of the live heap over the baseline size).
   const base = results.filter((r) => r.scenario.series === 'baseline');
   const perRecord = fit(base.map((r) => [r.baselineIdentities, r.liveHeap]));
   const rssFit = fit(base.map((r) => [r.baselineIdentities, r.peakRss]));
