@@ -6,6 +6,7 @@
  */
 import type { AccountItem } from '../../src/core/aggregation/connector-account';
 import { ConnectorAccountIndex } from '../../src/core/aggregation/connector-account-index';
+import { MAX_SHAPES, RecordPacker } from '../../src/core/aggregation/packed-account';
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type { PlatformAccount } from '../../src/core/ports/platform';
 import { PENDING_REVIEWS_KEPT, RecordingReviewQueue } from '../../src/core/ports/review-queue';
@@ -56,6 +57,55 @@ function account(id: string, extra: Partial<PlatformAccount> = {}): PlatformAcco
     ...extra,
   };
 }
+
+describe('record packer', () => {
+  it('reads back the same keys in the same order with the same values; names are kept once per shape', () => {
+    const packer = new RecordPacker();
+    const records = [0, 1, 2].map((i) => ({ b: i, ...rich(i), a: `x${i}` }));
+    const texts = records.map((r) => packer.pack(r));
+    expect(texts.map((t) => packer.unpack(t))).toEqual(records);
+    expect(texts.map((t) => Object.keys(packer.unpack(t)))).toEqual(records.map((r) => Object.keys(r)));
+    expect(packer.shapeCount).toBe(1);
+    expect(texts[0]).not.toContain('employeeNumber');
+    expect(texts[0]).not.toContain('"nested"');
+    const reordered = { a: 'x', b: 1 };
+    expect(Object.keys(packer.unpack(packer.pack(reordered)))).toEqual(['a', 'b']);
+    expect(packer.shapeCount).toBe(2);
+  });
+
+  it('leaves out what JSON cannot hold, as JSON.stringify does in an object', () => {
+    const packer = new RecordPacker();
+    const back = packer.unpack(packer.pack({ a: 1, gone: undefined, fn: () => 1, nested: { u: undefined, v: 2 } }));
+    expect(back).toStrictEqual({ a: 1, nested: { v: 2 } });
+  });
+
+  it('an own "__proto__" key stays an own key and leaves the prototype alone', () => {
+    const packer = new RecordPacker();
+    const record = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Record<string, unknown>;
+    const back = packer.unpack(packer.pack(record));
+    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    expect((back as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(Object.keys(back)).toEqual(['__proto__', 'x']);
+    expect(JSON.stringify(back)).toBe(JSON.stringify(record));
+  });
+
+  it(`past ${MAX_SHAPES} shapes, records of new shapes are packed whole and still read back`, () => {
+    const packer = new RecordPacker();
+    const texts = Array.from({ length: MAX_SHAPES + 5 }, (_, i) => packer.pack({ [`k${i}`]: i, same: 'v' }));
+    expect(packer.shapeCount).toBe(MAX_SHAPES);
+    expect(packer.unpack(texts.at(-1)!)).toEqual({ [`k${MAX_SHAPES + 4}`]: MAX_SHAPES + 4, same: 'v' });
+    expect(packer.unpack(texts[0]!)).toEqual({ k0: 0, same: 'v' });
+  });
+
+  it('accounts, with and without optional fields, read back whole', () => {
+    const packer = new RecordPacker();
+    const accounts = [
+      account('a1', { identityId: 'i1', attributes: rich(1), created: '2026-01-01T00:00:00.000Z' }),
+      account('a2', { attributes: { only: 'one' } }),
+    ];
+    expect(accounts.map((a) => packer.unpackAccount(packer.packAccount(a)))).toEqual(accounts);
+  });
+});
 
 describe('connector account index: packed accounts', () => {
   it('gives back the attributes it was given, as a fresh copy each time', () => {

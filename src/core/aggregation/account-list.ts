@@ -44,7 +44,7 @@ import { ConnectorAccountIndex, type ExistingAccount } from './connector-account
 import { COUNTERS_KEY, CounterStore } from './counter-store';
 import { accountsProcessed } from './metrics';
 import { FEW_CANDIDATE_PAIRS, FEW_NEW_ACCOUNTS, MODEL_PARAMETERS_KEY, readStoredParameters } from './model-parameters';
-import { pack, unpack, type PackedAccount } from './packed-account';
+import { RecordPacker, type PackedAccount } from './packed-account';
 import { ReviewDecisions } from './review-decisions';
 import { enterRun, type RunGuard } from './run-guard';
 import { RunScope } from './run-scope';
@@ -102,6 +102,7 @@ class AggregationRun {
    * sees all of them (an estimate from the first batch alone could rest on no pair at all).
    */
   private held?: PackedAccount[];
+  private readonly packer = new RecordPacker();
   /** Full probabilistic run: the stored parameters, kept when this run has too little data to re-estimate. */
   private fallback?: ModelParameters;
   private guard?: RunGuard;
@@ -245,7 +246,7 @@ class AggregationRun {
             this.summary.awaitingReview++;
             continue;
           }
-          if (this.held) this.held.push(pack(account));
+          if (this.held) this.held.push(this.packer.packAccount(account));
           else pending.fresh.push(account);
         }
         taken++;
@@ -267,7 +268,7 @@ class AggregationRun {
       this.held = undefined;
       await this.estimateParameters(held);
       for (let i = 0; i < held.length; i += batchSize) {
-        yield* this.flush({ fresh: held.slice(i, i + batchSize).map(unpack), ready: [] });
+        yield* this.flush({ fresh: held.slice(i, i + batchSize).map((p) => this.packer.unpackAccount(p)), ready: [] });
       }
     }
 
@@ -430,7 +431,7 @@ class AggregationRun {
     const matched = this.config.matching.attributes.map((a) => a.attribute);
     const records: MatchRecord[] = [];
     for (const text of fresh) {
-      const a = unpack(text);
+      const a = this.packer.unpackAccount(text);
       if (this.state.decisions.skipsMatching(a.id)) continue;
       const merged = mergeAttributes(this.config, [this.view(a)]);
       const attributes: Record<string, unknown> = {};

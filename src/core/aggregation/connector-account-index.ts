@@ -1,6 +1,6 @@
 import type { PlatformAccount } from '../ports/platform';
 import { ACCOUNTS_ATTRIBUTE, stringList } from './connector-account';
-import { pack, unpack, type Packed, type PackedAccount } from './packed-account';
+import { RecordPacker, type Packed, type PackedAccount } from './packed-account';
 
 /**
  * A connector account read at the start of the run, waiting for its source accounts. What the run
@@ -9,11 +9,13 @@ import { pack, unpack, type Packed, type PackedAccount } from './packed-account'
  * JSON size.
  */
 export class ExistingAccount {
-  private readonly seenPacked: PackedAccount[] = [];
+  /** Allocated on the first account that has to wait (most connector accounts have one source account). */
+  private seenPacked?: PackedAccount[];
   /** The source account that completed it: used right away, so never packed. */
   private last?: PlatformAccount;
 
   constructor(
+    private readonly packer: RecordPacker,
     /** The account's native identity. */
     readonly key: string,
     readonly disabled: boolean,
@@ -24,23 +26,23 @@ export class ExistingAccount {
 
   /** The attributes as read from the platform (a fresh copy on every call). */
   attributes(): Record<string, unknown> {
-    return unpack(this.packedAttributes);
+    return this.packer.unpack(this.packedAttributes);
   }
 
   /** Its source accounts read so far in this run, in the order read. */
   seen(): PlatformAccount[] {
-    const seen = this.seenPacked.map(unpack);
+    const seen = (this.seenPacked ?? []).map((p) => this.packer.unpackAccount(p));
     if (this.last) seen.push(this.last);
     return seen;
   }
 
   /** Records a source account read; true once all of its contributors were read. */
   addSeen(account: PlatformAccount): boolean {
-    if (this.seenPacked.length + 1 < this.contributors.length) {
-      this.seenPacked.push(pack(account));
+    if ((this.seenPacked?.length ?? 0) + 1 < this.contributors.length) {
+      (this.seenPacked ??= []).push(this.packer.packAccount(account));
       return false;
     }
-    if (this.last) this.seenPacked.push(pack(this.last));
+    if (this.last) (this.seenPacked ??= []).push(this.packer.packAccount(this.last));
     this.last = account;
     return true;
   }
@@ -56,6 +58,7 @@ function exact(ids: string[]): string[] {
  * connector account a source account belongs to. Rebuilt from the platform on every run.
  */
 export class ConnectorAccountIndex {
+  private readonly packer = new RecordPacker();
   private readonly existing = new Map<string, ExistingAccount>();
   /** Source account id -> key of the connector account it belongs to. */
   private readonly owner = new Map<string, string>();
@@ -65,7 +68,10 @@ export class ConnectorAccountIndex {
   add(account: PlatformAccount): void {
     const key = account.nativeIdentity;
     const contributors = exact(stringList(account.attributes[ACCOUNTS_ATTRIBUTE]));
-    this.existing.set(key, new ExistingAccount(key, account.disabled, pack(account.attributes), contributors));
+    this.existing.set(
+      key,
+      new ExistingAccount(this.packer, key, account.disabled, this.packer.pack(account.attributes), contributors),
+    );
     for (const id of contributors) this.owner.set(id, key);
     if (account.identityId) this.byIdentity.set(account.identityId, key);
   }
