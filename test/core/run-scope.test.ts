@@ -74,7 +74,7 @@ describe('ConnectorAccountIndex', () => {
     const index = new ConnectorAccountIndex();
     index.add(account('key-1', { identityId: 'id-1', attributes: { accounts: ['a'] } }));
     const target = index.target('id-1', 'identity');
-    expect(target?.account.nativeIdentity).toBe('key-1');
+    expect(target?.key).toBe('key-1');
     expect(index.target('a', 'account')).toBe(target);
     expect(index.target('key-1', 'account')).toBe(target);
     expect(index.target('nobody', 'identity')).toBeUndefined();

@@ -2,7 +2,7 @@ import { jaro, jaroWinkler } from '../../src/core/matching/algorithms/jaro-winkl
 import { doubleMetaphone, metaphoneScore } from '../../src/core/matching/algorithms/double-metaphone';
 import { nameScore, prepareName } from '../../src/core/matching/algorithms/name-similarity';
 import { scoreValues } from '../../src/core/matching';
-import { normalizeText, attributeValues } from '../../src/core/matching/normalize';
+import { normalizeText, attributeValues, nameTokens } from '../../src/core/matching/normalize';
 import { nicknamePairCount } from '../../src/core/matching/nicknames';
 
 const name = (s: string) => prepareName(normalizeText(s))!;
@@ -18,6 +18,15 @@ describe('normalisation', () => {
     expect(attributeValues('   ')).toEqual([]);
     expect(attributeValues({ a: 1 })).toEqual([]);
     expect(attributeValues(undefined)).toEqual([]);
+  });
+  it('name tokens: every run of non-alphanumeric characters separates, none is empty', () => {
+    expect(nameTokens("ann-marie o'neil")).toEqual(['ann', 'marie', 'o', 'neil']);
+    expect(nameTokens('--a..b--')).toEqual(['a', 'b']);
+    expect(nameTokens(' a')).toEqual(['a']);
+    expect(nameTokens('a ')).toEqual(['a']);
+    expect(nameTokens('élodie 2')).toEqual(['élodie', '2']);
+    expect(nameTokens('---')).toEqual([]);
+    expect(nameTokens('')).toEqual([]);
   });
 });
 

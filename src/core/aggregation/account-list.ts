@@ -26,7 +26,7 @@ import { buildRunMatcher, callsUseThreads, defaultParallelism } from '../matchin
 import type { MatcherOptions, MatchRecord, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
-import { RecordingReviewQueue, type ReviewQueue } from '../ports/review-queue';
+import { PENDING_REVIEWS_KEPT, RecordingReviewQueue, type ReviewQueue } from '../ports/review-queue';
 import { compileAccountFilter, type AccountPredicate } from './account-filter';
 import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
@@ -44,6 +44,7 @@ import { ConnectorAccountIndex, type ExistingAccount } from './connector-account
 import { COUNTERS_KEY, CounterStore } from './counter-store';
 import { accountsProcessed } from './metrics';
 import { FEW_CANDIDATE_PAIRS, FEW_NEW_ACCOUNTS, MODEL_PARAMETERS_KEY, readStoredParameters } from './model-parameters';
+import { RecordPacker, type PackedAccount } from './packed-account';
 import { ReviewDecisions } from './review-decisions';
 import { enterRun, type RunGuard } from './run-guard';
 import { RunScope } from './run-scope';
@@ -100,7 +101,8 @@ class AggregationRun {
    * Full probabilistic run: the new accounts, held until every source is read so that the estimate
    * sees all of them (an estimate from the first batch alone could rest on no pair at all).
    */
-  private held?: PlatformAccount[];
+  private held?: PackedAccount[];
+  private readonly packer = new RecordPacker();
   /** Full probabilistic run: the stored parameters, kept when this run has too little data to re-estimate. */
   private fallback?: ModelParameters;
   private guard?: RunGuard;
@@ -244,7 +246,8 @@ class AggregationRun {
             this.summary.awaitingReview++;
             continue;
           }
-          (this.held ?? pending.fresh).push(account);
+          if (this.held) this.held.push(this.packer.packAccount(account));
+          else pending.fresh.push(account);
         }
         taken++;
         if (pending.fresh.length + pending.ready.length >= batchSize) {
@@ -265,7 +268,7 @@ class AggregationRun {
       this.held = undefined;
       await this.estimateParameters(held);
       for (let i = 0; i < held.length; i += batchSize) {
-        yield* this.flush({ fresh: held.slice(i, i + batchSize), ready: [] });
+        yield* this.flush({ fresh: held.slice(i, i + batchSize).map((p) => this.packer.unpackAccount(p)), ready: [] });
       }
     }
 
@@ -420,13 +423,21 @@ class AggregationRun {
    * estimate says little: stored parameters that fit are kept instead; with none, the estimate is used
    * and stored with a warning (it is all the data there is; the next full run re-estimates).
    */
-  private async estimateParameters(fresh: PlatformAccount[]): Promise<void> {
+  private async estimateParameters(fresh: readonly PackedAccount[]): Promise<void> {
     const matcher = this.matcher;
     const info = this.summary.modelParameters;
     if (!matcher || !info) return;
-    const records = fresh
-      .filter((a) => !this.state.decisions.skipsMatching(a.id))
-      .map((a) => ({ id: a.id, attributes: mergeAttributes(this.config, [this.view(a)]) }));
+    // Every new account at once: each record carries only the attributes the matcher reads.
+    const matched = this.config.matching.attributes.map((a) => a.attribute);
+    const records: MatchRecord[] = [];
+    for (const text of fresh) {
+      const a = this.packer.unpackAccount(text);
+      if (this.state.decisions.skipsMatching(a.id)) continue;
+      const merged = mergeAttributes(this.config, [this.view(a)]);
+      const attributes: Record<string, unknown> = {};
+      for (const name of matched) if (merged[name] !== undefined) attributes[name] = merged[name];
+      records.push({ id: a.id, attributes });
+    }
     if (records.length === 0) {
       if (this.fallback && this.keep(this.fallback, 'this full aggregation found no new account to match')) return;
       this.logger.info('Probabilistic matching: no new account to match, so nothing is estimated or stored');
@@ -527,10 +538,11 @@ class AggregationRun {
   }
 
   private refresh(e: ExistingAccount): AccountItem {
-    const key = e.account.nativeIdentity;
-    const seen = sortBySourceOrder(this.config.sources, e.seen);
+    const key = e.key;
+    const stored = e.attributes();
+    const seen = sortBySourceOrder(this.config.sources, e.seen());
     const seenIds = new Set(seen.map((a) => a.id));
-    const label = `${JSON.stringify(displayNameOf(e.account.attributes, key))} (${key})`;
+    const label = `${JSON.stringify(displayNameOf(stored, key))} (${key})`;
     let attributes: Record<string, unknown>;
     if (seen.length === 0) {
       // No source account showed up (limited or filtered run, or an account made by std:account:create):
@@ -539,11 +551,11 @@ class AggregationRun {
       // hide them, and render only what the account lacks.
       const generated = this.state.generator.generate({
         label,
-        context: { ...e.account.attributes, accounts: [], sources: {} },
-        existing: e.account.attributes,
+        context: { ...stored, accounts: [], sources: {} },
+        existing: stored,
         keepExisting: true,
       });
-      attributes = { ...e.account.attributes, ...generated };
+      attributes = { ...stored, ...generated };
     } else {
       const merged = mergeAttributes(
         this.config,
@@ -552,7 +564,7 @@ class AggregationRun {
       const generated = this.state.generator.generate({
         label,
         context: this.velocityContext(merged, seen),
-        existing: e.account.attributes,
+        existing: stored,
       });
       const contributors = this.state.decisions.contributorsAfterRefresh(e.contributors, seenIds);
       attributes = {
@@ -565,7 +577,7 @@ class AggregationRun {
     attributes[KEY_ATTRIBUTE] = key;
     attributes[NAME_ATTRIBUTE] = displayNameOf(attributes, key);
     this.summary.accountsUpdated++;
-    return { identity: key, disabled: e.account.disabled, attributes };
+    return { identity: key, disabled: e.disabled, attributes };
   }
 
   private async createAccounts(fresh: PlatformAccount[]): Promise<AccountItem[]> {
@@ -610,7 +622,7 @@ class AggregationRun {
         };
         this.state.decisions.noteSubmitted(s.account.id);
         await this.state.reviews.submit(review);
-        if (this.summary.pendingReviews.length < 10_000) this.summary.pendingReviews.push(review);
+        if (this.summary.pendingReviews.length < PENDING_REVIEWS_KEPT) this.summary.pendingReviews.push(review);
         this.logger.info(
           { account: s.account.name, source: s.account.sourceName, candidates: duplicates.length },
           'Potential duplicate: the account waits for review',

@@ -18,6 +18,7 @@ export interface AggregationSummary {
   awaitingReview: number;
   /** The review queue's own summary (src/core/review ReviewSummary) when the lifecycle is wired. */
   review?: unknown;
+  /** The first PENDING_REVIEWS_KEPT (src/core/ports/review-queue.ts); potentialDuplicates counts them all. */
   pendingReviews: PendingReview[];
   baselineIdentities: number;
   /**

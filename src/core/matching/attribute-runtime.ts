@@ -48,17 +48,24 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
       return best;
     };
     const appendValues = (lists: readonly (readonly string[])[]): void => {
-      for (const texts of lists) {
-        let list: P[] = NONE; // shared empty list: most sparse attributes cost one pointer per record
-        for (const text of texts) {
-          const p = kernel.prepare(text);
-          if (p === null) continue;
-          if (list === NONE) list = [];
-          list.push(p);
-        }
-        values.push(list);
-      }
+      for (const texts of lists) values.push(preparedList(texts));
       built?.append(values.length);
+    };
+    // Lists sized exactly: an array grown by push() from empty reserves 17 slots (152 bytes) for
+    // the one value most records have, which was most of a record's prepared size (bench:aggregation-memory).
+    const preparedList = (texts: readonly string[]): P[] => {
+      if (texts.length === 1) {
+        const p = kernel.prepare(texts[0]!);
+        return p === null ? NONE : [p];
+      }
+      let list: P[] = NONE; // shared empty list: most sparse attributes cost one pointer per record
+      for (const text of texts) {
+        const p = kernel.prepare(text);
+        if (p === null) continue;
+        if (list === NONE) list = [];
+        list.push(p);
+      }
+      return list.length > 1 ? list.slice() : list.length === 1 ? [list[0]!] : NONE;
     };
     const append = (recs: readonly MatchRecord[]): void =>
       appendValues(recs.map((rec) => attributeValues(rec.attributes[rule.attribute])));

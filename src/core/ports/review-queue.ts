@@ -56,10 +56,21 @@ export type ReviewDecisionView =
   | { kind: 'expired' }
   | { kind: 'invalid' };
 
+/**
+ * Pending reviews a run keeps in memory to report (the run summary, RecordingReviewQueue): each holds
+ * the account's merged attributes and its candidates, so a run with many potential duplicates would
+ * otherwise grow with them. The count is always complete.
+ */
+export const PENDING_REVIEWS_KEPT = 10_000;
+
 export class RecordingReviewQueue implements ReviewQueue {
+  /** The first PENDING_REVIEWS_KEPT reviews submitted. */
   readonly pending: PendingReview[] = [];
+  /** Reviews submitted, kept or not. */
+  submitted = 0;
 
   async submit(review: PendingReview): Promise<void> {
-    this.pending.push(review);
+    this.submitted++;
+    if (this.pending.length < PENDING_REVIEWS_KEPT) this.pending.push(review);
   }
 }
