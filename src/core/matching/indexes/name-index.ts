@@ -1,7 +1,7 @@
-import { jaroWinkler } from '../algorithms/jaro-winkler';
 import { minRaw } from '../algorithms/kernel';
-import { MAX_NAME_TOKENS, type NameValue, tokenSim } from '../algorithms/name-similarity';
+import { MAX_NAME_TOKENS, type NameValue } from '../algorithms/name-similarity';
 import type { CandidateCollector, CandidateIndex, ProbeInfo } from './candidate-collector';
+import { TokenNeighbours, popcount } from './token-neighbours';
 
 const NO_SCAN: ProbeInfo = { fullScan: false };
 const EPS = 1e-9;
@@ -16,26 +16,16 @@ const VERIFY_COST = 4;
  * need = ceil(t(na+nb)/2) query tokens have a "neighbour" (similarity > 0) among the candidate's
  * tokens. Walking the neighbours of any na - need + 1 query tokens (the rarest ones) therefore
  * reaches every passing candidate (pigeonhole). Neighbours of a token are exact: equal,
- * initial-compatible, nickname group, metaphone code, or Jaro-Winkler >= 0.8 (found by a scan
- * of the vocabulary with the shared-letter bound of minShared(), then verified).
+ * initial-compatible, nickname group, metaphone code, or Jaro-Winkler >= 0.8 (token-neighbours.ts).
  */
 export class NameIndex implements CandidateIndex {
   readonly lossless = true;
   private readonly t: number;
-  private readonly vocab = new Map<string, number>();
-  private readonly tokens: string[] = [];
-  private readonly tokenGroups: (readonly number[])[] = [];
-  private readonly tokenCodes: string[] = [];
-  /** Per token, three bit sets of letter buckets: occurring at least once, twice, three times. */
-  private readonly letters: number[] = [];
-  private readonly firstChar: number[] = [];
+  /** The token vocabulary and each token's neighbours. */
+  private readonly vocab = new TokenNeighbours();
   private readonly tokenRecords: number[][] = [];
   /** Per record, per value: its token ids. */
   private readonly recordTokens: number[][][] = [];
-  private readonly byGroup = new Map<number, number[]>();
-  private readonly byCode = new Map<string, number[]>();
-  private readonly byFirst = new Map<string, number[]>();
-  private readonly neighbourCache = new Map<number, number[]>();
   private readonly firstLetterRecords = new Map<string, number>();
   /** Per record, for the count filter of probe(). */
   private hitStamp = new Int32Array(0);
@@ -79,29 +69,17 @@ export class NameIndex implements CandidateIndex {
   }
 
   append(n: number): void {
-    const firstNew = this.tokens.length;
+    const tokens = this.vocab.tokens;
     for (let r = this.recordTokens.length; r < n; r++) {
       this.recordTokens.push(
         this.values[r]!.map((v) =>
           v.tokens.map((tok, i) => {
-            let id = this.vocab.get(tok);
-            if (id === undefined) {
-              id = this.tokens.length;
-              this.vocab.set(tok, id);
-              this.tokens.push(tok);
-              this.tokenGroups.push(v.groups[i]!);
-              pushLetters(tok, this.letters);
-              this.firstChar.push(tok.charCodeAt(0));
-              this.tokenCodes.push(v.codes[i]!);
-              this.tokenRecords.push([]);
-              for (const g of v.groups[i]!) push(this.byGroup, g, id);
-              if (v.codes[i]!.length > 0) push(this.byCode, v.codes[i]!, id);
-              push(this.byFirst, tok.charAt(0), id);
-            }
+            const id = this.vocab.add(tok, v.groups[i]!, v.codes[i]!);
+            if (id === this.tokenRecords.length) this.tokenRecords.push([]);
             const list = this.tokenRecords[id]!;
             if (list[list.length - 1] !== r) {
               list.push(r);
-              const first = tok.charAt(0);
+              const first = tokens[id]!.charAt(0);
               this.firstLetterRecords.set(first, (this.firstLetterRecords.get(first) ?? 0) + 1);
             }
             return id;
@@ -109,24 +87,6 @@ export class NameIndex implements CandidateIndex {
         ),
       );
       this.packRecord(r);
-    }
-    if (this.tokens.length > firstNew) this.addedTokens(firstNew);
-  }
-
-  /**
-   * New vocabulary tokens: the JW token index takes them, and every cached neighbour list they
-   * belong to gets them. The candidate relation of neighbours() is symmetric (equal, initial and
-   * first letter, nickname group, metaphone code, the symmetric JW filter), so the cached tokens
-   * that can have y as a neighbour are among y's own candidates.
-   */
-  private addedTokens(firstNew: number): void {
-    if (this.neighbourCache.size === 0) return;
-    for (let y = firstNew; y < this.tokens.length; y++) {
-      for (const x of this.candidates(y)) {
-        if (x === y) continue;
-        const cached = this.neighbourCache.get(x);
-        if (cached && this.sim(x, y) > 0) cached.push(y);
-      }
     }
   }
 
@@ -167,7 +127,7 @@ export class NameIndex implements CandidateIndex {
           const list = this.tokenRecords[id]!;
           if (list[list.length - 1] !== r) continue;
           list.pop();
-          const first = this.tokens[id]!.charAt(0);
+          const first = this.vocab.tokens[id]!.charAt(0);
           this.firstLetterRecords.set(first, this.firstLetterRecords.get(first)! - 1);
         }
       }
@@ -178,67 +138,9 @@ export class NameIndex implements CandidateIndex {
     }
   }
 
-  private sim(x: number, y: number): number {
-    return tokenSim(
-      this.tokens[x]!,
-      this.tokenGroups[x]!,
-      this.tokenCodes[x]!,
-      this.tokens[y]!,
-      this.tokenGroups[y]!,
-      this.tokenCodes[y]!,
-    );
-  }
-
-  /** A superset of the tokens with similarity > 0 to token x. */
-  private candidates(x: number): Iterable<number> {
-    const tok = this.tokens[x]!;
-    if (tok.length === 1) return this.byFirst.get(tok) ?? [];
-    const candidates = new Set<number>([x]);
-    const initial = this.vocab.get(tok.charAt(0));
-    if (initial !== undefined) candidates.add(initial);
-    for (const g of this.tokenGroups[x]!) for (const y of this.byGroup.get(g) ?? []) candidates.add(y);
-    for (const y of this.byCode.get(this.tokenCodes[x]!) ?? []) candidates.add(y);
-    // Jaro-Winkler >= 0.8: the letter-count bound of isNeighbour(), over the whole vocabulary. A
-    // scan of three small integers per token: faster than a character prefix filter, whose
-    // postings (26 letters) hold a large share of the vocabulary each.
-    const L = this.letters;
-    const a = tok.length;
-    const x0 = L[3 * x]!;
-    const x1 = L[3 * x + 1]!;
-    const x2 = L[3 * x + 2]!;
-    const tokens = this.tokens;
-    const first = this.firstChar;
-    const fx = first[x]!;
-    for (let y = 0; y < tokens.length; y++) {
-      const b = tokens[y]!.length;
-      if (b < 2) continue;
-      if ((x2 & L[3 * y + 2]!) === 0) {
-        const shared = popcount(x0 & L[3 * y]!) + popcount(x1 & L[3 * y + 1]!);
-        if (shared < minShared(a, b, fx === first[y])) continue;
-      }
-      candidates.add(y);
-    }
-    return candidates;
-  }
-
-  /** Token ids with similarity > 0 to token x (including x). */
-  private neighbours(x: number): readonly number[] {
-    let nb = this.neighbourCache.get(x);
-    if (nb) return nb;
-    const found: number[] = [];
-    if (this.tokens[x]!.length === 1) {
-      for (const y of this.candidates(x)) found.push(y);
-    } else {
-      for (const y of this.candidates(x)) if (this.sim(x, y) > 0) found.push(y);
-    }
-    nb = found;
-    this.neighbourCache.set(x, nb);
-    return nb;
-  }
-
   /** Records holding the token; for an initial, records holding any token with that first letter. */
   private proxy(x: number): number {
-    const tok = this.tokens[x]!;
+    const tok = this.vocab.tokens[x]!;
     return tok.length === 1 ? (this.firstLetterRecords.get(tok) ?? 0) : this.tokenRecords[x]!.length;
   }
 
@@ -275,10 +177,10 @@ export class NameIndex implements CandidateIndex {
     let work = 0;
     for (const ids of this.recordTokens[r]!) {
       for (const x of this.walked(ids)) {
-        const nb = this.neighbourCache.get(x);
+        const nb = this.vocab.cached(x);
         if (nb) for (const y of nb) work += this.tokenRecords[y]!.length;
         // not searched yet: the search itself walks a share of the vocabulary
-        else work += this.proxy(x) * 8 + (this.tokens[x]!.length > 1 ? this.tokens.length >> 2 : 0);
+        else work += this.proxy(x) * 8 + (this.vocab.tokens[x]!.length > 1 ? this.vocab.size >> 2 : 0);
       }
     }
     return work;
@@ -341,7 +243,7 @@ export class NameIndex implements CandidateIndex {
    * neighbour of) is computed once per call, so no neighbour search over the vocabulary is needed.
    */
   refine(r: number, out: CandidateCollector): void {
-    if (this.memo.length < 2 * this.tokens.length) this.memo = new Int32Array(Math.max(4 * this.tokens.length, 2048));
+    if (this.memo.length < 2 * this.vocab.size) this.memo = new Int32Array(Math.max(4 * this.vocab.size, 2048));
     const queries = this.recordTokens[r]!;
     if (queries.length === 1) {
       const q = queries[0]!;
@@ -394,51 +296,22 @@ export class NameIndex implements CandidateIndex {
   /** Bit k set when query token q[k] and token y are neighbours (similarity > 0). */
   private neighbourMask(q: readonly number[], y: number): number {
     let m = 0;
-    for (let k = 0; k < q.length; k++) if (this.isNeighbour(q[k]!, y)) m |= 1 << k;
+    for (let k = 0; k < q.length; k++) if (this.vocab.isNeighbour(q[k]!, y)) m |= 1 << k;
     return m;
-  }
-
-  /**
-   * sim(x, y) > 0, computing Jaro-Winkler only when the cheap cases leave it open (minShared: a
-   * bound on the shared characters, which the letter-bucket sets bound from above: merged
-   * buckets only raise it; a bucket seen three times on both sides skips the bound).
-   */
-  private isNeighbour(x: number, y: number): boolean {
-    if (x === y) return true;
-    const tx = this.tokens[x]!;
-    const ty = this.tokens[y]!;
-    const a = tx.length;
-    const b = ty.length;
-    if (a === 1 || b === 1) return tx.charCodeAt(0) === ty.charCodeAt(0);
-    const cx = this.tokenCodes[x]!;
-    if (cx.length > 0 && cx === this.tokenCodes[y]) return true;
-    const gx = this.tokenGroups[x]!;
-    if (gx.length > 0) {
-      const gy = this.tokenGroups[y]!;
-      for (let i = 0; i < gx.length; i++) if (gy.includes(gx[i]!)) return true;
-    }
-    const L = this.letters;
-    const lx = 3 * x;
-    const ly = 3 * y;
-    if ((L[lx + 2]! & L[ly + 2]!) === 0) {
-      const shared = popcount(L[lx]! & L[ly]!) + popcount(L[lx + 1]! & L[ly + 1]!);
-      if (shared < minShared(a, b, this.firstChar[x] === this.firstChar[y])) return false;
-    }
-    return jaroWinkler(tx, ty) >= 0.8;
   }
 
   /** Upper bound of the records walk(x) visits. */
   private postings(x: number): number {
     let n = 0;
-    for (const y of this.neighbours(x)) n += this.tokenRecords[y]!.length;
+    for (const y of this.vocab.neighbours(x)) n += this.tokenRecords[y]!.length;
     return n;
   }
 
   /** For each found candidate holding a neighbour of x (what walk(x) would reach), one more hit. */
   private countByTokens(x: number, found: readonly number[], cur: number, pos: number): void {
-    const nb = this.neighbours(x);
-    if (this.tokenStamp.length < this.tokens.length)
-      this.tokenStamp = new Int32Array(Math.max(this.tokens.length, this.tokenStamp.length * 2, 1024));
+    const nb = this.vocab.neighbours(x);
+    if (this.tokenStamp.length < this.vocab.size)
+      this.tokenStamp = new Int32Array(Math.max(this.vocab.size, this.tokenStamp.length * 2, 1024));
     const stamp = ++this.tokenCur;
     for (const y of nb) this.tokenStamp[y] = stamp;
     for (const c of found) {
@@ -455,7 +328,7 @@ export class NameIndex implements CandidateIndex {
   }
 
   private walk(x: number, limit: number, visit: (c: number) => void): void {
-    for (const y of this.neighbours(x)) {
+    for (const y of this.vocab.neighbours(x)) {
       const recs = this.tokenRecords[y]!;
       for (let i = 0; i < recs.length; i++) {
         const c = recs[i]!;
@@ -478,41 +351,4 @@ export class NameIndex implements CandidateIndex {
     this.posStamp = grow(this.posStamp);
     this.hitCount = new Int32Array(cap);
   }
-}
-
-/**
- * Fewest shared characters (multiset) two tokens of lengths a and b need for Jaro-Winkler >= 0.8.
- * Jaro <= (m/a + m/b + 1)/3 with m matched characters, and m <= shared characters. Without a
- * common first character there is no prefix boost, so Jaro >= 0.8: m >= 1.4ab/(a+b); with one,
- * the boost applies only from Jaro >= 0.7: m >= 1.1ab/(a+b). Loosened by 1e-9 against float noise.
- */
-function minShared(a: number, b: number, sameFirst: boolean): number {
-  return Math.ceil(((sameFirst ? 1.1 : 1.4) * a * b) / (a + b) - 1e-6);
-}
-
-/** Letters a-z are buckets 0-25, any other character one of buckets 26-31. */
-function pushLetters(tok: string, out: number[]): void {
-  let once = 0;
-  let twice = 0;
-  let thrice = 0;
-  for (let i = 0; i < tok.length; i++) {
-    const c = tok.charCodeAt(i);
-    const bit = 1 << (c >= 97 && c <= 122 ? c - 97 : 26 + (c % 6));
-    if ((twice & bit) !== 0) thrice |= bit;
-    else if ((once & bit) !== 0) twice |= bit;
-    else once |= bit;
-  }
-  out.push(once, twice, thrice);
-}
-
-function popcount(x: number): number {
-  let n = 0;
-  for (let v = x; v !== 0; v &= v - 1) n++;
-  return n;
-}
-
-function push<K>(map: Map<K, number[]>, key: K, id: number): void {
-  const list = map.get(key);
-  if (list) list.push(id);
-  else map.set(key, [id]);
 }
