@@ -453,7 +453,7 @@ describe('RedisTokenBucket slots granted ahead (the Lua script on a fake clock)'
     expect(await b.reserve(undefined, 'b', 25)).toEqual({ granted: true, ms: 20 }); // the slot at 1,250
     now = 1_240; // window full until the grant at 1,000 is 1,000 ms old
     expect(await b.reserve(undefined, 'c', 25)).toEqual({ granted: false, ms: 735 });
-    expect(await redis.zrange(bucketKeys(keyPrefix, 'acme', 'cid').window, 0, -1, 'WITHSCORES')).toEqual([
+    expect(await redis.zrange(bucketKeys(keyPrefix, 'acme', 'cid').window, '0', '-1', 'WITHSCORES')).toEqual([
       'a',
       '1000000',
       'b',
