@@ -132,7 +132,7 @@ export interface RedisBucketOptions {
  * A waiter woken this late still gets its slot: a timer on a loaded 2-core machine fires
  * 1-4 ms late, a client parsing a 250-record page holds its event loop for several more.
  */
-export const RESERVE_AHEAD_MS = 25;
+const RESERVE_AHEAD_MS = 25;
 
 /** The script's answer: granted a slot `ms` from now, or ask again in `ms`. */
 export interface Reservation {
