@@ -182,15 +182,39 @@ function startDirect(): Promise<{ url: string; close: () => Promise<void> }> {
 const QUEUE_NAME = `bench-${process.pid}`;
 const JOB_KEY = 'b'.repeat(64);
 
+/** The worker process's CPU time (microseconds) as it last reported it, after its latest job. */
+let workerCpuUs = 0;
+let workerJobsDone = 0;
+
 /** Queue mode as deployed: the worker is another process (`proxy.js --worker <redis> <queue>`). */
 function spawnWorker(redisUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [__filename, '--worker', redisUrl, QUEUE_NAME], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let rest = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (d: string) => {
+    const lines = (rest + d).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = /^cpu (\d+)$/.exec(line);
+      if (m) {
+        workerCpuUs = Number(m[1]);
+        workerJobsDone++;
+      }
+    }
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
   });
+}
+
+/** CPU seconds Redis has used so far (INFO cpu). */
+async function redisCpuUs(r: Redis): Promise<number> {
+  const info = await r.info('cpu');
+  const v = (name: string): number => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return Math.round((v('used_cpu_user') + v('used_cpu_sys')) * 1e6);
 }
 
 async function workerMain(redisUrl: string, queueName: string): Promise<void> {
@@ -203,6 +227,13 @@ async function workerMain(redisUrl: string, queueName: string): Promise<void> {
     queueName,
   });
   await worker.worker.waitUntilReady();
+  // CPU time after each job (microseconds, user + system): the parent charges it to the transfer.
+  const cpu = (): void => {
+    const u = process.cpuUsage();
+    process.stdout.write(`cpu ${u.user + u.system}\n`);
+  };
+  worker.worker.on('completed', cpu);
+  worker.worker.on('failed', cpu);
   process.stdout.write('ready\n');
   process.once('SIGTERM', () => void worker.close(1000).then(() => process.exit(0)));
 }
@@ -232,6 +263,8 @@ interface Transfer {
   items: number;
   redisPeakMb: number;
   rssGrowthMb: number;
+  /** CPU time of the transfer, all processes involved (ms): this one (client and api), worker, Redis. */
+  cpuMs: number;
 }
 
 async function throughput(url: string, monitor?: Redis): Promise<Transfer> {
@@ -248,9 +281,19 @@ async function throughput(url: string, monitor?: Redis): Promise<Transfer> {
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
+  const worker0 = { cpu: workerCpuUs, jobs: workerJobsDone };
+  const redis0 = monitor ? await redisCpuUs(monitor) : 0;
+  const own0 = process.cpuUsage();
   const r = await call(`${url}/`, body('large'));
+  const own = process.cpuUsage(own0);
   sampling = false;
   await sampler;
+  let cpuUs = own.user + own.system;
+  if (monitor) {
+    // The worker reports after the job completes, which may be just after the response ended.
+    for (let i = 0; i < 200 && workerJobsDone === worker0.jobs; i++) await new Promise((res) => setTimeout(res, 10));
+    cpuUs += workerCpuUs - worker0.cpu + ((await redisCpuUs(monitor)) - redis0);
+  }
   if (r.items !== ITEMS) throw new Error(`${url}: ${r.items} items streamed, ${ITEMS} expected`);
   return {
     mbps: r.bytes / 1e6 / (r.ms / 1000),
@@ -259,6 +302,7 @@ async function throughput(url: string, monitor?: Redis): Promise<Transfer> {
     items: r.items,
     redisPeakMb: (peak - base) / 1e6,
     rssGrowthMb: (rssPeak - rss0) / 1e6,
+    cpuMs: cpuUs / 1000,
   };
 }
 
@@ -300,6 +344,7 @@ async function main(): Promise<void> {
     const runs = { direct: [] as Transfer[], embedded: [] as Transfer[], queue: [] as Transfer[] };
     const ratios: number[] = [];
     const ratiosDirect: number[] = [];
+    const cpuRatios: number[] = [];
     for (let i = 0; i < REPEATS; i++) {
       const d = await throughput(direct.url);
       const e = await throughput(embedded.url);
@@ -308,6 +353,7 @@ async function main(): Promise<void> {
       runs.embedded.push(e);
       runs.queue.push(q);
       ratios.push(q.mbps / e.mbps);
+      cpuRatios.push(e.cpuMs / q.cpuMs);
       ratiosDirect.push(q.mbps / d.mbps);
     }
     const [tDirect, tEmb, tQueue] = [medianRun(runs.direct), medianRun(runs.embedded), medianRun(runs.queue)];
@@ -336,6 +382,7 @@ async function main(): Promise<void> {
       'MB/s': f(t.mbps, 1),
       'first item ms': f(t.firstItemMs, 1),
       'RSS growth MB (after GC)': f(t.rssGrowthMb, 1),
+      'CPU ms': f(t.cpuMs, 0),
     });
     console.table({
       direct: row(tDirect),
@@ -347,6 +394,8 @@ async function main(): Promise<void> {
       console.log(`${`${mode} MB/s per transfer:`.padEnd(31)} ${list.map((t) => f(t.mbps, 1)).join(' ')}`);
     console.log(`queue / embedded per transfer: ${ratios.map((r) => f(r)).join(' ')}`);
     console.log(`queue / direct per transfer:   ${ratiosDirect.map((r) => f(r)).join(' ')}`);
+    // What the machine's load cannot skew: CPU time per transfer (queue: api and client, worker, Redis).
+    console.log(`embedded / queue CPU time:     ${cpuRatios.map((r) => f(r)).join(' ')}`);
 
     console.log('\ngoals');
     const goal = (label: string, value: string, ok: boolean, want: string): void => {
@@ -360,6 +409,9 @@ async function main(): Promise<void> {
     goal('queue / embedded streaming (median)', f(ratio), ratio >= 0.85, '>= 0.85');
     console.log('  other figures (earlier goals in brackets)');
     console.log(`    queue / direct streaming (median)    ${f(median(ratiosDirect))}`);
+    console.log(
+      `    embedded / queue CPU time (median)   ${f(median(cpuRatios))}   (the streaming ratio when the cores are saturated)`,
+    );
     console.log(`    queue MB/s (median transfer)         ${f(tQueue.mbps, 1)}   [>= 40]`);
     console.log(`    time to first item, queue            ${f(tQueue.firstItemMs, 1)} ms   [<= 100 ms]`);
     console.log(

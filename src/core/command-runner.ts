@@ -12,6 +12,11 @@ export interface CommandContext {
   jobId: string;
   /** Called by long computations that emit nothing for a while, so the transport knows the command is alive. */
   progress: () => void;
+  /**
+   * Fields the transport stamps on every record this command logs (job id, command); `logger`
+   * already carries them, and records copied to the external log sink get them too.
+   */
+  logFields?: Readonly<Record<string, string>>;
 }
 
 /**

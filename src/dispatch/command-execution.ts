@@ -1,7 +1,7 @@
 import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
-import { runWithLogContext } from '../observability/log-context';
+import { withLogFields } from '../observability/log-context';
 import { redactText, secretsOf } from '../secrets/redaction';
 import type { ProxyCommand } from './command-dispatcher';
 import { errorsTotal } from '../observability/error-metrics';
@@ -38,7 +38,7 @@ function cancellation(signal: AbortSignal): FusionError {
 
 /**
  * Runs one command through the CommandRunner seam into a sink, in either mode: metrics,
- * log context, cancellation and the terminal end/error entry are handled here once.
+ * log fields, cancellation and the terminal end/error entry are handled here once.
  */
 export async function executeCommand(
   runner: CommandRunner,
@@ -46,44 +46,45 @@ export async function executeCommand(
   sink: OutputSink,
   opts: { signal: AbortSignal; logger: Logger; component: 'embedded' | 'worker' },
 ): Promise<CommandOutcome> {
-  return runWithLogContext({ jobId: cmd.requestId, command: cmd.type }, async () => {
-    const started = process.hrtime.bigint();
-    let outcome: CommandOutcome = 'success';
-    try {
-      const ctx = { signal: opts.signal, logger: opts.logger, jobId: cmd.requestId, progress: () => sink.progress() };
-      for await (const item of runner(cmd.type, cmd.input, cmd.config, ctx)) {
-        if (opts.signal.aborted) break;
-        const wait = sink.write(JSON.stringify(item));
-        if (wait) await wait;
-      }
-      if (opts.signal.aborted) {
-        outcome = 'cancelled';
-        await sink.fail(cancellation(opts.signal));
-      } else {
-        await sink.end();
-      }
-    } catch (e) {
-      const err = withoutSecrets(
-        opts.signal.aborted ? cancellation(opts.signal) : toFusionError(e),
-        secretsOf(cmd.config),
-      );
-      outcome = opts.signal.aborted ? 'cancelled' : 'error';
-      if (outcome === 'error') {
-        errorsTotal.inc({ component: opts.component, code: isFusionError(e) ? e.code : 'UNEXPECTED' });
-        opts.logger.error({ code: err.code, err: err.message }, 'command failed');
-      } else {
-        opts.logger.info({ code: err.code }, 'command cancelled');
-      }
-      try {
-        await sink.fail(err);
-      } catch (sinkError) {
-        opts.logger.warn({ err: errorMessage(sinkError) }, 'could not report the failure to the reader');
-      }
+  // Job id and command on every line, passed explicitly: see runWithLogContext for why not in its context.
+  const logFields = { jobId: cmd.requestId, command: cmd.type };
+  const logger = withLogFields(opts.logger, logFields);
+  const started = process.hrtime.bigint();
+  let outcome: CommandOutcome = 'success';
+  try {
+    const ctx = { signal: opts.signal, logger, logFields, jobId: cmd.requestId, progress: () => sink.progress() };
+    for await (const item of runner(cmd.type, cmd.input, cmd.config, ctx)) {
+      if (opts.signal.aborted) break;
+      const wait = sink.write(JSON.stringify(item));
+      if (wait) await wait;
     }
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    jobsTotal.inc({ command: cmd.type, outcome });
-    jobDuration.observe({ command: cmd.type, outcome }, seconds);
-    opts.logger.info({ outcome, seconds }, 'command finished');
-    return outcome;
-  });
+    if (opts.signal.aborted) {
+      outcome = 'cancelled';
+      await sink.fail(cancellation(opts.signal));
+    } else {
+      await sink.end();
+    }
+  } catch (e) {
+    const err = withoutSecrets(
+      opts.signal.aborted ? cancellation(opts.signal) : toFusionError(e),
+      secretsOf(cmd.config),
+    );
+    outcome = opts.signal.aborted ? 'cancelled' : 'error';
+    if (outcome === 'error') {
+      errorsTotal.inc({ component: opts.component, code: isFusionError(e) ? e.code : 'UNEXPECTED' });
+      logger.error({ code: err.code, err: err.message }, 'command failed');
+    } else {
+      logger.info({ code: err.code }, 'command cancelled');
+    }
+    try {
+      await sink.fail(err);
+    } catch (sinkError) {
+      logger.warn({ err: errorMessage(sinkError) }, 'could not report the failure to the reader');
+    }
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  jobsTotal.inc({ command: cmd.type, outcome });
+  jobDuration.observe({ command: cmd.type, outcome }, seconds);
+  logger.info({ outcome, seconds }, 'command finished');
+  return outcome;
 }

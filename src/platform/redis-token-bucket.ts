@@ -6,42 +6,53 @@ import { DEFAULT_WINDOW_MS, minGapMs, type Grant, type RateLimiter } from './rat
 
 /**
  * Sliding-window log in a Redis sorted set, decided atomically in Lua with the server's clock
- * (pods' clocks may drift; Redis has one). Returns 0 when granted, else microseconds to wait.
+ * (pods' clocks may drift; Redis has one). The log holds each grant at the time it may be used,
+ * which may lie up to `ahead` in the future: a waiter asks a little before its slot and is
+ * granted the slot itself, instead of asking after it and being granted its wake-up lag late.
+ * Every grant time is checked against the limit-th newest (window) and the newest (gap) of the
+ * log, so the log, future grants included, never holds more than `limit` in any window.
  * KEYS[1] = window zset, KEYS[2] = hold key (Retry-After); ARGV = limit, windowUs, member, gapUs,
- * and the member of an unused grant to hand back first ('' for none).
+ * the member of an unused grant to hand back first ('' for none), aheadUs, and the time in
+ * microseconds ('' for Redis's TIME; tests only). Returns {1, microseconds until the granted
+ * slot} or {0, microseconds to wait before asking again}.
  */
 const ACQUIRE_LUA = `
 if ARGV[5] ~= '' then redis.call('ZREM', KEYS[1], ARGV[5]) end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local hold = tonumber(redis.call('GET', KEYS[2]) or '0')
-if hold > now then return hold - now end
+local now
+if ARGV[7] ~= '' then
+  now = tonumber(ARGV[7])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local gap = tonumber(ARGV[4])
+local ahead = tonumber(ARGV[6])
+local at = now
+local hold = tonumber(redis.call('GET', KEYS[2]) or '0')
+if hold > at then at = hold end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
 local n = redis.call('ZCARD', KEYS[1])
-if n > limit then
-  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - limit - 1)
-  n = limit
-end
-local wait = 0
 if n >= limit then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  wait = tonumber(oldest[2]) + window - now
+  local e = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+  local t = tonumber(e[2]) + window
+  if t > at then at = t end
 end
-if n > 0 and gap > 0 then
+if n > 0 then
   local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-  local w2 = tonumber(newest[2]) + gap - now
-  if w2 > wait then wait = w2 end
+  local t = tonumber(newest[2]) + gap
+  if t > at then at = t end
 end
-if wait > 0 then
+local delay = at - now
+if delay > ahead then
+  local wait = delay - ahead
   if wait < 1 then wait = 1 end
-  return wait
+  return {0, wait}
 end
-redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1000)
-return 0
+redis.call('ZADD', KEYS[1], string.format('%.0f', at), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], math.ceil((window + delay) / 1000) + 1000)
+return {1, delay}
 `;
 
 /** KEYS[1] = hold key; ARGV[1] = hold milliseconds. Only ever extends an existing hold. */
@@ -107,6 +118,26 @@ export interface RedisBucketOptions {
    * of the server, this touches no one else.
    */
   scriptTag?: string;
+  /**
+   * How far ahead of its slot a waiter asks, and is granted that slot (default
+   * RESERVE_AHEAD_MS). It only has to outlast the waiter's wake-up lag (timer, busy event loop)
+   * and the round trip: the window is kept on the granted times whatever it is.
+   */
+  reserveAheadMs?: number;
+  /** Milliseconds on a fake clock instead of Redis's TIME (tests of the script only). */
+  clockForTests?: () => number;
+}
+
+/**
+ * A waiter woken this late still gets its slot: a timer on a loaded 2-core machine fires
+ * 1-4 ms late, a client parsing a 250-record page holds its event loop for several more.
+ */
+const RESERVE_AHEAD_MS = 25;
+
+/** The script's answer: granted a slot `ms` from now, or ask again in `ms`. */
+export interface Reservation {
+  granted: boolean;
+  ms: number;
 }
 
 interface Script {
@@ -128,6 +159,8 @@ export class RedisTokenBucket implements RateLimiter {
   private readonly windowUs: number;
   private readonly gapUs: number;
   private readonly scripts: { acquire: Script; hold: Script };
+  private readonly aheadUs: number;
+  private readonly clock: (() => number) | undefined;
 
   constructor(opts: RedisBucketOptions) {
     const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
@@ -138,6 +171,10 @@ export class RedisTokenBucket implements RateLimiter {
     this.limit = opts.requestsPerSecond;
     this.windowUs = Math.round(windowMs * 1000);
     this.gapUs = Math.round(minGapMs(opts.requestsPerSecond, windowMs) * 1000);
+    const ahead = opts.reserveAheadMs ?? RESERVE_AHEAD_MS;
+    if (!(ahead >= 0 && ahead <= windowMs)) throw new RangeError('reserveAheadMs must be between 0 and the window');
+    this.aheadUs = Math.round(ahead * 1000);
+    this.clock = opts.clockForTests;
     this.scripts =
       opts.scriptTag === undefined
         ? SCRIPTS
@@ -150,13 +187,13 @@ export class RedisTokenBucket implements RateLimiter {
   }
 
   /** EVALSHA, loading the script with EVAL when the server does not know it (restart, failover). */
-  private async run({ sha, lua }: Script, keys: string[], args: (string | number)[]): Promise<number> {
+  private async run({ sha, lua }: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
     try {
       try {
-        return Number(await this.redis.evalsha(sha, keys.length, ...keys, ...args));
+        return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
       } catch (e) {
         if (!(e instanceof Error) || !e.message.includes('NOSCRIPT')) throw e;
-        return Number(await this.redis.eval(lua, keys.length, ...keys, ...args));
+        return await this.redis.eval(lua, keys.length, ...keys, ...args);
       }
     } catch (e) {
       throw new FusionError(
@@ -174,18 +211,42 @@ export class RedisTokenBucket implements RateLimiter {
    * `replacing`, that unused grant leaves the log first, whatever the outcome.
    */
   async tryAcquire(replacing?: string, member: string = randomUUID()): Promise<number> {
-    const waitUs = await this.run(
+    const r = await this.reserve(replacing, member, 0);
+    return r.granted ? 0 : Math.max(1, Math.ceil(r.ms));
+  }
+
+  /** One decision of the script: a slot at most `aheadMs` from now, or how long to wait before asking again. */
+  async reserve(
+    replacing: string | undefined,
+    member: string,
+    aheadMs: number = this.aheadUs / 1000,
+  ): Promise<Reservation> {
+    const reply = await this.run(
       this.scripts.acquire,
       [this.keys.window, this.keys.hold],
-      [this.limit, this.windowUs, member, this.gapUs, replacing ?? ''],
+      [
+        this.limit,
+        this.windowUs,
+        member,
+        this.gapUs,
+        replacing ?? '',
+        Math.round(aheadMs * 1000),
+        this.clock ? Math.round(this.clock() * 1000) : '',
+      ],
     );
-    return waitUs <= 0 ? 0 : Math.max(1, Math.ceil(waitUs / 1000));
+    const [granted, us] = Array.isArray(reply) ? reply.map(Number) : [];
+    if (us === undefined || !(us >= 0))
+      throw new FusionError('RATE_LIMITER_UNAVAILABLE', 'the shared rate limiter answered something unexpected', {
+        component: 'rate-limiter',
+      });
+    return { granted: granted === 1, ms: us / 1000 };
   }
 
   /**
    * Waiters of one process line up locally and only the first asks Redis: without it every
    * waiter wakes at the same moment, they all ask Redis, and all but one go back to sleep. That
    * herd costs round trips and event-loop time between a grant and its request being sent.
+   * A waiter granted a slot ahead leaves the line at once and sleeps until its slot.
    */
   async acquire(signal?: AbortSignal, replacing?: Grant): Promise<Grant> {
     const key = this.keys.window;
@@ -194,23 +255,40 @@ export class RedisTokenBucket implements RateLimiter {
     const mine = new Promise<void>((resolve) => (done = resolve));
     const line = before.then(() => mine);
     localLines.set(key, line);
+    let reserved: { at: number; until: number; id: string } | undefined;
     try {
       await untilOrAbort(before, signal);
       let handBack = replacing?.id || undefined;
       for (;;) {
         if (signal?.aborted) await sleep(0, signal);
-        // Redis records the grant after this moment; the reply may reach us much later.
+        // Redis records the grant for `asked + ms` at the earliest, on the local clock.
         const asked = performance.now();
         const id = randomUUID();
-        const wait = await this.tryAcquire(handBack, id);
+        const r = await this.reserve(handBack, id);
         handBack = undefined;
-        if (wait === 0) return { at: asked, id };
-        await sleep(wait, signal);
+        if (r.granted) {
+          // Its use is counted from the earliest local time of the slot (staleness check before
+          // dispatch); it is not used before the latest.
+          reserved = { at: asked + r.ms, until: performance.now() + r.ms, id };
+          break;
+        }
+        await sleep(r.ms, signal);
       }
     } finally {
       done();
       if (localLines.get(key) === line) localLines.delete(key);
     }
+    const wait = reserved.until - performance.now();
+    if (wait > 0) {
+      try {
+        await sleep(Math.ceil(wait), signal);
+      } catch (e) {
+        // The slot will not be used: give it back for others (best effort).
+        this.redis.zrem(key, reserved.id).catch(() => undefined);
+        throw e;
+      }
+    }
+    return { at: reserved.at, id: reserved.id };
   }
 
   async holdFor(ms: number): Promise<void> {

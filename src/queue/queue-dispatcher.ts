@@ -57,6 +57,8 @@ export class QueueDispatcher implements CommandDispatcher {
   private readonly redis: Redis;
   private readonly queue: CommandQueue;
   private readonly pool: ReaderConnectionPool;
+  /** The queue as seen from each reader connection: a job is added on the connection that then reads its result. */
+  private readonly readerQueues = new Map<Redis, CommandQueue>();
   private readonly cleanups = new Set<Promise<void>>();
   private readonly health: RedisHealth;
   private closing = false;
@@ -75,32 +77,44 @@ export class QueueDispatcher implements CommandDispatcher {
     this.health.watch(this.redis);
     this.queue = new CommandQueue(this.redis, this.queueName, opts.crypto, opts.prefix ?? DEFAULT_BULL_PREFIX);
     this.health.watch(this.queue.queue);
-    this.pool = new ReaderConnectionPool(opts.redisUrl, opts.redisOptions);
+    this.pool = new ReaderConnectionPool(opts.redisUrl, opts.redisOptions, undefined, (redis) => {
+      const queue = this.readerQueues.get(redis);
+      this.readerQueues.delete(redis);
+      // Shared connection: closing the queue leaves the connection to the pool.
+      queue?.close().catch(() => undefined);
+    });
     setQueueStatsSource(this.queue);
   }
 
+  /** The command queue on a reader connection (BullMQ loads its scripts there once). */
+  private queueOn(conn: ReaderConnection): CommandQueue {
+    let queue = this.readerQueues.get(conn.redis);
+    if (!queue) {
+      queue = new CommandQueue(conn.redis, this.queueName, this.opts.crypto, this.opts.prefix ?? DEFAULT_BULL_PREFIX);
+      // Its failures reach the add that met them; an 'error' event without a listener would throw.
+      queue.queue.on('error', () => undefined);
+      this.readerQueues.set(conn.redis, queue);
+    }
+    return queue;
+  }
+
   /**
-   * A 503 (QUEUE_UNAVAILABLE) promises the command did not run: the reader connection is checked
-   * before the job is queued, and a job whose queuing failed is withdrawn (cancel key, removal)
-   * once Redis answers again. Once the job is queued, a lost reader is QUEUE_RESULT_LOST instead.
+   * A 503 (QUEUE_UNAVAILABLE) promises the command did not run. The reader lease and the job go
+   * out together on the connection that will read the result: one round trip, and Redis runs
+   * them in order, so the job never exists without its lease, and an answer for both proves the
+   * reader's connection. A job whose lease was not confirmed is withdrawn (cancel key, removal;
+   * retried until Redis answers) and a worker never starts a job without its lease. Once the job
+   * is queued, a lost reader is QUEUE_RESULT_LOST instead.
    */
   async *dispatch(cmd: ProxyCommand, signal: AbortSignal): AsyncGenerator<OutputChunk> {
     await this.connected();
     const keys = resultKeys(this.queueName, cmd.requestId);
-    // The reader's check and the lease are independent: one round trip for both instead of two.
-    // Both must succeed before the job is queued, so a 503 still means it did not run.
-    const [leased, acquired] = await Promise.allSettled([
-      withTimeout(this.redis.set(keys.reader, '1', 'PX', READER_LEASE_MS), 5000, 'taking the reader lease'),
-      withTimeout(this.pool.acquire(), 5000, 'connecting a reader'),
-    ]);
-    if (acquired.status === 'rejected' || leased.status === 'rejected') {
-      // The lease may have been taken even though its answer did not arrive: drop it (best effort).
-      this.redis.del(keys.reader).catch(() => undefined);
-      if (acquired.status === 'fulfilled') this.pool.release(acquired.value, false);
-      const failed = acquired.status === 'rejected' ? acquired : (leased as PromiseRejectedResult);
-      throw unavailable(failed.reason, this.health);
+    let conn: ReaderConnection;
+    try {
+      conn = await withTimeout(this.pool.acquire(), 5000, 'connecting a reader');
+    } catch (e) {
+      throw unavailable(e, this.health);
     }
-    const conn: ReaderConnection = acquired.value;
     let completed = false;
     let healthy = true;
     const job: { queued: 'no' | 'yes' | 'maybe' } = { queued: 'no' };
@@ -110,15 +124,20 @@ export class QueueDispatcher implements CommandDispatcher {
       READER_LEASE_MS / 3,
     );
     try {
-      try {
-        await withTimeout(this.queue.add(cmd), 5000, 'adding the job');
-        job.queued = 'yes';
-      } catch (e) {
+      const [leased, added] = await Promise.allSettled([
+        withTimeout(conn.redis.set(keys.reader, '1', 'PX', READER_LEASE_MS), 5000, 'taking the reader lease'),
+        withTimeout(this.queueOn(conn).add(cmd), 5000, 'adding the job'),
+      ]);
+      if (leased.status === 'rejected' || added.status === 'rejected') {
         // The add may have reached Redis even though its answer did not reach us.
         job.queued = 'maybe';
         healthy = false;
-        throw unavailable(e, this.health);
+        throw unavailable(
+          added.status === 'rejected' ? added.reason : (leased as PromiseRejectedResult).reason,
+          this.health,
+        );
       }
+      job.queued = 'yes';
       const reader = new ResultStreamReader(conn, this.redis, keys, {
         idleTimeoutMs: this.opts.requestTimeoutMs,
         blockMs: this.opts.readerBlockMs ?? 1000,

@@ -4,10 +4,19 @@ export interface ReaderConnection {
   redis: Redis;
   /** CLIENT ID, so another connection can CLIENT UNBLOCK it. */
   clientId: number;
+  /** When it was last handed back healthy (performance.now()). */
+  releasedAt?: number;
 }
 
 /** How long an idle connection may take to answer PING before it is replaced. */
 const HEALTH_CHECK_MS = 500;
+
+/**
+ * An idle connection handed back healthy less than this long ago is lent without a PING: its
+ * first command on loan (the reader lease, sent before the job on the same connection) answers
+ * for it, and a PING would add a round trip before every queued command.
+ */
+const RECENTLY_USED_MS = 1000;
 
 function pingWithin(redis: Redis, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -39,6 +48,8 @@ export class ReaderConnectionPool {
     private readonly url: string,
     private readonly options: RedisOptions = {},
     private readonly maxIdle = 32,
+    /** Called once for each connection the pool drops (to release what a user attached to it). */
+    private readonly onDiscard: (redis: Redis) => void = () => undefined,
   ) {}
 
   /** Connections open now, idle or lent (metrics and tests). */
@@ -51,7 +62,7 @@ export class ReaderConnectionPool {
     return this.lentOut;
   }
 
-  /** A connection that answered PING just now. */
+  /** A connection that answered PING just now, or was used successfully less than a second ago. */
   async acquire(): Promise<ReaderConnection> {
     const conn = await this.connect();
     this.lentOut += 1;
@@ -60,7 +71,12 @@ export class ReaderConnectionPool {
 
   private async connect(): Promise<ReaderConnection> {
     for (let reused = this.idle.pop(); reused; reused = this.idle.pop()) {
-      if (reused.redis.status === 'ready' && (await pingWithin(reused.redis, HEALTH_CHECK_MS))) return reused;
+      if (
+        reused.redis.status === 'ready' &&
+        ((reused.releasedAt !== undefined && performance.now() - reused.releasedAt < RECENTLY_USED_MS) ||
+          (await pingWithin(reused.redis, HEALTH_CHECK_MS)))
+      )
+        return reused;
       this.discard(reused.redis);
     }
     const redis = new Redis(this.url, {
@@ -89,18 +105,21 @@ export class ReaderConnectionPool {
       this.discard(conn.redis);
       return;
     }
+    conn.releasedAt = performance.now();
     this.idle.push(conn);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.idle.length = 0;
-    await Promise.all([...this.all].map((r) => r.quit().catch(() => r.disconnect())));
+    const all = [...this.all];
     this.all.clear();
+    for (const r of all) this.onDiscard(r);
+    await Promise.all(all.map((r) => r.quit().catch(() => r.disconnect())));
   }
 
   private discard(redis: Redis): void {
-    this.all.delete(redis);
+    if (this.all.delete(redis)) this.onDiscard(redis);
     redis.disconnect();
   }
 }

@@ -64,6 +64,35 @@ describe('reader lease (queue mode)', () => {
     expect(await leaseKeys()).toEqual([]);
   });
 
+  it('is taken with the job on the connection that reads the result, in that order, without a PING when reused', async () => {
+    // The first request leaves a pooled reader connection behind; the second reuses it at once.
+    expect((await post(`${h.base}/proxy`, commandBody({ items: 1 }))).status).toBe(200);
+    const seen: { cmd: string; key: string; source: string }[] = [];
+    const base = h.redis!.duplicate();
+    const monitor = await base.monitor();
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      const key = args.find((a) => a.includes(h.env.QUEUE_NAME)) ?? '';
+      seen.push({ cmd: String(args[0]).toLowerCase(), key, source });
+    });
+    try {
+      const res = await post(`${h.base}/proxy`, commandBody({ items: 1 }));
+      expect(res.status).toBe(200);
+    } finally {
+      await delay(100);
+      monitor.disconnect();
+      base.disconnect();
+    }
+    const lease = seen.findIndex((e) => e.cmd === 'set' && e.key.endsWith(':reader'));
+    expect(lease).toBeGreaterThanOrEqual(0);
+    const reader = seen[lease]!.source;
+    const fromReader = seen.filter((e, i) => e.source === reader && i >= lease && e.cmd !== 'xdel');
+    // The lease, then the job (BullMQ's add script, on the queue's keys), then the reads.
+    expect(fromReader[0]!.cmd).toBe('set');
+    expect(fromReader[1]).toMatchObject({ cmd: 'evalsha', key: expect.stringContaining(`bull:${h.env.QUEUE_NAME}:`) });
+    expect(fromReader[2]).toMatchObject({ cmd: 'xread' });
+    expect(seen.slice(0, lease).some((e) => e.source === reader && e.cmd === 'ping')).toBe(false);
+  });
+
   it('a worker stops a running job whose lease lapsed (its api is gone) and drops its result stream', async () => {
     const before = h.runner.count;
     const res = await post(`${h.base}/proxy`, commandBody({ items: 3, gateAfterItems: 1, gate: 'never' }), {

@@ -39,6 +39,7 @@ export async function* withScope<T>(
     ctx.logger,
     config.logLevel,
     sink ? { sink, level: config.externalLoggingLevel } : undefined,
+    ctx.logFields,
   );
   const scoped: CommandContext = { ...ctx, logger };
   const platform = deps.platform(raw, { signal: ctx.signal, logger });

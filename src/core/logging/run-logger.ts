@@ -11,7 +11,13 @@ const RANK: Record<Level, number> = { error: 0, warn: 1, info: 2, debug: 3 };
  * above "External logging level" sent to the external sink when one is configured. The level is
  * checked before anything is formatted.
  */
-export function createRunLogger(base: Logger, level: Level, sink?: { sink: LogSink; level: Level }): Logger {
+export function createRunLogger(
+  base: Logger,
+  level: Level,
+  sink?: { sink: LogSink; level: Level },
+  /** Stamped on external records (the transport's job id and command; `base` stamps its own lines). */
+  stamp: Readonly<Record<string, string>> = {},
+): Logger {
   const make = (name: Level): LogFn => {
     const local = RANK[name] <= RANK[level];
     const external = sink !== undefined && RANK[name] <= RANK[sink.level];
@@ -20,7 +26,7 @@ export function createRunLogger(base: Logger, level: Level, sink?: { sink: LogSi
       const fields = typeof objOrMsg === 'string' ? {} : redactFields(objOrMsg);
       const text = typeof objOrMsg === 'string' ? objOrMsg : (msg ?? '');
       if (local) base[name](fields, text);
-      if (external) sink.sink.write({ ...fields, level: name, time: new Date().toISOString(), msg: text });
+      if (external) sink.sink.write({ ...stamp, ...fields, level: name, time: new Date().toISOString(), msg: text });
     }) as LogFn;
   };
   return { error: make('error'), warn: make('warn'), info: make('info'), debug: make('debug') };
