@@ -225,15 +225,51 @@ export class NameIndex implements CandidateIndex {
   private neighbours(x: number): readonly number[] {
     let nb = this.neighbourCache.get(x);
     if (nb) return nb;
+    nb = this.searchNeighbours(x);
+    this.neighbourCache.set(x, nb);
+    return nb;
+  }
+
+  /** neighbours(x), searched without being cached (the caller keeps it, or not). */
+  searchNeighbours(x: number): number[] {
+    const cached = this.neighbourCache.get(x);
+    if (cached) return cached.slice();
     const found: number[] = [];
     if (this.tokens[x]!.length === 1) {
       for (const y of this.candidates(x)) found.push(y);
     } else {
       for (const y of this.candidates(x)) if (this.sim(x, y) > 0) found.push(y);
     }
-    nb = found;
-    this.neighbourCache.set(x, nb);
-    return nb;
+    return found;
+  }
+
+  /** Record r's token ids, per value (for the combined key and name index). */
+  tokensOf(r: number): readonly (readonly number[])[] {
+    return this.recordTokens[r]!;
+  }
+
+  /** First character (UTF-16 code) of token x; a one-character token is an initial. */
+  firstCharOf(x: number): number {
+    return this.firstChar[x]!;
+  }
+
+  isInitial(x: number): boolean {
+    return this.tokens[x]!.length === 1;
+  }
+
+  /** Records holding token x (at least 1). */
+  recordsWith(x: number): number {
+    return Math.max(1, this.tokenRecords[x]!.length);
+  }
+
+  /** Tokens in the vocabulary: what one neighbour search scans. */
+  get vocabularySize(): number {
+    return this.tokens.length;
+  }
+
+  /** Fewest tokens of a value of na tokens that must have a neighbour in any passing partner (Infinity: none can pass). */
+  minNeed(na: number): number {
+    return this.need(na);
   }
 
   /** Records holding the token; for an initial, records holding any token with that first letter. */
@@ -403,7 +439,7 @@ export class NameIndex implements CandidateIndex {
    * bound on the shared characters, which the letter-bucket sets bound from above: merged
    * buckets only raise it; a bucket seen three times on both sides skips the bound).
    */
-  private isNeighbour(x: number, y: number): boolean {
+  isNeighbour(x: number, y: number): boolean {
     if (x === y) return true;
     const tx = this.tokens[x]!;
     const ty = this.tokens[y]!;
