@@ -132,7 +132,8 @@ export class CombinedIndex {
   /**
    * Work of probing with record r: per name value, the na - need + 1 tokens whose (key, neighbour)
    * postings are shortest. A token not searched yet costs its neighbour search (a vocabulary scan,
-   * shared by the records holding the token) plus its own postings, a lower bound of its neighbours'. The plan is kept for probe().
+   * shared by the records holding the token) plus its own postings, a lower bound of its
+   * neighbours'. The plan is kept for probe().
    */
   estimate(r: number): number {
     return this.planWalk(r);

@@ -267,7 +267,7 @@ export class NameIndex implements CandidateIndex {
     return this.tokens.length;
   }
 
-  /** Fewest tokens of a value of na tokens that must have a neighbour in any passing partner (Infinity: none can pass). */
+  /** Fewest tokens of a value of na tokens with a neighbour in any passing partner (Infinity: none can pass). */
   minNeed(na: number): number {
     return this.need(na);
   }
