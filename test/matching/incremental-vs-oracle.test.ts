@@ -12,8 +12,10 @@ import { jaroWinklerOverlapFilter } from '../../src/core/matching/algorithms/jar
 import { levenshteinOverlapFilter } from '../../src/core/matching/algorithms/levenshtein';
 import type { OverlapFilter } from '../../src/core/matching/algorithms/kernel';
 import { CandidateCollector } from '../../src/core/matching/indexes/candidate-collector';
+import { CombinedIndex } from '../../src/core/matching/indexes/combined-index';
 import { OverlapIndex } from '../../src/core/matching/indexes/overlap-index';
 import { randomRecords, rng } from './support/random-records';
+import { surnamePeople } from './support/surname-people';
 
 /** Every pair as "account|candidate|kind|score|scores", sorted. */
 function pairs(result: MatchResult): string[] {
@@ -180,4 +182,66 @@ describe('OverlapIndex appended and truncated == built at once', () => {
       expect(checked).toBeGreaterThan(1000);
     });
   }
+});
+
+describe('combined (surname key, name token) index over interleaved addBaseline/match calls', () => {
+  it('== oracle batch after batch: appended, probed and truncated records, new tokens for cached neighbour lists', () => {
+    const records = surnamePeople(4242, 160, 260);
+    const probe = jest.spyOn(CombinedIndex.prototype, 'probe');
+    jest.spyOn(CombinedIndex.prototype, 'estimate').mockReturnValue(0);
+    for (const [surname, name] of [
+      [100, 80],
+      [70, 65],
+    ] as const) {
+      const settings: MatchingSettings = {
+        attributes: [
+          { attribute: 'lastName', algorithm: 'double-metaphone', threshold: surname, mandatory: true },
+          { attribute: 'displayName', algorithm: 'name-matcher', threshold: name, mandatory: true },
+        ],
+        reviewTopK: 10,
+      };
+      expect(replay(settings, records, 0, 40).matched).toBeGreaterThan(20);
+      expect(replay(settings, records, 160, 9).matched).toBeGreaterThan(20);
+    }
+    expect(probe).toHaveBeenCalled();
+    jest.restoreAllMocks();
+  });
+
+  it('a token added after a neighbour list was kept joins that list (Robert, then Robret and Bob)', () => {
+    const settings: MatchingSettings = {
+      attributes: [
+        { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
+        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
+      ],
+      reviewTopK: 50,
+    };
+    const person = (id: string, name: string): MatchRecord => ({
+      id,
+      attributes: { displayName: `${name} Smith`, lastName: 'Smith' },
+    });
+    const others = ['Alice', 'Carol', 'Dana', 'Erin', 'Fay', 'Gwen', 'Hope', 'Iris', 'June', 'Kim'];
+    const baseline = [
+      ...Array.from({ length: 10 }, (_, i) => person(`r${i}`, 'Robert')),
+      ...Array.from({ length: 60 }, (_, i) => person(`o${i}`, others[i % others.length]!)),
+    ];
+    const index = buildMatcher(settings);
+    const oracle = buildExhaustiveMatcher(settings);
+    const both = (f: (m: Matcher) => void): void => {
+      f(index);
+      f(oracle);
+    };
+    both((m) => m.addBaseline(baseline));
+    const probe = jest.spyOn(CombinedIndex.prototype, 'probe');
+    const same = (news: MatchRecord[]): number => {
+      const got = index.match(news, { topK: Infinity });
+      expect(pairs(got)).toEqual(pairs(oracle.match(news, { topK: Infinity })));
+      expect(got.stats.generatorUse['lastName+displayName']).toBe(news.length);
+      return got.duplicates.get(news[0]!.id)?.length ?? 0;
+    };
+    expect(same([person('q1', 'Robert')])).toBe(10); // walks "robert": its neighbour list is kept
+    both((m) => m.addBaseline([person('t1', 'Robret'), person('n1', 'Bob')])); // new neighbours of robert
+    expect(same([person('q2', 'Robert')])).toBe(12);
+    expect(probe).toHaveBeenCalledTimes(2);
+    jest.restoreAllMocks();
+  });
 });

@@ -7,10 +7,12 @@ import {
   buildExhaustiveMatcher,
   buildMatcher,
 } from '../../src/core/matching';
+import { CombinedIndex } from '../../src/core/matching/indexes/combined-index';
 import { KeyIndex } from '../../src/core/matching/indexes/key-index';
 import { NameIndex } from '../../src/core/matching/indexes/name-index';
 import { generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
+import { surnamePeople } from './support/surname-people';
 
 const THRESHOLDS = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100];
 const LOSSLESS: readonly Algorithm[] = ALGORITHMS; // the name matcher's token index is lossless too
@@ -173,6 +175,8 @@ describe('mandatory attributes intersect their candidates (refine) == oracle', (
   }));
 
   it('surname sound-alike + name matcher at thresholds 50..100: same pairs, fewer scored, both directions used', () => {
+    // the single indexes only here (the combined index has its own tests below)
+    jest.spyOn(CombinedIndex.prototype, 'estimate').mockReturnValue(Number.POSITIVE_INFINITY);
     const [nameRefine, keyRefine] = spies();
     let matched = 0;
     let scored = 0;
@@ -227,6 +231,57 @@ describe('mandatory attributes intersect their candidates (refine) == oracle', (
       };
       const { index, oracle } = run(settings, multi, 300);
       expect(pairs(index)).toEqual(pairs(oracle));
+    }
+  });
+});
+
+describe('combined (surname key, name token) index == oracle', () => {
+  const records = surnamePeople(20261126, 300, 220);
+  const settingsAt = (surname: number, name: number): MatchingSettings => ({
+    attributes: [
+      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: surname, mandatory: true },
+      { attribute: 'displayName', algorithm: 'name-matcher', threshold: name, mandatory: true },
+      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
+    ],
+    reviewTopK: 10,
+  });
+
+  it('forced to generate: the oracle pairs at name 50..100, surname codes primary-only and secondary', () => {
+    const probe = jest.spyOn(CombinedIndex.prototype, 'probe');
+    jest.spyOn(CombinedIndex.prototype, 'estimate').mockReturnValue(0);
+    let matched = 0;
+    for (const name of [50, 60, 70, 80, 85, 90, 100]) {
+      for (const surname of [100, 70]) {
+        const { index, oracle } = run(settingsAt(surname, name), records, 300);
+        const got = pairs(index);
+        expect(got).toEqual(pairs(oracle));
+        matched += got.length;
+        expect(index.stats.generatorUse['lastName+displayName']).toBeGreaterThan(50);
+      }
+    }
+    expect(matched).toBeGreaterThan(300);
+    expect(probe).toHaveBeenCalled();
+    jest.restoreAllMocks();
+  });
+
+  it('scores the same candidates whichever index generates (the refine makes the set canonical)', () => {
+    for (const [surname, name] of [
+      [100, 80],
+      [70, 60],
+      [80, 90],
+    ] as const) {
+      const stats = (estimate: number): MatchResult['stats'] => {
+        jest.spyOn(CombinedIndex.prototype, 'estimate').mockReturnValue(estimate);
+        const { index } = run(settingsAt(surname, name), records, 300);
+        jest.restoreAllMocks();
+        return index.stats;
+      };
+      const combined = stats(0);
+      const single = stats(Number.POSITIVE_INFINITY);
+      expect(combined.generatorUse['lastName+displayName']).toBeGreaterThan(50);
+      expect(single.generatorUse['lastName+displayName']).toBeUndefined();
+      expect(combined.pairs).toEqual(single.pairs);
+      expect(combined.pairsCompared).toBe(single.pairsCompared);
     }
   });
 });

@@ -15,6 +15,8 @@ export const ACCOUNT_WITHOUT_VALUES = 3;
 /** Generator of an account's candidates: an attribute index, or one of these. */
 export const GENERATOR_UNION = -1;
 export const GENERATOR_EXHAUSTIVE = -2;
+/** The combined (key, name token) index of two mandatory attributes (indexes/combined-index.ts). */
+export const GENERATOR_COMBINED = -3;
 
 export interface BlockedSlice {
   /** New accounts of the slice: positions from..from+count-1 among the call's new records. */
@@ -24,7 +26,7 @@ export interface BlockedSlice {
   status: Uint8Array;
   /** Per account: candidates evaluated. */
   compared: Int32Array;
-  /** Per account: the generator (attribute index, GENERATOR_UNION or GENERATOR_EXHAUSTIVE). */
+  /** Per account: the generator (attribute index or a GENERATOR_* constant). */
   generator: Int16Array;
   /** Per account k: its matched candidates are candidates[matchedStart[k] .. matchedStart[k+1]). */
   matchedStart: Int32Array;

@@ -5,6 +5,7 @@ import {
   ACCOUNT_MISSING_MANDATORY,
   ACCOUNT_WITHOUT_VALUES,
   type BlockedSlice,
+  GENERATOR_COMBINED,
   GENERATOR_EXHAUSTIVE,
   GENERATOR_UNION,
   GrowingFloat64,
@@ -12,6 +13,9 @@ import {
 } from './blocked-slice';
 import { DEFAULT_PROBABILITY_THRESHOLD } from './matching-config';
 import { CandidateCollector, type CandidateIndex } from './indexes/candidate-collector';
+import { CombinedIndex } from './indexes/combined-index';
+import { KeyIndex } from './indexes/key-index';
+import { NameIndex } from './indexes/name-index';
 import { candidatesObserver, recordMatchingStats } from './metrics';
 import { attributeKind } from './probabilistic/comparators';
 import { type BlockedAccount, ProbabilisticModel } from './probabilistic/model';
@@ -63,6 +67,9 @@ type Mode = 'index' | 'exhaustive';
 
 /** Order of BlockedSlice.outcomes. */
 const OUTCOMES: readonly PairOutcome[] = ['matched', 'below_threshold', 'mandatory_failed', 'value_missing'];
+
+/** Cheapest single index's estimate above which the combined index is considered. */
+const COMBINED_FROM = 24;
 
 /** Relative cost of scoring one pair, to test cheap mandatory attributes first. */
 const SCORE_COST: Record<Algorithm, number> = {
@@ -170,6 +177,8 @@ class EngineMatcher implements MatchEngine {
   /** Attributes whose threshold makes a pair a candidate (all but surnames under a name, probabilistic). */
   private readonly blocks: boolean[];
   private indexes: Map<number, CandidateIndex> | undefined;
+  /** A mandatory lossless key attribute and a mandatory name attribute: their (key, token) index. */
+  private combined: { index: CombinedIndex; keyAttr: number; nameAttr: number } | undefined;
   private readonly collector = new CandidateCollector(0);
   private readonly scores: Float64Array;
   private readonly observers = new Map<string, (k: number) => void>();
@@ -210,6 +219,7 @@ class EngineMatcher implements MatchEngine {
   private append(records: readonly MatchRecord[]): void {
     for (const r of records) this.ids.push(r.id);
     for (const rt of this.runtimes) rt.append(records);
+    this.combined?.index.append(this.ids.length);
     this.model?.append(records);
   }
 
@@ -228,6 +238,7 @@ class EngineMatcher implements MatchEngine {
     if (this.model) throw new Error('addValues: only a block-only engine takes prepared values');
     for (const id of ids) this.ids.push(id);
     this.runtimes.forEach((rt, i) => rt.appendValues(values[i]!));
+    this.combined?.index.append(this.ids.length);
   }
 
   dropNew(B: number): void {
@@ -235,6 +246,7 @@ class EngineMatcher implements MatchEngine {
   }
 
   private truncate(n: number): void {
+    this.combined?.index.truncate(n);
     for (const rt of this.runtimes) rt.truncate(n);
     this.model?.truncate(n);
     this.ids.length = n;
@@ -274,6 +286,15 @@ class EngineMatcher implements MatchEngine {
     // Built once, over the baseline so far; every later record is appended to them.
     this.indexes = new Map();
     for (const i of this.generatorIdx) this.indexes.set(i, this.runtimes[i]!.index());
+    const mandatoryIndex = (is: (x: CandidateIndex) => boolean): number =>
+      this.mandatory.find((i) => is(this.indexes!.get(i)!)) ?? -1;
+    const keyAttr = mandatoryIndex((x) => x instanceof KeyIndex && x.lossless);
+    const nameAttr = mandatoryIndex((x) => x instanceof NameIndex);
+    if (this.mode === 'index' && keyAttr >= 0 && nameAttr >= 0) {
+      const keys = this.indexes.get(keyAttr) as KeyIndex<unknown>;
+      const names = this.indexes.get(nameAttr) as NameIndex;
+      this.combined = { index: new CombinedIndex(keys, names), keyAttr, nameAttr };
+    }
   }
 
   match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): MatchResult {
@@ -338,14 +359,18 @@ class EngineMatcher implements MatchEngine {
         generator[k] = GENERATOR_EXHAUSTIVE;
       } else {
         const chosen = this.chooseGenerators(g, generatorIdx, mandatory.length > 0, indexes, runtimes);
-        for (const i of chosen) {
-          const info = indexes.get(i)!.probe(g, g, collector);
-          if (info.fullScan) {
-            fullScans.push(k);
-            fullScans.push(i);
+        if (chosen[0] === GENERATOR_COMBINED) {
+          this.combined!.index.probe(g, g, collector);
+        } else {
+          for (const i of chosen) {
+            const info = indexes.get(i)!.probe(g, g, collector);
+            if (info.fullScan) {
+              fullScans.push(k);
+              fullScans.push(i);
+            }
           }
         }
-        if (mandatory.length > 1) this.refine(g, chosen[0]!, mandatory, indexes, collector);
+        if (mandatory.length > 0) this.refine(g, chosen[0]!, mandatory, indexes, collector);
         generator[k] = chosen.length === 1 ? chosen[0]! : GENERATOR_UNION;
       }
 
@@ -430,8 +455,14 @@ class EngineMatcher implements MatchEngine {
         const gen = slice.generator[k]!;
         let label = 'exhaustive';
         if (gen !== GENERATOR_EXHAUSTIVE) {
-          label = gen === GENERATOR_UNION ? 'union' : rules[gen]!.algorithm;
-          const name = gen === GENERATOR_UNION ? 'union' : rules[gen]!.attribute;
+          const { keyAttr, nameAttr } = this.combined ?? { keyAttr: 0, nameAttr: 0 };
+          label = gen === GENERATOR_UNION ? 'union' : gen === GENERATOR_COMBINED ? 'combined' : rules[gen]!.algorithm;
+          const name =
+            gen === GENERATOR_UNION
+              ? 'union'
+              : gen === GENERATOR_COMBINED
+                ? `${rules[keyAttr]!.attribute}+${rules[nameAttr]!.attribute}`
+                : rules[gen]!.attribute;
           stats.generatorUse[name] = (stats.generatorUse[name] ?? 0) + 1;
         }
         const compared = slice.compared[k]!;
@@ -512,13 +543,22 @@ class EngineMatcher implements MatchEngine {
         bestLossless = index.lossless;
       }
     }
+    // Both of its attributes are mandatory and lossless, so it competes with the lossless indexes;
+    // its estimate looks up a posting per neighbour token, more than a short bucket costs to walk.
+    if (this.combined && bestCost > COMBINED_FROM && this.combined.index.estimate(g) < bestCost)
+      return [GENERATOR_COMBINED];
     return [best];
   }
 
   /**
    * A match passes every mandatory attribute, so the chosen index's candidates are intersected
-   * with the other lossless mandatory indexes (a membership test per candidate, not a walk of
-   * their postings): a common surname's bucket shrinks to the records whose name can also pass.
+   * with every lossless mandatory index's exact bound (a membership test per candidate, not a walk
+   * of their postings): a common surname's bucket shrinks to the records whose name can also pass.
+   * The chosen index is refined too when its probe is a looser bound than its refine (the name
+   * index's count filter takes the fewest tokens any partner size needs; refine the partner's own):
+   * the candidates are then the same whichever index generated them, so the counts in the stats do
+   * not depend on the per-account choice (which follows caches that differ between threads). A key
+   * index that generated (alone or in the combined index) needs no refine: its candidates share a key.
    */
   private refine(
     g: number,
@@ -527,9 +567,11 @@ class EngineMatcher implements MatchEngine {
     indexes: Map<number, CandidateIndex>,
     collector: CandidateCollector,
   ): void {
+    const keyDone = chosen === GENERATOR_COMBINED ? this.combined!.keyAttr : chosen;
     for (const i of mandatory) {
-      if (i === chosen || collector.size === 0) continue;
+      if (collector.size === 0) return;
       const index = indexes.get(i)!;
+      if (i === keyDone && index instanceof KeyIndex) continue;
       if (index.lossless && index.refine) index.refine(g, collector);
     }
   }

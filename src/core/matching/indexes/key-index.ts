@@ -49,6 +49,11 @@ export class KeyIndex<P> implements CandidateIndex {
     if (this.recordKeys.length > n) this.recordKeys.length = n;
   }
 
+  /** Record r's keys, deduplicated (for the combined key and name index). */
+  keysOf(r: number): readonly string[] {
+    return this.recordKeys[r]!;
+  }
+
   estimate(r: number): number {
     let n = 0;
     for (const k of this.recordKeys[r]!) n += this.buckets.get(k)?.length ?? 0;

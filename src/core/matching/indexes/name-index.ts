@@ -138,6 +138,40 @@ export class NameIndex implements CandidateIndex {
     }
   }
 
+  /** neighbours(x) without caching it: the combined index keeps its own lists (see combined-index.ts). */
+  searchNeighbours(x: number): number[] {
+    return this.vocab.searchNeighbours(x);
+  }
+
+  /** Record r's token ids, per value (for the combined key and name index). */
+  tokensOf(r: number): readonly (readonly number[])[] {
+    return this.recordTokens[r]!;
+  }
+
+  /** First character (UTF-16 code) of token x; a one-character token is an initial. */
+  firstCharOf(x: number): number {
+    return this.vocab.tokens[x]!.charCodeAt(0);
+  }
+
+  isInitial(x: number): boolean {
+    return this.vocab.tokens[x]!.length === 1;
+  }
+
+  /** Records holding token x (at least 1). */
+  recordsWith(x: number): number {
+    return Math.max(1, this.tokenRecords[x]!.length);
+  }
+
+  /** Tokens in the vocabulary: what one neighbour search scans. */
+  get vocabularySize(): number {
+    return this.vocab.size;
+  }
+
+  /** Fewest tokens of a value of na tokens with a neighbour in any passing partner (Infinity: none can pass). */
+  minNeed(na: number): number {
+    return this.need(na);
+  }
+
   /** Records holding the token; for an initial, records holding any token with that first letter. */
   private proxy(x: number): number {
     const tok = this.vocab.tokens[x]!;
@@ -298,6 +332,11 @@ export class NameIndex implements CandidateIndex {
     let m = 0;
     for (let k = 0; k < q.length; k++) if (this.vocab.isNeighbour(q[k]!, y)) m |= 1 << k;
     return m;
+  }
+
+  /** Name-token similarity > 0 (token-neighbours.ts). */
+  isNeighbour(x: number, y: number): boolean {
+    return this.vocab.isNeighbour(x, y);
   }
 
   /** Upper bound of the records walk(x) visits. */

@@ -118,15 +118,25 @@ export class TokenNeighbours {
     this.sync();
     let nb = this.neighbourCache.get(x);
     if (nb) return nb;
+    nb = this.search(x);
+    this.neighbourCache.set(x, nb);
+    return nb;
+  }
+
+  /** neighbours(x) as a new list, not cached (a caller that keeps lists of its own). */
+  searchNeighbours(x: number): number[] {
+    const cached = this.cached(x);
+    return cached ? cached.slice() : this.search(x);
+  }
+
+  private search(x: number): number[] {
     const found: number[] = [];
     if (this.tokens[x]!.length === 1) {
       for (const y of this.candidates(x)) found.push(y);
     } else {
       for (const y of this.candidates(x)) if (this.sim(x, y) > 0) found.push(y);
     }
-    nb = found;
-    this.neighbourCache.set(x, nb);
-    return nb;
+    return found;
   }
 
   /**
