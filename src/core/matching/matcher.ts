@@ -14,7 +14,7 @@ import { DEFAULT_PROBABILITY_THRESHOLD } from './matching-config';
 import { CandidateCollector, type CandidateIndex } from './indexes/candidate-collector';
 import { candidatesObserver, recordMatchingStats } from './metrics';
 import { attributeKind } from './probabilistic/comparators';
-import { type BlockedAccount, ProbabilisticModel } from './probabilistic/model';
+import { type BlockedAccount, DEFERRED_SCORE, ProbabilisticModel } from './probabilistic/model';
 import {
   type Algorithm,
   type AttributeMatchRule,
@@ -438,11 +438,8 @@ class EngineMatcher implements MatchEngine {
         const lo = slice.matchedStart[k]!;
         const hi = slice.matchedStart[k + 1]!;
         if (lo < hi && this.model) {
-          blocked.push({
-            g,
-            candidates: Array.from(slice.candidates.subarray(lo, hi)),
-            scores: Array.from(slice.scores.subarray(lo * A, hi * A)),
-          });
+          // Views, not copies: millions of blocked pairs at 100k accounts.
+          blocked.push({ g, candidates: slice.candidates.subarray(lo, hi), scores: slice.scores.subarray(lo * A, hi * A) });
         } else if (lo < hi) {
           const found: PotentialDuplicate[] = [];
           for (let j = lo; j < hi; j++) {
@@ -546,6 +543,15 @@ class EngineMatcher implements MatchEngine {
     let anyPass = false;
     for (const i of order) {
       const rt = runtimes[i]!;
+      if (!this.blocks[i] && !rt.rule.mandatory) {
+        // Probabilistic surname under a name: it cannot make the pair a candidate, and its level
+        // mostly needs no score (equal surnames); the model scores it when the level needs it.
+        if (rt.hasValue(a) && rt.hasValue(b)) {
+          scores[i] = DEFERRED_SCORE;
+          anyCompared = true;
+        }
+        continue;
+      }
       const s = rt.score(a, b);
       scores[i] = s;
       if (s < 0) {
