@@ -18,13 +18,14 @@ import {
   type Comparator,
   EMAIL_ALIAS_DOMAIN,
   EMAIL_FROM_OTHER_NAMES,
+  type EmailParts,
   MISSING,
   NAME_SURNAME_CHANGED,
-  localFromNames,
   SURNAME_IMPLIED,
   attributeKind,
   comparatorFor,
-  splitEmail,
+  emailLevel,
+  emailParts,
 } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
 import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
@@ -60,6 +61,8 @@ export class ProbabilisticModel {
   private readonly names: string[][] = [];
   /** nameTokens of each record's value, per attribute, for the name and surname attributes only. */
   private readonly tokens: string[][][];
+  /** The e-mail attribute's address of each record split and compared with its names, once. */
+  private readonly email: EmailParts[] = [];
   /** Value -> records holding it, per attribute (term frequencies). */
   private readonly freq: Map<string, number>[];
   private readonly nameAttr: number;
@@ -141,6 +144,7 @@ export class ProbabilisticModel {
       let names: string[] = nameAttr >= 0 ? this.tokens[nameAttr]!.at(-1)! : [];
       if (surnameAttr >= 0 && names.length < 2) names = names.concat(this.tokens[surnameAttr]!.at(-1)!);
       this.names.push(names);
+      if (this.emailAttr >= 0) this.email.push(emailParts(this.values[this.emailAttr]!.at(-1)!, names));
     }
   }
 
@@ -158,6 +162,7 @@ export class ProbabilisticModel {
       if (this.tokens[i]!.length > n) this.tokens[i]!.length = n;
     });
     this.names.length = n;
+    if (this.email.length > n) this.email.length = n;
   }
 
   /** Levels of a pair; scores[off + i]: the algorithm's score on attribute i (-1 missing). */
@@ -168,14 +173,17 @@ export class ProbabilisticModel {
       let score = scores[off + i]!;
       // Equal values are level 0 whatever the score (>= 0: both hold a value); others need it.
       if (score === DEFERRED_SCORE) score = v[a] === v[b] ? 100 : this.runtimes[i]!.score(a, b);
-      out[i] = this.comparators[i]!.level(v[a]!, v[b]!, score, this.names[a]!, this.names[b]!, t[a], t[b]);
+      out[i] =
+        i === this.emailAttr
+          ? emailLevel(v[a]!, v[b]!, score, this.email[a]!, this.email[b]!)
+          : this.comparators[i]!.level(v[a]!, v[b]!, score, this.names[a]!, this.names[b]!, t[a], t[b]);
     }
     const e = this.emailAttr;
     // One local part at two domains of one organisation: the same mailbox.
     if (e >= 0 && (out[e] === 1 || out[e] === 2) && this.aliases.size > 0) {
-      const [la, da] = splitEmail(this.values[e]![a]!);
-      const [lb, db] = splitEmail(this.values[e]![b]!);
-      if (la === lb && this.aliases.has(aliasKey(da, db))) out[e] = EMAIL_ALIAS_DOMAIN;
+      const pa = this.email[a]!;
+      const pb = this.email[b]!;
+      if (pa.local === pb.local && this.aliases.has(aliasKey(pa.domain, pb.domain))) out[e] = EMAIL_ALIAS_DOMAIN;
     }
     const n = this.nameAttr;
     const s = this.surnameAttr;
@@ -192,9 +200,9 @@ export class ProbabilisticModel {
     // from the names change with it.
     if (s >= 0 && out[s]! > SURNAME_IMPLIED) out[s] = SURNAME_IMPLIED;
     if (e >= 0 && out[e]! >= 0 && out[e] !== 0) {
-      const la = splitEmail(this.values[e]![a]!)[0];
-      const lb = splitEmail(this.values[e]![b]!)[0];
-      if (la !== lb && localFromNames(la, this.names[a]!) && localFromNames(lb, this.names[b]!)) {
+      const pa = this.email[a]!;
+      const pb = this.email[b]!;
+      if (pa.local !== pb.local && pa.fromNames && pb.fromNames) {
         out[e] = EMAIL_FROM_OTHER_NAMES;
       }
     }
