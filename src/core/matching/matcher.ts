@@ -439,7 +439,8 @@ class EngineMatcher implements MatchEngine {
         const hi = slice.matchedStart[k + 1]!;
         if (lo < hi && this.model) {
           // Views, not copies: millions of blocked pairs at 100k accounts.
-          blocked.push({ g, candidates: slice.candidates.subarray(lo, hi), scores: slice.scores.subarray(lo * A, hi * A) });
+          const scores = slice.scores.subarray(lo * A, hi * A);
+          blocked.push({ g, candidates: slice.candidates.subarray(lo, hi), scores });
         } else if (lo < hi) {
           const found: PotentialDuplicate[] = [];
           for (let j = lo; j < hi; j++) {
