@@ -211,19 +211,42 @@ const emailComparator: Comparator = {
     [EMAIL_ALIAS_DOMAIN, 0],
   ]),
   level: (va, vb, score, namesA, namesB) => {
-    if (score < 0 || va === '' || vb === '') return MISSING;
-    if (va === vb) return 0;
-    const [la, da] = splitEmail(va);
-    const [lb, db] = splitEmail(vb);
-    if (da !== '' && da === db) return 4;
-    const derived = localFromNames(la, namesA) && localFromNames(lb, namesB);
-    if (la === lb) return derived ? 2 : 1;
-    // john.smith2 against john.smith: the number was given because someone else had the name.
-    if (derived && la.replace(/[0-9]/g, '') === lb.replace(/[0-9]/g, '')) return 5;
-    if (jaroWinkler(la, lb) >= 0.9) return derived ? 2 : 3;
-    return EMAIL_LEVELS.length - 1;
+    if (score < 0 || va === '' || vb === '' || va === vb) return emailLevel(va, vb, score, NO_PARTS, NO_PARTS);
+    return emailLevel(va, vb, score, emailParts(va, namesA), emailParts(vb, namesB));
   },
 };
+
+/** What the e-mail level needs of one record's address, once per record (not per pair). */
+export interface EmailParts {
+  readonly local: string;
+  readonly domain: string;
+  /** localFromNames(local, the record's names). */
+  readonly fromNames: boolean;
+  /** The local part without digits (john.smith2 -> john.smith). */
+  readonly localLetters: string;
+}
+
+const NO_PARTS: EmailParts = { local: '', domain: '', fromNames: false, localLetters: '' };
+
+export function emailParts(v: string, names: readonly string[]): EmailParts {
+  const [local, domain] = splitEmail(v);
+  return { local, domain, fromNames: localFromNames(local, names), localLetters: local.replace(/[0-9]/g, '') };
+}
+
+/** The e-mail comparator's level from the records' prepared parts (va, vb: their addresses). */
+export function emailLevel(va: string, vb: string, score: number, a: EmailParts, b: EmailParts): number {
+  if (score < 0 || va === '' || vb === '') return MISSING;
+  if (va === vb) return 0;
+  const la = a.local;
+  const lb = b.local;
+  if (a.domain !== '' && a.domain === b.domain) return 4;
+  const derived = a.fromNames && b.fromNames;
+  if (la === lb) return derived ? 2 : 1;
+  // john.smith2 against john.smith: the number was given because someone else had the name.
+  if (derived && a.localLetters === b.localLetters) return 5;
+  if (jaroWinkler(la, lb) >= 0.9) return derived ? 2 : 3;
+  return EMAIL_LEVELS.length - 1;
+}
 
 function dateDigits(v: string): string | null {
   const d = v.replace(/[^0-9]/g, '');

@@ -18,13 +18,14 @@ import {
   type Comparator,
   EMAIL_ALIAS_DOMAIN,
   EMAIL_FROM_OTHER_NAMES,
+  type EmailParts,
   MISSING,
   NAME_SURNAME_CHANGED,
-  localFromNames,
   SURNAME_IMPLIED,
   attributeKind,
   comparatorFor,
-  splitEmail,
+  emailLevel,
+  emailParts,
 } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
 import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
@@ -34,13 +35,22 @@ const U_SAMPLE = 100_000;
 /** Records one person may hold (an identity and accounts from a few sources), for term frequencies. */
 const PERSON_RECORDS = 5;
 
+/**
+ * Score of an attribute that does not block (a surname under a name) left to the model: both records
+ * hold a value, the score is computed only when the level needs it (BlockedAccount.scores).
+ */
+export const DEFERRED_SCORE = -2;
+
 export interface BlockedAccount {
   /** Record number of the account. */
   g: number;
   /** Record numbers of its blocked candidates (they passed the mandatory attributes). */
-  candidates: number[];
-  /** Algorithm scores per candidate and attribute (-1 missing), candidates.length * attributes. */
-  scores: number[];
+  candidates: ArrayLike<number>;
+  /**
+   * Algorithm scores per candidate and attribute (-1 missing, DEFERRED_SCORE not computed yet),
+   * candidates.length * attributes.
+   */
+  scores: ArrayLike<number>;
 }
 
 export class ProbabilisticModel {
@@ -51,6 +61,8 @@ export class ProbabilisticModel {
   private readonly names: string[][] = [];
   /** nameTokens of each record's value, per attribute, for the name and surname attributes only. */
   private readonly tokens: string[][][];
+  /** The e-mail attribute's address of each record split and compared with its names, once. */
+  private readonly email: EmailParts[] = [];
   /** Value -> records holding it, per attribute (term frequencies). */
   private readonly freq: Map<string, number>[];
   private readonly nameAttr: number;
@@ -132,6 +144,7 @@ export class ProbabilisticModel {
       let names: string[] = nameAttr >= 0 ? this.tokens[nameAttr]!.at(-1)! : [];
       if (surnameAttr >= 0 && names.length < 2) names = names.concat(this.tokens[surnameAttr]!.at(-1)!);
       this.names.push(names);
+      if (this.emailAttr >= 0) this.email.push(emailParts(this.values[this.emailAttr]!.at(-1)!, names));
     }
   }
 
@@ -149,6 +162,7 @@ export class ProbabilisticModel {
       if (this.tokens[i]!.length > n) this.tokens[i]!.length = n;
     });
     this.names.length = n;
+    if (this.email.length > n) this.email.length = n;
   }
 
   /** Levels of a pair; scores[off + i]: the algorithm's score on attribute i (-1 missing). */
@@ -156,14 +170,20 @@ export class ProbabilisticModel {
     for (let i = 0; i < this.comparators.length; i++) {
       const v = this.values[i]!;
       const t = this.tokens[i]!;
-      out[i] = this.comparators[i]!.level(v[a]!, v[b]!, scores[off + i]!, this.names[a]!, this.names[b]!, t[a], t[b]);
+      let score = scores[off + i]!;
+      // Equal values are level 0 whatever the score (>= 0: both hold a value); others need it.
+      if (score === DEFERRED_SCORE) score = v[a] === v[b] ? 100 : this.runtimes[i]!.score(a, b);
+      out[i] =
+        i === this.emailAttr
+          ? emailLevel(v[a]!, v[b]!, score, this.email[a]!, this.email[b]!)
+          : this.comparators[i]!.level(v[a]!, v[b]!, score, this.names[a]!, this.names[b]!, t[a], t[b]);
     }
     const e = this.emailAttr;
     // One local part at two domains of one organisation: the same mailbox.
     if (e >= 0 && (out[e] === 1 || out[e] === 2) && this.aliases.size > 0) {
-      const [la, da] = splitEmail(this.values[e]![a]!);
-      const [lb, db] = splitEmail(this.values[e]![b]!);
-      if (la === lb && this.aliases.has(aliasKey(da, db))) out[e] = EMAIL_ALIAS_DOMAIN;
+      const pa = this.email[a]!;
+      const pb = this.email[b]!;
+      if (pa.local === pb.local && this.aliases.has(aliasKey(pa.domain, pb.domain))) out[e] = EMAIL_ALIAS_DOMAIN;
     }
     const n = this.nameAttr;
     const s = this.surnameAttr;
@@ -180,9 +200,9 @@ export class ProbabilisticModel {
     // from the names change with it.
     if (s >= 0 && out[s]! > SURNAME_IMPLIED) out[s] = SURNAME_IMPLIED;
     if (e >= 0 && out[e]! >= 0 && out[e] !== 0) {
-      const la = splitEmail(this.values[e]![a]!)[0];
-      const lb = splitEmail(this.values[e]![b]!)[0];
-      if (la !== lb && localFromNames(la, this.names[a]!) && localFromNames(lb, this.names[b]!)) {
+      const pa = this.email[a]!;
+      const pb = this.email[b]!;
+      if (pa.local !== pb.local && pa.fromNames && pb.fromNames) {
         out[e] = EMAIL_FROM_OTHER_NAMES;
       }
     }
@@ -229,11 +249,11 @@ export class ProbabilisticModel {
     const pairs: CandidatePairs = { attributes: A, levels: new Int8Array(size * A), start: [0], before: [] };
     let p = 0;
     for (const acc of blocked) {
-      acc.candidates.forEach((c, k) => {
-        this.pairLevels(acc.g, c, acc.scores, k * A, lv);
+      for (let k = 0; k < acc.candidates.length; k++) {
+        this.pairLevels(acc.g, acc.candidates[k]!, acc.scores, k * A, lv);
         pairs.levels.set(lv, p * A);
         p++;
-      });
+      }
       pairs.start.push(p);
       pairs.before.push(acc.g);
     }
@@ -288,30 +308,40 @@ export class ProbabilisticModel {
     let lv: Int8Array<ArrayBufferLike> = new Int8Array(A);
     let below = 0;
     let p = 0;
+    // Weights per level, once: only exact agreement depends on the record (its value's frequency).
+    const levelWeight = this.comparators.map((c, i) => c.levels.map((_, l) => (l === 0 ? 0 : this.weight(i, l, 0))));
+    const exactWeight = new Float64Array(A);
     for (const acc of blocked) {
+      for (let i = 0; i < A; i++) exactWeight[i] = this.weight(i, 0, acc.g);
       // One-to-one, as the parameters were estimated: the account has at most one true match among
       // the records before it (prior), each of them equally likely before any attribute is compared.
       // Each candidate is judged on its own evidence against "the account has no match" (1 - prior),
       // not against the other candidates: several records of one person must not split its belief.
       const lambda = prior / Math.max(acc.g, 1);
       const priorWeight = Math.log2(lambda / (1 - prior));
-      acc.candidates.forEach((c, k) => {
+      for (let k = 0; k < acc.candidates.length; k++) {
+        const c = acc.candidates[k]!;
         if (known) lv = known.subarray(p * A, p * A + A);
         else this.pairLevels(acc.g, c, acc.scores, k * A, lv);
         p++;
         let sum = 0;
-        for (let i = 0; i < A; i++) if (lv[i]! >= 0) sum += this.weight(i, lv[i]!, acc.g);
+        for (let i = 0; i < A; i++) {
+          const l = lv[i]!;
+          if (l > 0) sum += levelWeight[i]![l]!;
+          else if (l === 0) sum += exactWeight[i]!;
+        }
         const matchWeight = sum + priorWeight;
         const probability = 1 / (1 + 2 ** -matchWeight);
         if (probability < this.threshold) {
           below++;
-          return;
+          continue;
         }
         // Explanations only for the pairs reported: most blocked pairs fall below the threshold.
         const explanation: LevelContribution[] = [];
         const scores: Record<string, number> = {};
         for (let i = 0; i < A; i++) {
-          const s = acc.scores[k * A + i]!;
+          let s = acc.scores[k * A + i]!;
+          if (s === DEFERRED_SCORE) s = this.runtimes[i]!.score(acc.g, c);
           if (s >= 0) scores[rules[i]!.attribute] = s;
           const l = lv[i]!;
           explanation.push(
@@ -337,7 +367,7 @@ export class ProbabilisticModel {
           explanation,
         });
         duplicates.set(ids[acc.g]!, list);
-      });
+      }
     }
     return { duplicates, below };
   }
