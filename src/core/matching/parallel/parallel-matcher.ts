@@ -38,6 +38,8 @@ export interface ParallelOptions {
   startShard: (settings: MatchingSettings) => Shard;
   /** Records (baseline + new) from which the shards are used; below, the owner matches alone. */
   minRecords: number;
+  /** New accounts per slice below which a call stays in-thread; default MIN_ACCOUNTS_PER_SHARD. */
+  minAccountsPerShard?: number;
 }
 
 /** Fewer new accounts than this per thread are matched in-thread: a slice would cost more to send than to block. */
@@ -113,7 +115,8 @@ class ParallelMatcher implements AsyncMatcher {
 
   /** The shards to use for `count` new accounts, or undefined: in-thread. */
   private shardsFor(count: number): Shard[] | undefined {
-    if (!this.sharding || count < MIN_ACCOUNTS_PER_SHARD * (this.parallel.shards + 1)) return undefined;
+    const perShard = this.parallel.minAccountsPerShard ?? MIN_ACCOUNTS_PER_SHARD;
+    if (!this.sharding || count < perShard * (this.parallel.shards + 1)) return undefined;
     return this.startIfLarge(count);
   }
 
