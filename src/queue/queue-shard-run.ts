@@ -35,6 +35,8 @@ export class QueueShardRun {
   private lastNew?: RecordColumns;
   private call = -1;
   private part = 0;
+  /** Most children any call had: the slice keys end() deletes. */
+  private parts = 0;
   /** Writes in flight; block() waits for them so a child never reads ahead of the owner. */
   private writes: Promise<unknown> = Promise.resolve();
   private writeError?: unknown;
@@ -95,6 +97,7 @@ export class QueueShardRun {
     }
     const call = this.call;
     const part = this.part++;
+    this.parts = Math.max(this.parts, this.part);
     await this.writes;
     if (this.writeError !== undefined)
       throw new FusionError(
@@ -163,11 +166,14 @@ export class QueueShardRun {
     const { redis, queue } = this.deps;
     await Promise.all(this.callJobs.map((id) => queue.remove(id).catch(() => 0)));
     const keys = [this.keys.baseline];
-    for (let c = 0; c <= this.call; c++) keys.push(this.keys.newRecords(c));
-    // Earlier calls' slices were read and deleted; the last call's may not have been (cancel, a failed child).
-    for (let p = 0; p < this.part; p++) keys.push(this.keys.slice(this.call, p));
+    // Slices are deleted once read, but a child that outlived its lock (its worker stalled, another
+    // ran it again) may write its slice a second time, and a cancel leaves the last call's.
+    for (let c = 0; c <= this.call; c++) {
+      keys.push(this.keys.newRecords(c));
+      for (let p = 0; p < this.parts; p++) keys.push(this.keys.slice(c, p));
+    }
     // Meta first: from here on a child still running writes no slice (the result script checks it).
     await redis.del(this.keys.meta);
-    await redis.del(...keys);
+    for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
   }
 }

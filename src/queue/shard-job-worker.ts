@@ -130,7 +130,11 @@ export class ShardJobWorker {
       if (meta === null) throw new RunEnded();
       if (this.engines.has(d.runId)) engine = this.engines.get(d.runId)!;
       else {
-        engine = { shard: this.startShard(JSON.parse(meta) as MatchingSettings), loaded: 0, loading: Promise.resolve() };
+        engine = {
+          shard: this.startShard(JSON.parse(meta) as MatchingSettings),
+          loaded: 0,
+          loading: Promise.resolve(),
+        };
         this.engines.set(d.runId, engine);
       }
     }
