@@ -15,8 +15,8 @@ import { DEFAULT_BULL_PREFIX } from './queue-names';
 import { QueueShardRun } from './queue-shard-run';
 
 /** Figures behind them: docs/matching.md, "Child jobs" (bench:scale-out --queue and a batch's costs). */
-export const SHARD_MIN_RECORDS = 20_000;
-export const SHARD_MIN_ACCOUNTS = 100;
+const SHARD_MIN_RECORDS = 20_000;
+const SHARD_MIN_ACCOUNTS = 100;
 const REFRESH_MS = 15_000;
 
 export interface QueueShardProviderOptions {
