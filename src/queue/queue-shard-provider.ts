@@ -16,7 +16,7 @@ import { QueueShardRun } from './queue-shard-run';
 
 /** Figures behind them: docs/matching.md, "Child jobs" (bench:scale-out --queue and a batch's costs). */
 const SHARD_MIN_RECORDS = 20_000;
-const SHARD_MIN_ACCOUNTS = 100;
+const SHARD_MIN_ACCOUNTS = 50;
 const REFRESH_MS = 15_000;
 
 export interface QueueShardProviderOptions {

@@ -87,7 +87,7 @@ async function everything(): Promise<string> {
     if (type === 'string') add(await redis.getBuffer(key));
     else if (type === 'list') for (const b of await redis.lrangeBuffer(key, 0, -1)) add(b);
     else if (type === 'hash') for (const b of await redis.hgetallBuffer(key).then((h) => Object.values(h))) add(b);
-    else if (type === 'zset') out += (await redis.zrange(key, 0, -1)).join('\n');
+    else if (type === 'zset') out += (await redis.zrange(key, '0', '-1')).join('\n');
     else if (type === 'stream') out += JSON.stringify(await redis.xrange(key, '-', '+'));
     else if (type === 'set') out += (await redis.smembers(key)).join('\n');
   }

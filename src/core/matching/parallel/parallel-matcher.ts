@@ -113,11 +113,15 @@ class ParallelMatcher implements AsyncMatcher {
     this.engine.useParameters(parameters);
   }
 
-  /** The shards to use for `count` new accounts, or undefined: in-thread. */
+  /**
+   * The shards to use for `count` new accounts (as many as get minAccountsPerShard each, the
+   * owner's slice included), or undefined: in-thread. More shards never turn a call in-thread.
+   */
   private shardsFor(count: number): Shard[] | undefined {
     const perShard = this.parallel.minAccountsPerShard ?? MIN_ACCOUNTS_PER_SHARD;
-    if (!this.sharding || count < perShard * (this.parallel.shards + 1)) return undefined;
-    return this.startIfLarge(count);
+    const use = Math.min(this.parallel.shards, Math.floor(count / perShard) - 1);
+    if (!this.sharding || use < 1) return undefined;
+    return this.startIfLarge(count)?.slice(0, use);
   }
 
   async match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): Promise<MatchResult> {

@@ -45,7 +45,7 @@ export function buildRunMatcher(
 
 /** Whether calls of this many new accounts use the threads at all (smaller ones match in-thread). */
 export function callsUseThreads(accountsPerCall: number, parallelism: MatchingParallelism): boolean {
-  return parallelism.threads > 1 && accountsPerCall >= MIN_ACCOUNTS_PER_SHARD * Math.floor(parallelism.threads);
+  return parallelism.threads > 1 && accountsPerCall >= MIN_ACCOUNTS_PER_SHARD * 2;
 }
 
 /**
@@ -68,6 +68,5 @@ export function buildRemoteRunMatcher(
 
 /** Whether calls of this many new accounts use remote shards at all. */
 export function callsUseRemoteShards(accountsPerCall: number, provider: ShardProvider): boolean {
-  const shards = Math.floor(provider.shards());
-  return shards > 0 && accountsPerCall >= provider.minAccountsPerShard * (shards + 1);
+  return Math.floor(provider.shards()) > 0 && accountsPerCall >= provider.minAccountsPerShard * 2;
 }
