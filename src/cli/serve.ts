@@ -76,6 +76,7 @@ export async function run(argv: string[]): Promise<number> {
       ? startMatchingShards({
           redisUrl: target.url,
           redisOptions: target.options,
+          queueName: env.QUEUE_NAME,
           logger,
           shardJobs: env.MATCHING_SHARD_JOBS,
           concurrency: env.WORKER_CONCURRENCY,

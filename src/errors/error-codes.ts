@@ -256,7 +256,7 @@ export const ERROR_CODES = {
     'server',
     true,
     "A matching child job of a sharded aggregation failed after its retries, or its run's data in Redis was gone (expired or removed).",
-    'Read the worker logs for the child job named in the message (queue fusion-shards); check Redis memory and eviction, then run the aggregation again.',
+    'Read the worker logs for the child job named in the message (queue <QUEUE_NAME>-shards); check Redis memory and eviction, then run the aggregation again.',
   ),
   ACCOUNT_NOT_FOUND: row(
     500,

@@ -10,8 +10,7 @@ import type { MatchingSettings } from '../core/matching/types';
 import type { Shard } from '../core/matching/parallel/shard';
 import type { ShardProvider, ShardRun } from '../core/matching/parallel/shard-provider';
 import type { ShardJobData } from './shard-job-data';
-import { SHARD_QUEUE_NAME } from './shard-keys';
-import { DEFAULT_BULL_PREFIX } from './queue-names';
+import { DEFAULT_BULL_PREFIX, shardQueueName } from './queue-names';
 import { QueueShardRun } from './queue-shard-run';
 
 /** Figures behind them: docs/matching.md, "Child jobs" (bench:scale-out --queue and a batch's costs). */
@@ -23,6 +22,7 @@ export interface QueueShardProviderOptions {
   redisUrl: string;
   redisOptions?: RedisOptions;
   prefix?: string;
+  /** The shard queue; default shardQueueName() of the default command queue. */
   queueName?: string;
   /** Children per call; unset = the worker processes serving the shard queue. */
   shardJobs?: number;
@@ -48,7 +48,7 @@ export class QueueShardProvider implements ShardProvider {
     this.minRecords = opts.minRecords ?? SHARD_MIN_RECORDS;
     this.minAccountsPerShard = opts.minAccountsPerShard ?? SHARD_MIN_ACCOUNTS;
     const connection = { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 };
-    const name = opts.queueName ?? SHARD_QUEUE_NAME;
+    const name = opts.queueName ?? shardQueueName();
     const prefix = opts.prefix ?? DEFAULT_BULL_PREFIX;
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = [new Redis(opts.redisUrl, connection), new Redis(opts.redisUrl, connection)];

@@ -15,10 +15,10 @@ import type { Logger } from '../core/ports/logger';
 import { inProcessShard, type Shard } from '../core/matching/parallel/shard';
 import { workerEntryAvailable, workerShard } from '../core/matching/parallel/worker-shard';
 import type { MatchingSettings } from '../core/matching/types';
-import { DEFAULT_BULL_PREFIX } from './queue-names';
+import { DEFAULT_BULL_PREFIX, shardQueueName } from './queue-names';
 import { decodeColumns, encodeSlice } from './shard-codec';
 import { readShardJobData, type ShardJobData } from './shard-job-data';
-import { SHARD_KEY_TTL_MS, SHARD_QUEUE_NAME, shardKeys } from './shard-keys';
+import { SHARD_KEY_TTL_MS, shardKeys } from './shard-keys';
 import { initShardJobSeries, recordShardJob } from './shard-metrics';
 
 const IDLE_MS = 60_000;
@@ -34,6 +34,7 @@ export interface ShardJobWorkerOptions {
   redisUrl: string;
   redisOptions?: RedisOptions;
   prefix?: string;
+  /** The shard queue; default shardQueueName() of the default command queue. */
   queueName?: string;
   logger: Logger;
   /** Children run at once (different runs; one run's children queue on its engine). */
@@ -70,7 +71,7 @@ export class ShardJobWorker {
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.redis.defineCommand('fusionWriteSlice', { numberOfKeys: 2, lua: WRITE_SLICE });
     this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
-    this.worker = new Worker<ShardJobData>(opts.queueName ?? SHARD_QUEUE_NAME, (job) => this.process(job), {
+    this.worker = new Worker<ShardJobData>(opts.queueName ?? shardQueueName(), (job) => this.process(job), {
       connection: this.bull,
       prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
       concurrency: opts.concurrency,

@@ -14,9 +14,6 @@ export interface ShardKeys {
   slice(call: number, part: number): string;
 }
 
-/** Queue of the matching child jobs: its own, so a worker runs children beside its commands (no deadlock). */
-export const SHARD_QUEUE_NAME = 'fusion-shards';
-
 /** Lifetime of a run's keys, refreshed at every call: a run whose owner died leaves nothing for long. */
 export const SHARD_KEY_TTL_MS = 30 * 60 * 1000;
 

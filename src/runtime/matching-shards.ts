@@ -5,6 +5,7 @@
  */
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
+import { shardQueueName } from '../queue/queue-names';
 import { QueueShardProvider } from '../queue/queue-shard-provider';
 import { ShardJobWorker } from '../queue/shard-job-worker';
 
@@ -16,6 +17,8 @@ export interface MatchingShards {
 export function startMatchingShards(opts: {
   redisUrl: string;
   redisOptions?: RedisOptions;
+  /** The command queue (QUEUE_NAME): the shard queue is named after it. */
+  queueName: string;
   logger: Logger;
   /** MATCHING_SHARD_JOBS; unset = one per worker process. */
   shardJobs: number | undefined;
@@ -24,14 +27,17 @@ export function startMatchingShards(opts: {
   stalledIntervalMs: number;
 }): MatchingShards {
   const { redisUrl, redisOptions } = opts;
+  const queueName = shardQueueName(opts.queueName);
   const provider = new QueueShardProvider({
     redisUrl,
     ...(redisOptions ? { redisOptions } : {}),
+    queueName,
     ...(opts.shardJobs !== undefined ? { shardJobs: opts.shardJobs } : {}),
   });
   const worker = new ShardJobWorker({
     redisUrl,
     ...(redisOptions ? { redisOptions } : {}),
+    queueName,
     logger: opts.logger,
     concurrency: opts.concurrency,
     lockDurationMs: opts.lockDurationMs,

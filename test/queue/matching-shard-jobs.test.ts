@@ -188,7 +188,7 @@ describe('aggregation over matching child jobs', () => {
     abort.abort();
     expect((await done).code).toBe('COMMAND_CANCELLED');
     // The second child never started: it is gone from the queue.
-    expect(await redis.llen(`${prefix}:fusion-shards:wait`)).toBe(0);
+    expect(await redis.llen(`${prefix}:fusion-commands-shards:wait`)).toBe(0);
     release.open();
     await new Promise((r) => setTimeout(r, 100));
     expect(await leftovers()).toEqual([]);
