@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { errorMessage } from '../core/errors';
 import { createLogger } from '../observability/logger';
+import { startMatchingShards, type MatchingShards } from '../runtime/matching-shards';
 import { createProductionRunner } from '../runtime/production-runner';
 import { loadEnv, type ServerEnv } from '../server/env';
 import { RedisHealth } from '../queue/redis-health';
@@ -13,7 +14,7 @@ const USAGE = `usage: fusion-proxy serve
 Runs the proxy server. Configuration comes from the environment (see docs/proxy-server.md):
   PORT, PROXY_PASSWORD, PROXY_PATH, REDIS_URL, ROLE, LOG_LEVEL, BODY_LIMIT_BYTES,
   REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY,
-  METRICS_PORT (GET /metrics on its own port instead of PORT), MATCHING_THREADS, ...
+  METRICS_PORT (GET /metrics on its own port instead of PORT), MATCHING_THREADS, MATCHING_SHARD_JOBS, ...
 Without REDIS_URL it runs in embedded mode (commands run in this process).
 `;
 
@@ -69,15 +70,31 @@ export async function run(argv: string[]): Promise<number> {
       : undefined;
   const redisHealth = target ? new RedisHealth(target.url, logger) : undefined;
   if (runtimeRedis) redisHealth?.watch(runtimeRedis);
+  // Worker role: large aggregations spread matching over child jobs that every worker serves.
+  const shards: MatchingShards | undefined =
+    target && env.ROLE !== 'api' && env.MATCHING_SHARD_JOBS !== 0
+      ? startMatchingShards({
+          redisUrl: target.url,
+          redisOptions: target.options,
+          queueName: env.QUEUE_NAME,
+          logger,
+          shardJobs: env.MATCHING_SHARD_JOBS,
+          concurrency: env.WORKER_CONCURRENCY,
+          lockDurationMs: env.WORKER_LOCK_MS,
+          stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+        })
+      : undefined;
   const runner = createProductionRunner({
     ...(runtimeRedis ? { redis: runtimeRedis } : {}),
     ...(env.MATCHING_THREADS ? { matchingThreads: env.MATCHING_THREADS } : {}),
+    ...(shards ? { matchingShards: shards.provider } : {}),
   });
   let server;
   try {
     server = await startServer(env, { runner, logger, redisHealth });
   } catch (e) {
     logger.error({ err: errorMessage(e) }, 'fusion-proxy could not start');
+    await shards?.close();
     runtimeRedis?.disconnect();
     return 1;
   }
@@ -93,6 +110,7 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  await shards?.close();
   await runtimeRedis?.quit().catch(() => runtimeRedis.disconnect());
   logger.info('fusion-proxy stopped');
   return 0;

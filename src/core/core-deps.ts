@@ -6,6 +6,7 @@ import type { ReviewQueue } from './ports/review-queue';
 import type { RunLock } from './ports/run-lock';
 import type { AggregationSummary } from './aggregation/aggregation-summary';
 import type { MatchingParallelism } from './matching/parallel/parallelism';
+import type { ShardProvider } from './matching/parallel/shard-provider';
 
 /** What the core commands get from the runtime: ports and factories, never concrete clients. */
 export interface CoreDeps {
@@ -36,4 +37,9 @@ export interface CoreDeps {
   now?: () => Date;
   /** Matching threads and the size from which they start; default defaultParallelism() (every core). */
   matchingParallelism?: MatchingParallelism;
+  /**
+   * Shards in other processes (queue mode, worker role: child jobs any worker takes). When set, an
+   * aggregation whose calls are large enough spreads phase 1 of matching over them instead of threads.
+   */
+  matchingShards?: ShardProvider;
 }

@@ -251,6 +251,13 @@ export const ERROR_CODES = {
     'The Matching Settings are invalid.',
     'Correct the matching settings named in the message (docs/matching.md).',
   ),
+  MATCHING_SHARD_FAILED: row(
+    500,
+    'server',
+    true,
+    "A matching child job of a sharded aggregation failed after its retries, or its run's data in Redis was gone (expired or removed).",
+    'Read the worker logs for the child job named in the message (queue <QUEUE_NAME>-shards); check Redis memory and eviction, then run the aggregation again.',
+  ),
   ACCOUNT_NOT_FOUND: row(
     500,
     'core',

@@ -54,6 +54,10 @@ export const METRIC = {
   matchingFullScans: 'fusion_matching_full_scans_total',
   /** counter {reason}: below_threshold | mandatory_failed | value_missing | matched */
   matchingPairs: 'fusion_matching_pairs_total',
+  /** counter {outcome}: completed | failed | run_ended — matching child jobs of sharded aggregations */
+  shardJobs: 'fusion_matching_shard_jobs_total',
+  /** histogram: seconds per matching child job on a worker */
+  shardJobDuration: 'fusion_matching_shard_job_duration_seconds',
   /** counter */
   reviewFormsCreated: 'fusion_review_forms_created_total',
 } as const;

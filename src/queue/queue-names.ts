@@ -14,3 +14,11 @@ export function waitListKey(queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_BUL
 export function activeListKey(queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_BULL_PREFIX): string {
   return `${prefix}:${queueName}:active`;
 }
+
+/**
+ * Queue of the matching child jobs of large aggregations (queue-shard-provider.ts): beside the
+ * command queue, named after it so two releases sharing a Redis never serve each other's children.
+ */
+export function shardQueueName(queueName = DEFAULT_QUEUE_NAME): string {
+  return `${queueName}-shards`;
+}

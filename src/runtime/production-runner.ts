@@ -36,6 +36,8 @@ export interface RuntimeDeps {
   taskPollMs?: number;
   /** Threads one matching may use (MATCHING_THREADS); unset = every core. */
   matchingThreads?: number;
+  /** Queue mode, worker role: matching child jobs for large aggregations (see queue/queue-shard-provider.ts). */
+  matchingShards?: CoreDeps['matchingShards'];
   /** Replaces the review-form lifecycle (benchmarks measure the aggregation alone). */
   reviewQueue?: CoreDeps['reviewQueue'];
 }
@@ -88,6 +90,7 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
     ...(deps.matchingThreads
       ? { matchingParallelism: { ...defaultParallelism(), threads: deps.matchingThreads } }
       : {}),
+    ...(deps.matchingShards ? { matchingShards: deps.matchingShards } : {}),
   };
   return createCoreRunner(createCommandTable(core));
 }

@@ -36,6 +36,8 @@ export interface ServerEnv {
   METRICS_PORT: number | undefined;
   /** Threads one matching may use (the command's own included); unset = every core. */
   MATCHING_THREADS: number | undefined;
+  /** Matching child jobs per call of a large aggregation (queue mode); unset = one per worker process; 0 = none. */
+  MATCHING_SHARD_JOBS: number | undefined;
   /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
   TRUST_PROXY: boolean | number | string;
 }
@@ -196,6 +198,10 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   MATCHING_THREADS: {
     parse: int(1, 256),
     doc: "threads one aggregation's matching may use, its own included (1 = in-thread); unset = every core the process sees",
+  },
+  MATCHING_SHARD_JOBS: {
+    parse: int(0, 64),
+    doc: "queue mode: child jobs one call of a large aggregation's matching is spread over, any worker taking them (0 = none: threads only); unset = one per worker process serving them (at most 8)",
   },
   TRUST_PROXY: {
     default: false,

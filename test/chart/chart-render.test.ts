@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { activeListKey, waitListKey } from '../../src/queue/queue-names';
+import { activeListKey, shardQueueName, waitListKey } from '../../src/queue/queue-names';
 import { checkCustomResource } from './support/crd-checks';
 import {
   CI_VALUES_DIR,
@@ -317,11 +317,13 @@ describe('scaling', () => {
       expect(triggersOf(r).map((t) => [t.type, t.name, t.metadata.listName])).toEqual([
         ['redis', 'waiting', waitListKey()],
         ['redis', 'active', activeListKey()],
+        ['redis', 'shardWaiting', waitListKey(shardQueueName())],
+        ['redis', 'shardActive', activeListKey(shardQueueName())],
       ]);
       // One worker runs WORKER_CONCURRENCY jobs: that many jobs (waiting + running) per replica.
       const concurrency = envOf(find(r.objects, 'Deployment', WORKER), 'WORKER_CONCURRENCY')?.value;
       expect(at(so, 'spec', 'advanced', 'scalingModifiers')).toEqual({
-        formula: 'waiting + active',
+        formula: 'waiting + active + shardWaiting + shardActive',
         target: concurrency,
         activationTarget: '0',
         metricType: 'AverageValue',
@@ -340,6 +342,8 @@ describe('scaling', () => {
     expect(triggersOf(custom).map((t) => [t.metadata.listName, t.metadata.listLength])).toEqual([
       [waitListKey('other-queue'), '2'],
       [activeListKey('other-queue'), '2'],
+      [waitListKey(shardQueueName('other-queue')), '2'],
+      [activeListKey(shardQueueName('other-queue')), '2'],
     ]);
     expect(at(find(custom.objects, 'ScaledObject', WORKER), 'spec', 'advanced')).toBeUndefined();
     expect(envOf(find(custom.objects, 'Deployment', WORKER), 'QUEUE_NAME')?.value).toBe('other-queue');

@@ -86,6 +86,19 @@ describe('chart environment vs src/server/env.ts', () => {
     );
   });
 
+  it('config.matchingShardJobs: MATCHING_SHARD_JOBS of the worker; null (default) leaves it unset; 0 turns child jobs off; -1 is refused', () => {
+    const workerEnv = (set: Record<string, string | number>): Record<string, string> => {
+      const r = render({ valuesFiles: ['defaults-values.yaml'], set });
+      return podEnv(r, find(r.objects, 'Deployment', `${FULL}-worker`));
+    };
+    expect(workerEnv({})).not.toHaveProperty('MATCHING_SHARD_JOBS');
+    expect(workerEnv({ 'config.matchingShardJobs': 4 }).MATCHING_SHARD_JOBS).toBe('4');
+    expect(loadEnv({ ...workerEnv({ 'config.matchingShardJobs': 0 }), ROLE: 'worker' }).MATCHING_SHARD_JOBS).toBe(0);
+    expect(renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.matchingShardJobs': -1 } })).toMatch(
+      /matchingShardJobs/,
+    );
+  });
+
   it('the check above can fail: a variable the server does not know, or a value it rejects', () => {
     const r = render({ valuesFiles: ['defaults-values.yaml'], set: { 'config.logLevel': 'debug' } });
     const env = podEnv(r, find(r.objects, 'Deployment', `${FULL}-api`));

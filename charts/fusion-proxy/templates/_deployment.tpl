@@ -136,6 +136,10 @@ spec:
             - name: MATCHING_THREADS
               value: {{ $.Values.config.matchingThreads | int64 | quote }}
             {{- end }}
+            {{- if not (kindIs "invalid" $.Values.config.matchingShardJobs) }}
+            - name: MATCHING_SHARD_JOBS
+              value: {{ $.Values.config.matchingShardJobs | int64 | quote }}
+            {{- end }}
             {{- end }}
             {{- /* Workers need the password only to derive the job key when no key is certain to exist. */}}
             {{- if or (eq $component "api") (not (include "fusion-proxy.encryptionKeyCertain" $)) }}

@@ -229,6 +229,15 @@ them); a wrong name makes KEDA read LLEN 0 forever.
 {{- printf "bull:%s:active" .Values.config.queueName -}}
 {{- end -}}
 
+{{/* The matching child jobs' queue: shardQueueName() in src/queue/queue-names.ts. */}}
+{{- define "fusion-proxy.queue.shardWaitListKey" -}}
+{{- printf "bull:%s-shards:wait" .Values.config.queueName -}}
+{{- end -}}
+
+{{- define "fusion-proxy.queue.shardActiveListKey" -}}
+{{- printf "bull:%s-shards:active" .Values.config.queueName -}}
+{{- end -}}
+
 {{/* Jobs (waiting + running) per worker replica: one worker runs workerConcurrency at once. */}}
 {{- define "fusion-proxy.keda.jobsPerReplica" -}}
 {{- $n := int .Values.worker.keda.jobsPerReplica -}}

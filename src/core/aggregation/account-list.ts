@@ -22,7 +22,13 @@ import { processingBatchSize, type FusionConfig } from '../config/fusion-config'
 import type { CoreDeps } from '../core-deps';
 import { FusionError, isFusionError } from '../errors';
 import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
-import { buildRunMatcher, callsUseThreads, defaultParallelism } from '../matching/parallel/parallelism';
+import {
+  buildRemoteRunMatcher,
+  buildRunMatcher,
+  callsUseRemoteShards,
+  callsUseThreads,
+  defaultParallelism,
+} from '../matching/parallel/parallelism';
 import type { MatcherOptions, MatchRecord, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
@@ -363,8 +369,15 @@ class AggregationRun {
     // Threads pay off only for calls with many new accounts: batches of "Batch size", or the estimate of a
     // full probabilistic run (every new account at once); otherwise they would prepare the baseline for nothing.
     const useful = this.held !== undefined || callsUseThreads(processingBatchSize(this.config), parallelism);
+    // Queue mode: child jobs any worker takes, where the calls are large enough to pay a child's round trips.
+    const remote = this.deps.matchingShards;
+    const spread =
+      remote !== undefined &&
+      (this.held !== undefined || callsUseRemoteShards(processingBatchSize(this.config), remote));
     const build = (o: MatcherOptions = {}): AsyncMatcher =>
-      buildRunMatcher(this.config.matching, o, useful ? parallelism : { ...parallelism, threads: 1 });
+      spread
+        ? buildRemoteRunMatcher(this.config.matching, o, remote, { runId: this.runId, signal: this.ctx.signal })
+        : buildRunMatcher(this.config.matching, o, useful ? parallelism : { ...parallelism, threads: 1 });
     if (!opts.parameters) return build(opts);
     try {
       return build(opts);

@@ -38,6 +38,8 @@ export interface ParallelOptions {
   startShard: (settings: MatchingSettings) => Shard;
   /** Records (baseline + new) from which the shards are used; below, the owner matches alone. */
   minRecords: number;
+  /** New accounts per slice below which a call stays in-thread; default MIN_ACCOUNTS_PER_SHARD. */
+  minAccountsPerShard?: number;
 }
 
 /** Fewer new accounts than this per thread are matched in-thread: a slice would cost more to send than to block. */
@@ -111,10 +113,15 @@ class ParallelMatcher implements AsyncMatcher {
     this.engine.useParameters(parameters);
   }
 
-  /** The shards to use for `count` new accounts, or undefined: in-thread. */
+  /**
+   * The shards to use for `count` new accounts (as many as get minAccountsPerShard each, the
+   * owner's slice included), or undefined: in-thread. More shards never turn a call in-thread.
+   */
   private shardsFor(count: number): Shard[] | undefined {
-    if (!this.sharding || count < MIN_ACCOUNTS_PER_SHARD * (this.parallel.shards + 1)) return undefined;
-    return this.startIfLarge(count);
+    const perShard = this.parallel.minAccountsPerShard ?? MIN_ACCOUNTS_PER_SHARD;
+    const use = Math.min(this.parallel.shards, Math.floor(count / perShard) - 1);
+    if (!this.sharding || use < 1) return undefined;
+    return this.startIfLarge(count)?.slice(0, use);
   }
 
   async match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): Promise<MatchResult> {

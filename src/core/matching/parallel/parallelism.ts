@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { cgroupCpuLimit } from './cpu-limit';
 import type { MatcherOptions, MatchingSettings } from '../types';
 import { type AsyncMatcher, buildParallelMatcher, MIN_ACCOUNTS_PER_SHARD } from './parallel-matcher';
+import type { ShardProvider, ShardRun } from './shard-provider';
 import { workerEntryAvailable, workerShard } from './worker-shard';
 
 export interface MatchingParallelism {
@@ -44,5 +45,28 @@ export function buildRunMatcher(
 
 /** Whether calls of this many new accounts use the threads at all (smaller ones match in-thread). */
 export function callsUseThreads(accountsPerCall: number, parallelism: MatchingParallelism): boolean {
-  return parallelism.threads > 1 && accountsPerCall >= MIN_ACCOUNTS_PER_SHARD * Math.floor(parallelism.threads);
+  return parallelism.threads > 1 && accountsPerCall >= MIN_ACCOUNTS_PER_SHARD * 2;
+}
+
+/**
+ * The matcher of a run whose phase 1 goes to remote shards (child jobs) from the provider's size on;
+ * the owner still blocks its own slice and runs phase 2. Close it when the run ends.
+ */
+export function buildRemoteRunMatcher(
+  settings: MatchingSettings,
+  opts: MatcherOptions,
+  provider: ShardProvider,
+  run: ShardRun,
+): AsyncMatcher {
+  return buildParallelMatcher(settings, opts, {
+    shards: Math.max(0, Math.floor(provider.shards())),
+    startShard: provider.forRun(run),
+    minRecords: provider.minRecords,
+    minAccountsPerShard: provider.minAccountsPerShard,
+  });
+}
+
+/** Whether calls of this many new accounts use remote shards at all. */
+export function callsUseRemoteShards(accountsPerCall: number, provider: ShardProvider): boolean {
+  return Math.floor(provider.shards()) > 0 && accountsPerCall >= provider.minAccountsPerShard * 2;
 }

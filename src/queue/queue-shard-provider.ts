@@ -1,0 +1,94 @@
+/**
+ * Remote shards for the core in queue mode (worker role): phase 1 of a large run's matching goes to
+ * child jobs on the shard queue, which every worker process serves (ShardJobWorker). How many
+ * children a call gets: MATCHING_SHARD_JOBS, or by default one per worker process serving the shard
+ * queue (counted every REFRESH_MS), so adding worker pods adds slices.
+ */
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { MatchingSettings } from '../core/matching/types';
+import type { Shard } from '../core/matching/parallel/shard';
+import type { ShardProvider, ShardRun } from '../core/matching/parallel/shard-provider';
+import type { ShardJobData } from './shard-job-data';
+import { DEFAULT_BULL_PREFIX, shardQueueName } from './queue-names';
+import { QueueShardRun } from './queue-shard-run';
+
+/** Figures behind them: docs/matching.md, "Child jobs" (bench:scale-out --queue and a batch's costs). */
+const SHARD_MIN_RECORDS = 20_000;
+const SHARD_MIN_ACCOUNTS = 50;
+const REFRESH_MS = 15_000;
+
+export interface QueueShardProviderOptions {
+  redisUrl: string;
+  redisOptions?: RedisOptions;
+  prefix?: string;
+  /** The shard queue; default shardQueueName() of the default command queue. */
+  queueName?: string;
+  /** Children per call; unset = the worker processes serving the shard queue. */
+  shardJobs?: number;
+  /** Upper bound of the default above. */
+  maxShardJobs?: number;
+  minRecords?: number;
+  minAccountsPerShard?: number;
+  attempts?: number;
+}
+
+export class QueueShardProvider implements ShardProvider {
+  readonly minRecords: number;
+  readonly minAccountsPerShard: number;
+  private readonly redis: Redis;
+  private readonly queue: Queue<ShardJobData>;
+  private readonly events: QueueEvents;
+  private readonly timer: NodeJS.Timeout;
+  /** BullMQ leaves connections it was given open: closed here. */
+  private readonly bull: Redis[];
+  private serving = 1;
+
+  constructor(private readonly opts: QueueShardProviderOptions) {
+    this.minRecords = opts.minRecords ?? SHARD_MIN_RECORDS;
+    this.minAccountsPerShard = opts.minAccountsPerShard ?? SHARD_MIN_ACCOUNTS;
+    const connection = { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 };
+    const name = opts.queueName ?? shardQueueName();
+    const prefix = opts.prefix ?? DEFAULT_BULL_PREFIX;
+    this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
+    this.bull = [new Redis(opts.redisUrl, connection), new Redis(opts.redisUrl, connection)];
+    this.queue = new Queue<ShardJobData>(name, { connection: this.bull[0]!, prefix });
+    // Its own blocking connection: children's completions arrive without polling.
+    this.events = new QueueEvents(name, { connection: this.bull[1]!, prefix });
+    this.events.on('error', () => undefined);
+    this.queue.on('error', () => undefined);
+    this.timer = setInterval(() => void this.refresh(), REFRESH_MS).unref();
+    void this.refresh();
+  }
+
+  /** Resolves once completions can be heard (call before the first run). */
+  async ready(): Promise<void> {
+    await Promise.all([this.events.waitUntilReady(), this.queue.waitUntilReady(), this.refresh()]);
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      this.serving = Math.max(1, await this.queue.getWorkersCount());
+    } catch {
+      // CLIENT LIST refused (some managed Redis) or Redis away: keep the last count.
+    }
+  }
+
+  shards(): number {
+    return this.opts.shardJobs ?? Math.min(this.serving, this.opts.maxShardJobs ?? 8);
+  }
+
+  forRun(run: ShardRun): (settings: MatchingSettings) => Shard {
+    const r = new QueueShardRun(
+      { redis: this.redis, queue: this.queue, events: this.events, attempts: this.opts.attempts ?? 3 },
+      run,
+    );
+    return (settings) => r.shard(settings);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    for (const c of [this.redis, ...this.bull]) await c.quit().catch(() => c.disconnect());
+  }
+}
