@@ -1,9 +1,8 @@
 import { registry } from '../../src/observability/metrics-registry';
 import { METRIC } from '../../src/observability/metric-names';
 // What a `fusion-proxy serve` process loads: the server (api + queue) and the production runner
-// (core commands, platform client, matching, review forms).
-import '../../src/server/server';
-import '../../src/runtime/production-runner';
+// (core commands, platform client, matching, review forms), and the worker's matching child jobs.
+import '../../src/cli/serve';
 
 describe('metrics', () => {
   it('every metric name the chart, dashboard and alerts rely on is registered by the serving process', async () => {
