@@ -5,7 +5,11 @@ import {
   buildMatcher,
   parseMatchingSettings,
 } from '../../src/core/matching';
-import { type AsyncMatcher, buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import {
+  type AsyncMatcher,
+  buildParallelMatcher,
+  OWNER_CHUNK,
+} from '../../src/core/matching/parallel/parallel-matcher';
 import { inProcessShard } from '../../src/core/matching/parallel/shard';
 import { generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
@@ -100,8 +104,9 @@ async function replay(
 describe('sharded matching == one thread (phase 1 in slices, merged in order, phase 2 by the owner)', () => {
   const records = randomRecords(2027, 700, ['a', 'b', 'c'], 'r');
 
-  for (const shards of [1, 2, 4]) {
-    it(`rules model, ${shards + 1} threads, with and without mandatory attributes`, async () => {
+  // 0: in-thread, the owner blocking in chunks with turns of the event loop between them.
+  for (const shards of [0, 1, 2, 4]) {
+    it(`rules model, ${shards + 1} thread(s), with and without mandatory attributes`, async () => {
       for (const settings of RULES) {
         expect(await replay(settings, records, 300, 130, shards)).toBeGreaterThan(10);
         // an empty baseline: every account sees only the earlier new accounts of its batch
@@ -115,7 +120,9 @@ describe('sharded matching == one thread (phase 1 in slices, merged in order, ph
     const all = [...identities, ...accounts];
     expect(await replay(PEOPLE, all, identities.length, 500, 2, true)).toBeGreaterThan(100);
     expect(await replay(PEOPLE, all, identities.length, 300, 1, false)).toBeGreaterThan(100);
-  });
+    expect(await replay(PEOPLE, all, identities.length, 400, 0, true)).toBeGreaterThan(100);
+    // A hang guard: three replays of 1,600 records take about 30 s on a loaded 2-core machine.
+  }, 300_000);
 
   it('same-run duplicates: an account of a later slice finds one of an earlier slice', async () => {
     const settings: MatchingSettings = {
@@ -132,6 +139,61 @@ describe('sharded matching == one thread (phase 1 in slices, merged in order, ph
     try {
       const result = await m.match(news);
       expect(result.duplicates.get('a63')?.map((d) => [d.candidateId, d.candidateKind])).toEqual([['a0', 'account']]);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe('a long call lets the event loop turn (run-lock and job-lock renewals, progress, cancels)', () => {
+  const { identities, accounts } = generate(5, 300, 600);
+
+  /** Turns of the event loop (check phases) seen while `call` runs. */
+  async function turnsDuring<T>(call: () => Promise<T>): Promise<{ value: T; turns: number }> {
+    let turns = 0;
+    let done = false;
+    const tick = (): void => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const value = await call();
+    done = true;
+    const seen = turns;
+    return { value, turns: seen };
+  }
+
+  for (const shards of [0, 1]) {
+    it(`probabilistic estimate and match over ${accounts.length} accounts, ${shards + 1} thread(s): a turn per chunk of the owner's slice`, async () => {
+      const m = buildParallelMatcher(PEOPLE, {}, { shards, startShard: inProcessShard, minRecords: 0 });
+      try {
+        m.addBaseline(identities);
+        const ownChunks = Math.ceil(accounts.length / (shards + 1) / OWNER_CHUNK);
+        const estimated = await turnsDuring(() => m.estimate(accounts));
+        expect(estimated.value?.accounts).toBe(accounts.length);
+        expect(estimated.turns).toBeGreaterThanOrEqual(ownChunks);
+        const matched = await turnsDuring(() => m.match(accounts));
+        expect(matched.value.stats.accounts).toBe(accounts.length);
+        expect(matched.turns).toBeGreaterThanOrEqual(ownChunks);
+        // While a call yields, the baseline must not change under it.
+        const pending = m.match(accounts);
+        expect(() => m.addBaseline(identities.slice(0, 1))).toThrow(/during a match/);
+        await pending;
+      } finally {
+        await m.close();
+      }
+    });
+  }
+
+  it(`a call of at most ${OWNER_CHUNK} accounts in-thread stays one synchronous step`, async () => {
+    const m = buildParallelMatcher(RULES[0]!, {}, { shards: 0, startShard: inProcessShard, minRecords: 0 });
+    try {
+      m.addBaseline(randomRecords(7, 300, ['a', 'b', 'c'], 'b'));
+      const news = randomRecords(8, 3 * OWNER_CHUNK, ['a', 'b', 'c'], 'n');
+      const small = await turnsDuring(() => m.match(news.slice(0, OWNER_CHUNK)));
+      expect(small.turns).toBe(0);
+      const large = await turnsDuring(() => m.match(news));
+      expect(large.turns).toBeGreaterThanOrEqual(3);
     } finally {
       await m.close();
     }

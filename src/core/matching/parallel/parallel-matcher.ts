@@ -45,6 +45,17 @@ export interface ParallelOptions {
 /** Fewer new accounts than this per thread are matched in-thread: a slice would cost more to send than to block. */
 export const MIN_ACCOUNTS_PER_SHARD = 16;
 
+/**
+ * New accounts the owner blocks between two turns of the event loop. A full probabilistic run
+ * estimates over every new account in one call (minutes at 100k): without turns, the run lock's and
+ * the BullMQ job lock's renewals, progress and a cancel would all wait for it, and both locks lapse.
+ * A chunk is a few milliseconds to a few hundred; a turn costs microseconds.
+ */
+export const OWNER_CHUNK = 128;
+
+/** One turn of the event loop: timers (lock renewals) and I/O run before the next chunk. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export function buildParallelMatcher(
   settings: MatchingSettings,
   opts: MatcherOptions,
@@ -80,6 +91,8 @@ class ParallelMatcher implements AsyncMatcher {
   }
 
   addBaseline(records: Iterable<MatchRecord>): void {
+    // A call yields between chunks while its new records are appended: records added then would land among them.
+    if (this.busy) throw new Error('ParallelMatcher: addBaseline during a match');
     const list = Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
     this.engine.addBaseline(list);
     if (!this.sharding || list.length === 0) return;
@@ -126,9 +139,9 @@ class ParallelMatcher implements AsyncMatcher {
 
   async match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): Promise<MatchResult> {
     const shards = this.shardsFor(newRecords.length);
-    if (!shards) return this.engine.match(newRecords, opts);
+    if (!shards && newRecords.length <= OWNER_CHUNK) return this.engine.match(newRecords, opts);
     const t0 = performance.now();
-    const result = await this.sharded(shards, newRecords, opts.topK ?? this.settings.reviewTopK, false, t0);
+    const result = await this.sharded(shards ?? [], newRecords, opts.topK ?? this.settings.reviewTopK, false, t0);
     recordMatchingStats(result.stats);
     return result;
   }
@@ -136,8 +149,7 @@ class ParallelMatcher implements AsyncMatcher {
   async estimate(newRecords: readonly MatchRecord[]): Promise<ParameterEstimate | undefined> {
     if (this.settings.model !== 'probabilistic' || this.engine.parameters()) return undefined;
     const shards = this.shardsFor(newRecords.length);
-    if (!shards) return this.engine.estimate(newRecords);
-    const { stats } = await this.sharded(shards, newRecords, 0, true, performance.now());
+    const { stats } = await this.sharded(shards ?? [], newRecords, 0, true, performance.now());
     const parameters = this.engine.parameters();
     if (!parameters) return undefined;
     return { parameters, accounts: newRecords.length, candidatePairs: stats.pairs.matched };
@@ -155,19 +167,19 @@ class ParallelMatcher implements AsyncMatcher {
     const count = newRecords.length;
     const B = this.engine.appendNew(newRecords);
     try {
-      const cols = encodeRecords(newRecords, this.settings.attributes, this.intern);
       const bounds = sliceBounds(count, shards.length + 1);
       const t1 = performance.now();
-      const remote = shards.map((s, i) => s.block(cols, bounds[i + 1]!, bounds[i + 2]!));
+      const cols = shards.length > 0 ? encodeRecords(newRecords, this.settings.attributes, this.intern) : undefined;
+      const remote = shards.map((s, i) => s.block(cols!, bounds[i + 1]!, bounds[i + 2]!));
       // Every promise gets a handler now: one failing while the owner blocks must not go unhandled.
       const settled = Promise.allSettled(remote);
-      let own: BlockedSlice;
+      let own: BlockedSlice[];
       try {
-        own = this.engine.blockSlice(B, bounds[0]!, bounds[1]!);
+        own = await this.blockOwn(B, bounds[0]!, bounds[1]!);
       } finally {
         await settled;
       }
-      const slices = [own, ...(await Promise.all(remote))];
+      const slices = [...own, ...(await Promise.all(remote))];
       const result = this.engine.finishSlices(B, count, slices, topK, estimateOnly);
       result.stats.buildMs = t1 - t0;
       result.stats.matchMs = performance.now() - t1;
@@ -176,6 +188,16 @@ class ParallelMatcher implements AsyncMatcher {
       this.engine.dropNew(B);
       this.busy = false;
     }
+  }
+
+  /** The owner's slice in chunks of OWNER_CHUNK accounts, a turn of the event loop after each. */
+  private async blockOwn(B: number, from: number, to: number): Promise<BlockedSlice[]> {
+    const slices: BlockedSlice[] = [];
+    for (let a = from; a < to; a += OWNER_CHUNK) {
+      slices.push(this.engine.blockSlice(B, a, Math.min(to, a + OWNER_CHUNK)));
+      await turn();
+    }
+    return slices;
   }
 
   async close(): Promise<void> {
