@@ -23,6 +23,7 @@ import { QueueShardProvider } from '../src/queue/queue-shard-provider';
 import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate } from './matching-data';
 import { spawnRedis } from './redis-server';
+import { resultDigest } from './result-digest';
 
 const SEED = Number(process.env.MATCH_SEED ?? 20261120);
 const SIZE = Number(process.env.SCALE_QUEUE_SIZE ?? 300_000);
@@ -48,17 +49,6 @@ const selfCpu = (): number => {
   return (u.user + u.system) / 1e6;
 };
 
-function digest(results: MatchResult[]): string {
-  let out = '';
-  for (const r of results) {
-    const { buildMs, matchMs, ...stats } = r.stats;
-    void buildMs;
-    void matchMs;
-    out += JSON.stringify([[...r.duplicates.entries()], stats]);
-  }
-  return out;
-}
-
 interface Matching {
   addBaseline(records: MatchRecord[]): void;
   match(records: MatchRecord[]): Promise<MatchResult>;
@@ -73,7 +63,7 @@ async function drive(m: Matching, data: ReturnType<typeof generate>): Promise<st
     results.push(await m.match(batch));
     m.addBaseline(batch);
   }
-  return digest(results);
+  return resultDigest(results);
 }
 
 interface Run {

@@ -26,6 +26,7 @@ import type { AsyncMatcher } from '../src/core/matching/parallel/parallel-matche
 import { buildRunMatcher } from '../src/core/matching/parallel/parallelism';
 import { columnBytes, encodeRecords } from '../src/core/matching/parallel/record-columns';
 import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate } from './matching-data';
+import { generatorDigest, resultDigest } from './result-digest';
 import { queueScaleOut } from './scale-out-queue';
 
 const SEED = Number(process.env.MATCH_SEED ?? 20261120);
@@ -63,17 +64,6 @@ const heapMb = (): number => {
 };
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-function digest(results: MatchResult[]): string {
-  let out = '';
-  for (const r of results) {
-    const { buildMs, matchMs, ...stats } = r.stats;
-    void buildMs;
-    void matchMs;
-    out += JSON.stringify([[...r.duplicates.entries()], stats]);
-  }
-  return out;
-}
-
 interface Run {
   loadS: number;
   matchS: number;
@@ -82,6 +72,8 @@ interface Run {
   /** Heap the baseline added to the owner thread, MiB. */
   baselineMb: number;
   digest: string;
+  /** generatorDigest of the same results: reported when it differs, not required. */
+  generators: string;
 }
 
 async function timed(
@@ -126,7 +118,14 @@ async function timed(
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const cores = (cpu.user + cpu.system) / 1000 / wallMs;
-    return { loadS, matchS: (performance.now() - t1) / 1000, cores, baselineMb, digest: digest(results) };
+    return {
+      loadS,
+      matchS: (performance.now() - t1) / 1000,
+      cores,
+      baselineMb,
+      digest: resultDigest(results),
+      generators: generatorDigest(results),
+    };
   } finally {
     await m.close();
   }
@@ -158,6 +157,10 @@ async function threadScaleOut(): Promise<string[]> {
       }
       if (many.some((x) => x.digest !== one[0]!.digest))
         misses.push(`${label} ${n}: results differ between 1 and ${THREADS} threads`);
+      if (many.some((x) => x.generators !== one[0]!.generators))
+        process.stdout.write(
+          `  (${label} ${fmt(n, 0)}: the index chosen per account differs between 1 and ${THREADS} threads, the candidates do not)\n`,
+        );
       const total = (rs: Run[]): number => median(rs.map((x) => x.loadS + x.matchS));
       const speedup = total(one) / total(many);
       const matchSpeedup = median(one.map((x) => x.matchS)) / median(many.map((x) => x.matchS));

@@ -76,6 +76,15 @@ describe('Double Metaphone', () => {
     expect(doubleMetaphone('thompson')).toEqual({ primary: 'TMPSN', secondary: 'TMPSN' }); // TH -> T
     expect(doubleMetaphone('stephen').primary).toBe(doubleMetaphone('steven').primary);
   });
+  it('remembers recent values (one shared code object) and stays right once its memo is emptied', () => {
+    expect(doubleMetaphone('oyelaran')).toBe(doubleMetaphone('oyelaran'));
+    const before = doubleMetaphone('kowalczyk');
+    // More distinct values than the memo holds: it is emptied along the way.
+    for (let i = 0; i < 70_000; i++) doubleMetaphone(`x${i.toString(36)}`);
+    const after = doubleMetaphone('kowalczyk');
+    expect(after).toEqual(before);
+    expect(after).toEqual({ primary: 'KLSK', secondary: 'KLXK' });
+  });
   it('scores 100 / 80 / 70 / 0', () => {
     expect(scoreValues('double-metaphone', 'Smith', 'Smyth')).toBe(100);
     expect(metaphoneScore({ primary: 'A', secondary: 'X' }, { primary: 'B', secondary: 'X' })).toBe(80);

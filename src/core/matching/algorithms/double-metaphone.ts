@@ -12,9 +12,23 @@ export interface MetaphoneCodes {
   secondary: string;
 }
 
-export function doubleMetaphone(value: string): MetaphoneCodes {
+/**
+ * Codes of recent values. Names repeat (a population's common surnames and given names make most
+ * of its tokens), and encoding is a long chain of string tests per letter: at 100k identities it
+ * was 7 % of a matching run. Bounded: emptied when full, so a worker's memory does not grow with
+ * the tenants it served. The codes are shared between the records holding a value, never changed.
+ */
+const memo = new Map<string, Readonly<MetaphoneCodes>>();
+const MEMO_MAX = 65_536;
+
+export function doubleMetaphone(value: string): Readonly<MetaphoneCodes> {
+  let codes = memo.get(value);
+  if (codes) return codes;
   const [primary, secondary] = encode(value);
-  return { primary, secondary };
+  codes = { primary, secondary };
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(value, codes);
+  return codes;
 }
 
 /**
