@@ -14,6 +14,11 @@ export interface AttributeRuntime {
   /** Records prepared. */
   readonly count: number;
   hasValue(r: number): boolean;
+  /**
+   * Record r's first prepared value, for sharing instead of copying: the normalised text itself for
+   * exact, Jaro-Winkler and Levenshtein, a NameValue for the name matcher; undefined without a value.
+   */
+  first(r: number): unknown;
   /** Best score over the value pairs of records a and b (multi-valued); -1 when either has none. */
   score(a: number, b: number): number;
   /** Prepares the records' values and, once the index exists, indexes them. */
@@ -100,6 +105,7 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
         return values.length;
       },
       hasValue: (r: number) => values[r]!.length > 0,
+      first: (r: number): unknown => values[r]![0],
       score,
       append,
       appendValues,

@@ -5,6 +5,7 @@
  */
 import type { AttributeRuntime } from '../attribute-runtime';
 import { FusionError } from '../../errors';
+import type { NameValue } from '../algorithms/name-similarity';
 import { attributeValues, nameTokens } from '../normalize';
 import {
   type LevelContribution,
@@ -29,6 +30,21 @@ import {
 } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
 import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
+
+/** Distinct e-mail domains kept as one string each. */
+const MAX_INTERNED_DOMAINS = 10_000;
+
+/**
+ * The name matcher's token list of the same value when it holds exactly these tokens (it keeps at
+ * most MAX_NAME_TOKENS), else the list given.
+ */
+export function sharedTokens(tokens: string[], prepared: unknown): string[] {
+  if (typeof prepared !== 'object' || prepared === null || !('tokens' in prepared)) return tokens;
+  const other = (prepared as NameValue).tokens;
+  if (other.length !== tokens.length) return tokens;
+  for (let i = 0; i < tokens.length; i++) if (other[i] !== tokens[i]) return tokens;
+  return other;
+}
 
 /** Random pairs drawn for u. */
 const U_SAMPLE = 100_000;
@@ -131,22 +147,40 @@ export class ProbabilisticModel {
     return this.params;
   }
 
+  /**
+   * Keeps per record the first value of each attribute, its name tokens and its address's parts.
+   * The runtimes hold the same records (appended first, same numbering): their strings and token
+   * lists are shared where equal rather than kept twice (a few hundred bytes per record at 1M).
+   */
   append(records: readonly MatchRecord[]): void {
     const rules = this.runtimes.map((rt) => rt.rule);
     const { nameAttr, surnameAttr } = this;
-    for (const rec of records) {
+    const base = this.names.length;
+    records.forEach((rec, k) => {
+      const r = base + k;
       rules.forEach((rule, i) => {
-        const v = attributeValues(rec.attributes[rule.attribute])[0] ?? '';
+        let v = attributeValues(rec.attributes[rule.attribute])[0] ?? '';
+        const prepared = v === '' ? undefined : this.runtimes[i]!.first(r);
+        if (prepared === v) v = prepared;
         this.values[i]!.push(v);
         if (v !== '') this.freq[i]!.set(v, (this.freq[i]!.get(v) ?? 0) + 1);
-        if (i === nameAttr || i === surnameAttr) this.tokens[i]!.push(nameTokens(v));
+        if (i === nameAttr || i === surnameAttr) this.tokens[i]!.push(sharedTokens(nameTokens(v), prepared));
       });
       let names: string[] = nameAttr >= 0 ? this.tokens[nameAttr]!.at(-1)! : [];
       if (surnameAttr >= 0 && names.length < 2) names = names.concat(this.tokens[surnameAttr]!.at(-1)!);
       this.names.push(names);
-      if (this.emailAttr >= 0) this.email.push(emailParts(this.values[this.emailAttr]!.at(-1)!, names));
-    }
+      if (this.emailAttr >= 0) this.email.push(emailParts(this.values[this.emailAttr]!.at(-1)!, names, this.domainOf));
+    });
   }
+
+  /** One string per e-mail domain, while there are few (a tenant's handful; not an attacker's million). */
+  private readonly domains = new Map<string, string>();
+  private readonly domainOf = (domain: string): string => {
+    const known = this.domains.get(domain);
+    if (known !== undefined) return known;
+    if (this.domains.size < MAX_INTERNED_DOMAINS) this.domains.set(domain, domain);
+    return domain;
+  };
 
   truncate(n: number): void {
     if (n >= this.names.length) return;
