@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { errorMessage } from '../core/errors';
 import { createLogger } from '../observability/logger';
-import { startMatchingShards, type MatchingShards } from '../runtime/matching-shards';
+import { startWorkerMatchingShards, type MatchingShards } from '../runtime/matching-shards';
 import { createProductionRunner } from '../runtime/production-runner';
 import { loadEnv, type ServerEnv } from '../server/env';
 import { RedisHealth } from '../queue/redis-health';
@@ -73,16 +73,7 @@ export async function run(argv: string[]): Promise<number> {
   // Worker role: large aggregations spread matching over child jobs that every worker serves.
   const shards: MatchingShards | undefined =
     target && env.ROLE !== 'api' && env.MATCHING_SHARD_JOBS !== 0
-      ? startMatchingShards({
-          redisUrl: target.url,
-          redisOptions: target.options,
-          queueName: env.QUEUE_NAME,
-          logger,
-          shardJobs: env.MATCHING_SHARD_JOBS,
-          concurrency: env.WORKER_CONCURRENCY,
-          lockDurationMs: env.WORKER_LOCK_MS,
-          stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
-        })
+      ? startWorkerMatchingShards(env, target, logger)
       : undefined;
   const runner = createProductionRunner({
     ...(runtimeRedis ? { redis: runtimeRedis } : {}),

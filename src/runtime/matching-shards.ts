@@ -5,6 +5,7 @@
  */
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
+import type { ServerEnv } from '../server/env';
 import { shardQueueName } from '../queue/queue-names';
 import { QueueShardProvider } from '../queue/queue-shard-provider';
 import { ShardJobWorker } from '../queue/shard-job-worker';
@@ -14,7 +15,7 @@ export interface MatchingShards {
   close(): Promise<void>;
 }
 
-export function startMatchingShards(opts: {
+function startMatchingShards(opts: {
   redisUrl: string;
   redisOptions?: RedisOptions;
   /** The command queue (QUEUE_NAME): the shard queue is named after it. */
@@ -50,4 +51,29 @@ export function startMatchingShards(opts: {
       await provider.close();
     },
   };
+}
+
+/**
+ * What `fusion-proxy serve` starts in a worker: child jobs on the command queue's shard queue, with
+ * the worker's own concurrency and lock timings. Anything that must load what a serving worker
+ * loads (the metrics tests) calls this, not its own copy of the mapping.
+ */
+export function startWorkerMatchingShards(
+  env: Pick<
+    ServerEnv,
+    'QUEUE_NAME' | 'MATCHING_SHARD_JOBS' | 'WORKER_CONCURRENCY' | 'WORKER_LOCK_MS' | 'WORKER_STALLED_INTERVAL_MS'
+  >,
+  redis: { url: string; options?: RedisOptions },
+  logger: Logger,
+): MatchingShards {
+  return startMatchingShards({
+    redisUrl: redis.url,
+    ...(redis.options ? { redisOptions: redis.options } : {}),
+    queueName: env.QUEUE_NAME,
+    logger,
+    shardJobs: env.MATCHING_SHARD_JOBS,
+    concurrency: env.WORKER_CONCURRENCY,
+    lockDurationMs: env.WORKER_LOCK_MS,
+    stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+  });
 }

@@ -7,7 +7,7 @@
 import { createLogger } from '../../src/observability/logger';
 import { METRIC } from '../../src/observability/metric-names';
 import { COMMAND_TYPES } from '../../src/core/command-types';
-import { startMatchingShards, type MatchingShards } from '../../src/runtime/matching-shards';
+import { startWorkerMatchingShards, type MatchingShards } from '../../src/runtime/matching-shards';
 import { createProductionRunner } from '../../src/runtime/production-runner';
 import { loadEnv } from '../../src/server/env';
 import { startServer, type RunningServer } from '../../src/server/server';
@@ -37,15 +37,7 @@ describe('metrics at start (queue mode, api and worker in one process, productio
     });
     const logger = createLogger({ level: 'info', destination: { write: (s: string) => void logs.push(s) } });
     // As `fusion-proxy serve` wires a worker: it also serves matching child jobs (their counters included).
-    shards = startMatchingShards({
-      redisUrl: redisUrl(),
-      queueName: env.QUEUE_NAME,
-      logger,
-      shardJobs: env.MATCHING_SHARD_JOBS,
-      concurrency: env.WORKER_CONCURRENCY,
-      lockDurationMs: env.WORKER_LOCK_MS,
-      stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
-    });
+    shards = startWorkerMatchingShards(env, { url: redisUrl() }, logger);
     server = await startServer(env, { runner: createProductionRunner({ matchingShards: shards.provider }), logger });
   });
   afterAll(async () => {
