@@ -1,6 +1,7 @@
 import { minRaw } from '../algorithms/kernel';
 import { MAX_NAME_TOKENS, type NameValue } from '../algorithms/name-similarity';
 import type { CandidateCollector, CandidateIndex, ProbeInfo } from './candidate-collector';
+import { grown } from '../typed-arrays';
 import { TokenNeighbours, popcount } from './token-neighbours';
 
 const NO_SCAN: ProbeInfo = { fullScan: false };
@@ -381,13 +382,8 @@ export class NameIndex implements CandidateIndex {
     const n = this.recordTokens.length;
     if (this.hitStamp.length >= n) return;
     const cap = Math.max(n, this.hitStamp.length * 2, 1024);
-    const grow = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {
-      const b = new Int32Array(cap);
-      b.set(a);
-      return b;
-    };
-    this.hitStamp = grow(this.hitStamp);
-    this.posStamp = grow(this.posStamp);
+    this.hitStamp = grown(this.hitStamp, cap);
+    this.posStamp = grown(this.posStamp, cap);
     this.hitCount = new Int32Array(cap);
   }
 }

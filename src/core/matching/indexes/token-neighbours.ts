@@ -1,5 +1,6 @@
 import { jaroWinkler } from '../algorithms/jaro-winkler';
 import { tokenSim } from '../algorithms/name-similarity';
+import { grown } from '../typed-arrays';
 
 /**
  * The name tokens' vocabulary and, per token, its neighbours: the tokens with name-token
@@ -56,15 +57,10 @@ export class TokenNeighbours {
   private reserve(n: number): void {
     if (n <= this.lengths.length) return;
     const cap = Math.max(n, this.lengths.length * 2);
-    const grow = <T extends Int32Array | Uint16Array | Uint32Array>(old: T, make: (k: number) => T, k: number): T => {
-      const next = make(k);
-      next.set(old);
-      return next;
-    };
-    this.letters = grow(this.letters, (k) => new Int32Array(k), 3 * cap);
-    this.lengths = grow(this.lengths, (k) => new Uint16Array(k), cap);
-    this.prefixes = grow(this.prefixes, (k) => new Int32Array(k), cap);
-    this.stamp = grow(this.stamp, (k) => new Uint32Array(k), cap);
+    this.letters = grown(this.letters, 3 * cap);
+    this.lengths = grown(this.lengths, cap);
+    this.prefixes = grown(this.prefixes, cap);
+    this.stamp = grown(this.stamp, cap);
   }
 
   /** The cached neighbour list of x, if searched already (no search). */
@@ -146,10 +142,7 @@ export class TokenNeighbours {
         const l = Math.clz32(px ^ prefixes[y]!) >>> 3;
         if (shared < bound[(b < MAX_BOUND_LENGTH ? b : MAX_BOUND_LENGTH) * 5 + l]!) continue;
       }
-      if (stamp[y] !== epoch) {
-        stamp[y] = epoch;
-        out.push(y);
-      }
+      add(y);
     }
     return out;
   }
