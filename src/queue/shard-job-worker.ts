@@ -102,12 +102,12 @@ export class ShardJobWorker {
     } catch (e) {
       if (e instanceof RunEnded) {
         // Cancelled, failed or expired: nobody waits for this slice.
-        this.evict(job.data?.runId);
+        void this.evict(job.data?.runId);
         recordShardJob('run_ended', seconds());
         return;
       }
       // A retry starts from a fresh engine: this one may hold part of a chunk or a dead thread.
-      this.evict(job.data?.runId);
+      void this.evict(job.data?.runId);
       recordShardJob('failed', seconds());
       this.opts.logger.warn(
         { jobId: job.id, attempt: job.attemptsMade + 1, err: errorMessage(e) },
@@ -123,7 +123,7 @@ export class ShardJobWorker {
     let engine = this.engines.get(d.runId);
     if (engine && engine.loaded > d.chunks) {
       // Holds records the owner added after this call (a late retry): start again.
-      this.evict(d.runId);
+      void this.evict(d.runId);
       engine = undefined;
     }
     if (!engine) {
@@ -156,15 +156,16 @@ export class ShardJobWorker {
     const e = this.engines.get(runId);
     if (!e) return;
     if (e.idle) clearTimeout(e.idle);
-    e.idle = setTimeout(() => this.evict(runId), this.opts.idleMs ?? IDLE_MS).unref();
+    e.idle = setTimeout(() => void this.evict(runId), this.opts.idleMs ?? IDLE_MS).unref();
   }
 
-  private evict(runId: string | undefined): void {
+  /** Resolves once the run's matching thread has exited. */
+  private evict(runId: string | undefined): Promise<void> {
     const e = runId === undefined ? undefined : this.engines.get(runId);
-    if (!e) return;
+    if (!e) return Promise.resolve();
     this.engines.delete(runId!);
     if (e.idle) clearTimeout(e.idle);
-    void e.shard.close().catch(() => undefined);
+    return e.shard.close().catch(() => undefined);
   }
 
   /** Runs held by this worker (tests). */
@@ -175,7 +176,8 @@ export class ShardJobWorker {
   /** force: stops without waiting for running children (their locks lapse and another worker retries them). */
   async close(force = false): Promise<void> {
     await this.worker.close(force);
-    for (const id of [...this.engines.keys()]) this.evict(id);
+    // A graceful close leaves no matching thread behind (nor does a forced one, once it resolves).
+    await Promise.all([...this.engines.keys()].map((id) => this.evict(id)));
     for (const c of [this.redis, this.bull]) await c.quit().catch(() => c.disconnect());
   }
 }
