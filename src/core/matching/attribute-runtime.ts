@@ -21,10 +21,15 @@ export interface AttributeRuntime {
   first(r: number): unknown;
   /** Best score over the value pairs of records a and b (multi-valued); -1 when either has none. */
   score(a: number, b: number): number;
-  /** Prepares the records' values and, once the index exists, indexes them. */
-  append(records: readonly MatchRecord[]): void;
+  /**
+   * Prepares the records' values and, once the index exists, indexes them. `batch`: these are a
+   * match() call's new records, dropped again when it ends; their prepared values are kept until the
+   * next batch, since the ones that become accounts come back through addBaseline() with the same
+   * values (the aggregation's created accounts, under new ids) and need not be prepared twice.
+   */
+  append(records: readonly MatchRecord[], batch?: boolean): void;
   /** append() for values already extracted and normalised (attributeValues), one list per record. */
-  appendValues(lists: readonly (readonly string[])[]): void;
+  appendValues(lists: readonly (readonly string[])[], batch?: boolean): void;
   /** Drops records >= n (values and index entries). */
   truncate(n: number): void;
   /** The candidate index: built on first use over every record so far, then kept up to date. */
@@ -52,8 +57,21 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
       }
       return best;
     };
-    const appendValues = (lists: readonly (readonly string[])[]): void => {
-      for (const texts of lists) values.push(preparedList(texts));
+    // The last batch's prepared lists by their source: the raw value (append) or the one normalised
+    // text (appendValues). Preparation is a function of that text alone, so a hit is always right.
+    const batchRaw = new Map<string, P[]>();
+    const batchText = new Map<string, P[]>();
+    const appendValues = (lists: readonly (readonly string[])[], batch = false): void => {
+      if (batch) batchText.clear();
+      for (const texts of lists) {
+        const single = texts.length === 1 ? texts[0]! : undefined;
+        let list = single !== undefined && !batch && batchText.size > 0 ? batchText.get(single) : undefined;
+        if (!list) {
+          list = preparedList(texts);
+          if (batch && single !== undefined) batchText.set(single, list);
+        }
+        values.push(list);
+      }
       built?.append(values.length);
     };
     // Lists sized exactly: an array grown by push() from empty reserves 17 slots (152 bytes) for
@@ -72,8 +90,20 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
       }
       return list.length > 1 ? list.slice() : list.length === 1 ? [list[0]!] : NONE;
     };
-    const append = (recs: readonly MatchRecord[]): void =>
-      appendValues(recs.map((rec) => attributeValues(rec.attributes[rule.attribute])));
+    const append = (recs: readonly MatchRecord[], batch = false): void => {
+      if (batch) batchRaw.clear();
+      const reuse = !batch && batchRaw.size > 0;
+      for (const rec of recs) {
+        const raw = rec.attributes[rule.attribute];
+        let list = reuse && typeof raw === 'string' ? batchRaw.get(raw) : undefined;
+        if (!list) {
+          list = preparedList(attributeValues(raw));
+          if (batch && typeof raw === 'string') batchRaw.set(raw, list);
+        }
+        values.push(list);
+      }
+      built?.append(values.length);
+    };
     const truncate = (n: number): void => {
       if (n >= values.length) return;
       built?.truncate(n);

@@ -115,7 +115,7 @@ export interface MatchEngine extends Matcher {
    * addBaseline() for records given as normalised value lists (values[i][r]: attribute i of record r),
    * as a shard receives them; block-only engines (no model state to feed).
    */
-  addValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[]): void;
+  addValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[], batch?: boolean): void;
   /** Records held: baseline plus appended new ones. */
   readonly size: number;
 }
@@ -216,9 +216,10 @@ class EngineMatcher implements MatchEngine {
     this.append(Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records]);
   }
 
-  private append(records: readonly MatchRecord[]): void {
+  /** `batch`: a call's new records (see AttributeRuntime.append). */
+  private append(records: readonly MatchRecord[], batch = false): void {
     for (const r of records) this.ids.push(r.id);
-    for (const rt of this.runtimes) rt.append(records);
+    for (const rt of this.runtimes) rt.append(records, batch);
     this.combined?.index.append(this.ids.length);
     this.model?.append(records);
   }
@@ -230,14 +231,14 @@ class EngineMatcher implements MatchEngine {
   appendNew(newRecords: Iterable<MatchRecord>): number {
     const B = this.ids.length;
     this.buildIndexes();
-    this.addBaseline(newRecords);
+    this.append(Array.isArray(newRecords) ? (newRecords as readonly MatchRecord[]) : [...newRecords], true);
     return B;
   }
 
-  addValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[]): void {
+  addValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[], batch = false): void {
     if (this.model) throw new Error('addValues: only a block-only engine takes prepared values');
     for (const id of ids) this.ids.push(id);
-    this.runtimes.forEach((rt, i) => rt.appendValues(values[i]!));
+    this.runtimes.forEach((rt, i) => rt.appendValues(values[i]!, batch));
     this.combined?.index.append(this.ids.length);
   }
 
@@ -303,7 +304,7 @@ class EngineMatcher implements MatchEngine {
     this.buildIndexes();
     // The new records are appended (and indexed) for this call only: each is probed with
     // limit = its own position, so it sees the baseline and the new records before it.
-    this.append(newRecords);
+    this.append(newRecords, true);
     try {
       const t1 = performance.now();
       const result = this.matchAppended(B, newRecords.length, opts.topK ?? this.settings.reviewTopK);

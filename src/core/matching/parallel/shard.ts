@@ -32,7 +32,7 @@ export class ShardEngine {
   block(newRecords: RecordColumns, from: number, to: number): BlockedSlice {
     const { ids, values } = decodeRecords(newRecords);
     const B = this.engine.appendNew([]);
-    this.engine.addValues(ids, values);
+    this.engine.addValues(ids, values, true);
     try {
       return this.engine.blockSlice(B, from, to);
     } finally {
