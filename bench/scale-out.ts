@@ -17,8 +17,10 @@
  * Break-even (SCALE_BREAK_EVEN=1): the same at 2k, 5k, 10k, 20k and 50k, to place
  * DEFAULT_MIN_RECORDS (src/core/matching/parallel/parallelism.ts).
  *
- * SCALE_MODE: threads (the above), queue (one 300k matching over 1, 2 and 3 worker processes through
- * BullMQ child jobs: scale-out-queue.ts), or both (default).
+ * SCALE_MODE (comma-separated; default all three): threads (the above), queue (one 300k matching
+ * over 1, 2 and 3 worker processes through BullMQ child jobs: scale-out-queue.ts), aggregation (one
+ * whole 300k std:account:list against the simulator over 1, 2 and 3 worker processes:
+ * scale-out-aggregation.ts).
  */
 import { availableParallelism } from 'node:os';
 import { type MatchResult, type MatchingSettings, buildMatcher } from '../src/core/matching';
@@ -27,6 +29,7 @@ import { buildRunMatcher } from '../src/core/matching/parallel/parallelism';
 import { columnBytes, encodeRecords } from '../src/core/matching/parallel/record-columns';
 import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate } from './matching-data';
 import { generatorDigest, resultDigest } from './result-digest';
+import { aggregationScaleOut } from './scale-out-aggregation';
 import { queueScaleOut } from './scale-out-queue';
 
 const SEED = Number(process.env.MATCH_SEED ?? 20261120);
@@ -40,7 +43,7 @@ const SIZES = process.env.SCALE_SIZES
     ? [2_000, 5_000, 10_000, 20_000, 50_000]
     : [10_000, 100_000];
 const GOAL_SIZE = 100_000;
-const MODE = process.env.SCALE_MODE ?? 'both';
+const MODES = (process.env.SCALE_MODE ?? 'threads,queue,aggregation').split(',');
 
 const CONFIGS: { label: string; settings: MatchingSettings; accounts: number }[] = [
   {
@@ -132,8 +135,12 @@ async function timed(
 }
 
 async function main(): Promise<number> {
-  const misses = MODE === 'queue' ? [] : await threadScaleOut();
-  if (MODE !== 'threads') misses.push(...(await queueScaleOut()));
+  const unknown = MODES.filter((m) => !['threads', 'queue', 'aggregation'].includes(m));
+  if (unknown.length) throw new Error(`SCALE_MODE: unknown mode ${unknown.join()} (threads, queue, aggregation)`);
+  const misses: string[] = [];
+  if (MODES.includes('threads')) misses.push(...(await threadScaleOut()));
+  if (MODES.includes('queue')) misses.push(...(await queueScaleOut()));
+  if (MODES.includes('aggregation')) misses.push(...(await aggregationScaleOut()));
   for (const m of misses) process.stdout.write(`MISSED: ${m}\n`);
   return misses.length ? 1 : 0;
 }

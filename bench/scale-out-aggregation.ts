@@ -1,0 +1,354 @@
+/**
+ * bench:scale-out, aggregation mode: one whole `std:account:list` of a 300k tenant (N identities,
+ * N source accounts on two managed sources, none fused yet: every account is new and is matched
+ * against the identities and the accounts before it) with 1, 2 and 3 worker processes, as a worker
+ * pod runs it in queue mode: the aggregation in one process (the production runner with the queue's
+ * matching shards, the platform client over HTTP), its matching split into BullMQ child jobs that
+ * its own ShardJobWorker (a matching thread) and the 0, 1, 2 spawned worker processes serve, on a
+ * redis-server of the bench's own. The reference is the same aggregation in one process with one
+ * matching thread and no child jobs.
+ *
+ * The simulator runs in a process of its own (a fresh one per run, same seed, so ids are the same)
+ * without rate limit; its CPU is reported, not counted: it is the platform, not the connector, but
+ * on this machine it shares the cores. Goal: speed-up >= 0.7 x the cores available to the run over
+ * the reference's: a run can keep its owner thread and one matching thread per worker process busy,
+ * at most the machine's cores minus what the simulator used; the reference, one. "Cores obtained"
+ * (CPU of the aggregation, the worker processes and redis-server over the wall time) is printed
+ * beside it: a run that leaves available cores idle misses the goal however little it obtains.
+ *
+ * Output compared for identity with the reference: every emitted account (connector keys, random per
+ * run, replaced by the source accounts they were made from), in order, every review submitted, the
+ * summary's counts. Exit 1 (through scale-out.ts) on a difference or a missed goal.
+ *
+ * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3).
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, type Hash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { CommandType } from '../src/core/command-types';
+import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
+import type { MatchingSettings } from '../src/core/matching/types';
+import { silentLogger } from '../src/core/ports/logger';
+import type { PendingReview, ReviewQueue } from '../src/core/ports/review-queue';
+import { createPlatformFactory } from '../src/platform/create-platform-client';
+import { QueueShardProvider } from '../src/queue/queue-shard-provider';
+import { ShardJobWorker } from '../src/queue/shard-job-worker';
+import { createProductionRunner } from '../src/runtime/production-runner';
+import { generateTenant, startSimulator } from '../src/simulator';
+import { spawnRedis } from './redis-server';
+
+const SEED = 11;
+const SIZE = Number(process.env.SCALE_AGG_SIZE ?? 300_000);
+const MODEL = process.env.SCALE_AGG_MODEL ?? 'rules';
+const PROCESSES = (process.env.SCALE_PROCESSES ?? '1,2,3')
+  .split(',')
+  .map(Number)
+  .filter((p) => p > 0);
+const TICKS = 100; // USER_HZ of /proc/<pid>/stat on Linux
+
+const MATCHING: MatchingSettings['attributes'] = [
+  { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
+  { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
+  { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
+  { attribute: 'uid', algorithm: 'levenshtein', threshold: 80, mandatory: false },
+];
+
+interface SimInfo {
+  baseurl: string;
+  clientId: string;
+  clientSecret: string;
+  fusionSourceId: string;
+}
+
+interface AggregateArgs {
+  sim: SimInfo;
+  /** 0: the reference (no child jobs, one matching thread). */
+  processes: number;
+  redisUrl: string;
+  prefix: string;
+}
+
+interface AggregateResult {
+  wallS: number;
+  cpuS: number;
+  peakRssMb: number;
+  digest: string;
+  emitted: number;
+  created: number;
+  reviews: number;
+}
+
+const fmt = (x: number, d = 2): string => x.toLocaleString('en-US', { maximumFractionDigits: d });
+
+/** CPU seconds a process has used (user + system), from /proc; 0 once it is gone. */
+function procCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+// ---------------------------------------------------------------- the simulator (child process)
+
+async function simulate(): Promise<void> {
+  const tenant = generateTenant({
+    seed: SEED,
+    identities: SIZE,
+    accountsPerSource: Math.ceil(SIZE / 2),
+    duplicateRate: 0.1,
+    machineRate: 0,
+    disabledSource: false,
+  });
+  const sim = await startSimulator({ tenant, rateLimit: false, logRequests: false });
+  const info: SimInfo = {
+    baseurl: sim.baseurl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    fusionSourceId: tenant.meta.fusionSourceId!,
+  };
+  process.send?.(info);
+}
+
+// ---------------------------------------------------------------- the aggregation (child process)
+
+/**
+ * Hashes every review the run submits as it comes (the recording queue of the core keeps only the
+ * first ones; keeping 300k reviews would make the bench's own heap, and its GC, part of the figure).
+ */
+class HashingReviewQueue implements ReviewQueue {
+  count = 0;
+  constructor(
+    private readonly hash: Hash,
+    /** Connector key -> the source accounts it was made from: keys are random per run. */
+    private readonly keyOf: ReadonlyMap<string, string>,
+  ) {}
+  async submit(r: PendingReview): Promise<void> {
+    this.count++;
+    const candidateId = (id: string): string => {
+      const accounts = this.keyOf.get(id);
+      if (accounts !== undefined) return `<${accounts}>`;
+      // A candidate created in this run is emitted (so mapped) before any later batch is matched.
+      if (UUID.test(id)) throw new Error(`bench: a review names connector key ${id} before it was emitted`);
+      return id;
+    };
+    this.hash.update(
+      JSON.stringify({
+        ...r,
+        expiresAt: undefined,
+        // Ties in score are ranked by candidate id, and connector keys are random: rank ties by accounts.
+        candidates: r.candidates
+          .map((c) => ({ ...c, candidateId: candidateId(c.candidateId) }))
+          .sort(
+            (x, y) =>
+              (y.probability ?? 0) - (x.probability ?? 0) ||
+              y.score - x.score ||
+              x.candidateId.localeCompare(y.candidateId),
+          ),
+      }),
+    );
+    this.hash.update('\n');
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+async function aggregate(a: AggregateArgs): Promise<void> {
+  const base = {
+    baseurl: a.sim.baseurl,
+    clientId: a.sim.clientId,
+    clientSecret: a.sim.clientSecret,
+    sources: ['Contractors', 'LDAP'],
+    requestsPerSecond: 1000,
+    maxConcurrentRequests: 20,
+  };
+  const factory = createPlatformFactory();
+  const probe = factory(base, { signal: new AbortController().signal, logger: silentLogger });
+  const fusion = await probe.getSource(a.sim.fusionSourceId);
+  probe.close();
+
+  let provider: QueueShardProvider | undefined;
+  let own: ShardJobWorker | undefined;
+  if (a.processes > 0) {
+    provider = new QueueShardProvider({ redisUrl: a.redisUrl, prefix: a.prefix, shardJobs: a.processes });
+    own = new ShardJobWorker({ redisUrl: a.redisUrl, prefix: a.prefix, logger: silentLogger, concurrency: 1 });
+    await provider.ready();
+    await own.worker.waitUntilReady();
+  }
+  const hash = createHash('sha256');
+  const reviewHash = createHash('sha256');
+  const keyOf = new Map<string, string>();
+  const reviews = new HashingReviewQueue(reviewHash, keyOf);
+  const summaries: AggregationSummary[] = [];
+  const runner = createProductionRunner({
+    platform: factory,
+    reviewQueue: () => reviews,
+    onAggregationSummary: (x) => summaries.push(x),
+    matchingThreads: 1,
+    ...(provider ? { matchingShards: provider } : {}),
+  });
+  const config = {
+    ...base,
+    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
+    batchSize: 250,
+    maxAttempts: 1000,
+    attributeDefinitions: [
+      { name: 'login', expression: '$uid', type: 'unique', case: 'lower', normalize: true, spaces: true },
+      { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 7 },
+    ],
+    matching: { model: MODEL, attributes: MATCHING },
+  };
+  const ctx = { signal: new AbortController().signal, logger: silentLogger, jobId: 'bench', progress: () => undefined };
+  // The bench starts reading the other processes' CPU on this message.
+  await new Promise<void>((resolve) => process.send?.({ started: true }, undefined, {}, () => resolve()));
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let emitted = 0;
+  for await (const item of runner('std:account:list' as CommandType, {}, config, ctx)) {
+    emitted++;
+    const key = String(item.identity);
+    const accounts = ((item.attributes as Record<string, unknown>).accounts as string[]).join();
+    keyOf.set(key, accounts);
+    hash.update(JSON.stringify(item).split(key).join(`<${accounts}>`));
+    hash.update('\n');
+  }
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const sum = summaries[0]!;
+  hash.update(reviewHash.digest('hex'));
+  hash.update(
+    JSON.stringify([sum.accountsCreated, sum.accountsUpdated, sum.potentialDuplicates, sum.baselineIdentities]),
+  );
+  await own?.close();
+  await provider?.close();
+  const result: AggregateResult = {
+    wallS,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    peakRssMb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20,
+    digest: hash.digest('hex'),
+    emitted,
+    created: sum.accountsCreated,
+    reviews: sum.potentialDuplicates,
+  };
+  if (reviews.count !== sum.potentialDuplicates)
+    throw new Error(`bench: ${reviews.count} reviews submitted, the summary counts ${sum.potentialDuplicates}`);
+  // Exit explicitly: pooled sockets of the platform client would keep the child alive.
+  process.send?.(result, undefined, {}, () => process.exit(0));
+}
+
+// ---------------------------------------------------------------- the bench (main process)
+
+function child(args: string[]): ChildProcess {
+  return fork(__filename, args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: ['--max-old-space-size=8192'],
+  });
+}
+
+function message<T>(proc: ChildProcess, match: (m: unknown) => boolean = () => true): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onMessage = (m: unknown): void => {
+      if (!match(m)) return;
+      proc.off('message', onMessage);
+      resolve(m as T);
+    };
+    proc.on('message', onMessage);
+    proc.once('exit', (code) =>
+      reject(new Error(`child ${String(proc.spawnargs.slice(2, 3))} exited with ${String(code)}`)),
+    );
+  });
+}
+
+function startWorkerProcess(url: string, prefix: string): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [join(__dirname, 'shard-worker-process.js')], {
+    env: { ...process.env, REDIS_URL: url, BENCH_PREFIX: prefix },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    proc.stdout!.once('data', () => resolve(proc));
+    proc.once('exit', (code) => reject(new Error(`worker process exited (${String(code)})`)));
+  });
+}
+
+const exited = (p: ChildProcess): Promise<unknown> =>
+  new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once('exit', r)));
+
+interface Run extends AggregateResult {
+  /** CPU of the aggregation, the worker processes and redis-server over the wall time. */
+  cores: number;
+  simulatorCores: number;
+}
+
+async function run(processes: number, redis: { url: string; pid: number }): Promise<Run> {
+  const sim = child(['--simulate']);
+  const workers: ChildProcess[] = [];
+  try {
+    const info = await message<SimInfo>(sim);
+    const prefix = `agg${processes}`;
+    for (let i = 1; i < processes; i++) workers.push(await startWorkerProcess(redis.url, prefix));
+    const agg = child(['--aggregate', JSON.stringify({ sim: info, processes, redisUrl: redis.url, prefix })]);
+    const started = message(agg, (m) => (m as { started?: boolean }).started === true);
+    const done = message<AggregateResult>(agg, (m) => (m as { started?: boolean }).started !== true);
+    await started;
+    const others = (): number => [redis.pid, ...workers.map((w) => w.pid!)].reduce((s, p) => s + procCpu(p), 0);
+    const others0 = others();
+    const sim0 = procCpu(sim.pid!);
+    const r = await done;
+    const othersS = others() - others0;
+    const simS = procCpu(sim.pid!) - sim0;
+    await exited(agg);
+    return { ...r, cores: (r.cpuS + othersS) / r.wallS, simulatorCores: simS / r.wallS };
+  } finally {
+    for (const w of workers) w.kill('SIGTERM');
+    await Promise.all(workers.map(exited));
+    sim.kill('SIGTERM');
+    await exited(sim);
+  }
+}
+
+export async function aggregationScaleOut(): Promise<string[]> {
+  process.stdout.write(
+    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching; simulator in its own process; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
+  );
+  const cores = availableParallelism();
+  const redis = await spawnRedis();
+  const misses: string[] = [];
+  const line = (label: string, r: Run): string =>
+    `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review`;
+  try {
+    const pid = redis.child.pid!;
+    const ref = await run(0, { url: redis.url, pid });
+    process.stdout.write(`${line('reference (one process, one matching thread, no child jobs)', ref)}\n`);
+    for (const p of PROCESSES) {
+      const r = await run(p, { url: redis.url, pid });
+      const speedup = ref.wallS / r.wallS;
+      // Cores the run could use: its threads (the owner and one matching thread per worker process),
+      // at most the machine's cores the simulator left; the reference could use one.
+      const available = (threads: number, x: Run): number => Math.min(threads, cores - x.simulatorCores);
+      const inUse = available(p + 1, r) / available(1, ref);
+      const want = 0.7 * inUse;
+      const same = r.digest === ref.digest;
+      process.stdout.write(
+        `${line(`${p} worker process(es), ${p} child job(s) per matching call`, r)}; speed-up ${fmt(speedup)} (obtained/reference ${fmt(r.cores / ref.cores)} cores)   goal >= ${fmt(want)} (0.7 x ${fmt(inUse)} cores available, relative to the reference's): ${speedup >= want ? 'ok' : 'MISSED'}; output ${same ? 'identical' : 'DIFFERS'}\n`,
+      );
+      if (!same) misses.push(`aggregation, ${p} processes: output differs from the reference`);
+      if (speedup < want) misses.push(`aggregation, ${p} processes: speed-up ${fmt(speedup)} < ${fmt(want)}`);
+    }
+  } finally {
+    redis.child.kill('SIGKILL');
+    rmSync(redis.dir, { recursive: true, force: true });
+  }
+  return misses;
+}
+
+if (process.argv[2] === '--simulate') void simulate();
+if (process.argv[2] === '--aggregate') {
+  aggregate(JSON.parse(process.argv[3]!) as AggregateArgs).catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  });
+}
