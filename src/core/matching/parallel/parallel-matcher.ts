@@ -52,6 +52,12 @@ export const MIN_ACCOUNTS_PER_SHARD = 16;
  * A chunk is a few milliseconds to a few hundred; a turn costs microseconds.
  */
 export const OWNER_CHUNK = 128;
+/**
+ * The same while slices are out: a child job this very process serves (queue mode) needs a few
+ * Redis round trips on this thread before its matching thread can start, and with one turn per
+ * OWNER_CHUNK it started only once the owner's whole slice of a batch of 250 was done.
+ */
+export const OWNER_CHUNK_WITH_SHARDS = 16;
 
 /** One turn of the event loop: timers (lock renewals) and I/O run before the next chunk. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -175,7 +181,7 @@ class ParallelMatcher implements AsyncMatcher {
       const settled = Promise.allSettled(remote);
       let own: BlockedSlice[];
       try {
-        own = await this.blockOwn(B, bounds[0]!, bounds[1]!);
+        own = await this.blockOwn(B, bounds[0]!, bounds[1]!, shards.length > 0 ? OWNER_CHUNK_WITH_SHARDS : OWNER_CHUNK);
       } finally {
         await settled;
       }
@@ -190,11 +196,11 @@ class ParallelMatcher implements AsyncMatcher {
     }
   }
 
-  /** The owner's slice in chunks of OWNER_CHUNK accounts, a turn of the event loop after each. */
-  private async blockOwn(B: number, from: number, to: number): Promise<BlockedSlice[]> {
+  /** The owner's slice in chunks of `chunk` accounts, a turn of the event loop after each. */
+  private async blockOwn(B: number, from: number, to: number, chunk: number): Promise<BlockedSlice[]> {
     const slices: BlockedSlice[] = [];
-    for (let a = from; a < to; a += OWNER_CHUNK) {
-      slices.push(this.engine.blockSlice(B, a, Math.min(to, a + OWNER_CHUNK)));
+    for (let a = from; a < to; a += chunk) {
+      slices.push(this.engine.blockSlice(B, a, Math.min(to, a + chunk)));
       await turn();
     }
     return slices;
