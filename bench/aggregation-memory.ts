@@ -32,7 +32,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { prepareAttribute } from '../src/core/matching/attribute-runtime';
 import { buildMatcher } from '../src/core/matching/matcher';
-import type { MatchingSettings, MatchRecord } from '../src/core/matching/types';
+import type { MatchRecord } from '../src/core/matching/types';
 import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
 import type { CommandType } from '../src/core/command-types';
 import type { Logger, LogFn } from '../src/core/ports/logger';
@@ -41,18 +41,12 @@ import { RecordingReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { generateTenant, startSimulator, type Tenant } from '../src/simulator';
+import { SIMULATOR_MATCHING, aggregationConfig } from './simulated-aggregation';
 
 const MiB = 2 ** 20;
 const GOAL_RSS_AT_1M = 2e9;
 /** Bytes per emitted (refreshed) account above the least a run must keep per account. */
 const GOAL_REFRESH_OVERHEAD = 1.5;
-
-const MATCHING_RULES: MatchingSettings['attributes'] = [
-  { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
-  { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
-  { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
-  { attribute: 'uid', algorithm: 'levenshtein', threshold: 80, mandatory: false },
-];
 
 type Model = 'rules' | 'probabilistic';
 
@@ -227,17 +221,7 @@ async function aggregate(info: SimInfo, s: Scenario): Promise<void> {
     onAggregationSummary: (x) => summaries.push(x),
     matchingThreads: s.threads,
   });
-  const config = {
-    ...base,
-    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
-    batchSize: 250,
-    maxAttempts: 1000,
-    attributeDefinitions: [
-      { name: 'login', expression: '$uid', type: 'unique', case: 'lower', normalize: true, spaces: true },
-      { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 7 },
-    ],
-    matching: { model: s.model, attributes: MATCHING_RULES },
-  };
+  const config = aggregationConfig(base, fusion.connectorAttributes.spConnectorInstanceId, s.model);
   const t0 = performance.now();
   const ctx = { signal: new AbortController().signal, logger, jobId: 'bench', progress: () => undefined };
   let emitted = 0;
@@ -311,7 +295,7 @@ function breakdown(n: number): void {
     bytes: cost(() => records.map((r) => JSON.parse(JSON.stringify(r.id)) as string)),
   });
   rows.push({ structure: 'ids array (8 B per slot, strings shared)', bytes: cost(() => records.map((r) => r.id)) });
-  for (const rule of MATCHING_RULES) {
+  for (const rule of SIMULATOR_MATCHING) {
     let rt: ReturnType<typeof prepareAttribute> | undefined;
     const values = cost(() => (rt = prepareAttribute(rule, records)));
     rows.push({ structure: `${rule.attribute} (${rule.algorithm}): prepared values`, bytes: values });
@@ -322,7 +306,7 @@ function breakdown(n: number): void {
   }
   const total = (model: Model): number =>
     cost(() => {
-      const m = buildMatcher({ attributes: MATCHING_RULES, reviewTopK: 10, model });
+      const m = buildMatcher({ attributes: SIMULATOR_MATCHING, reviewTopK: 10, model });
       m.addBaseline(records);
       // Builds the indexes (first match()).
       m.match([records[0]!]);

@@ -22,14 +22,12 @@
  *
  * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import type { CommandType } from '../src/core/command-types';
 import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
-import type { MatchingSettings } from '../src/core/matching/types';
 import { silentLogger } from '../src/core/ports/logger';
 import type { PendingReview, ReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
@@ -38,6 +36,8 @@ import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { generateTenant, startSimulator } from '../src/simulator';
 import { spawnRedis } from './redis-server';
+import { aggregationConfig } from './simulated-aggregation';
+import { procCpu, startShardWorkerProcess } from './worker-processes';
 
 const SEED = 11;
 const SIZE = Number(process.env.SCALE_AGG_SIZE ?? 300_000);
@@ -46,14 +46,6 @@ const PROCESSES = (process.env.SCALE_PROCESSES ?? '1,2,3')
   .split(',')
   .map(Number)
   .filter((p) => p > 0);
-const TICKS = 100; // USER_HZ of /proc/<pid>/stat on Linux
-
-const MATCHING: MatchingSettings['attributes'] = [
-  { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
-  { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
-  { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
-  { attribute: 'uid', algorithm: 'levenshtein', threshold: 80, mandatory: false },
-];
 
 interface SimInfo {
   baseurl: string;
@@ -76,22 +68,10 @@ interface AggregateResult {
   peakRssMb: number;
   digest: string;
   emitted: number;
-  created: number;
   reviews: number;
 }
 
 const fmt = (x: number, d = 2): string => x.toLocaleString('en-US', { maximumFractionDigits: d });
-
-/** CPU seconds a process has used (user + system), from /proc; 0 once it is gone. */
-function procCpu(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return 0;
-  }
-}
 
 // ---------------------------------------------------------------- the simulator (child process)
 
@@ -191,17 +171,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     matchingThreads: 1,
     ...(provider ? { matchingShards: provider } : {}),
   });
-  const config = {
-    ...base,
-    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
-    batchSize: 250,
-    maxAttempts: 1000,
-    attributeDefinitions: [
-      { name: 'login', expression: '$uid', type: 'unique', case: 'lower', normalize: true, spaces: true },
-      { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 7 },
-    ],
-    matching: { model: MODEL, attributes: MATCHING },
-  };
+  const config = aggregationConfig(base, fusion.connectorAttributes.spConnectorInstanceId, MODEL);
   const ctx = { signal: new AbortController().signal, logger: silentLogger, jobId: 'bench', progress: () => undefined };
   // The bench starts reading the other processes' CPU on this message.
   await new Promise<void>((resolve) => process.send?.({ started: true }, undefined, {}, () => resolve()));
@@ -231,7 +201,6 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     peakRssMb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20,
     digest: hash.digest('hex'),
     emitted,
-    created: sum.accountsCreated,
     reviews: sum.potentialDuplicates,
   };
   if (reviews.count !== sum.potentialDuplicates)
@@ -263,17 +232,6 @@ function message<T>(proc: ChildProcess, match: (m: unknown) => boolean = () => t
   });
 }
 
-function startWorkerProcess(url: string, prefix: string): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [join(__dirname, 'shard-worker-process.js')], {
-    env: { ...process.env, REDIS_URL: url, BENCH_PREFIX: prefix },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    proc.stdout!.once('data', () => resolve(proc));
-    proc.once('exit', (code) => reject(new Error(`worker process exited (${String(code)})`)));
-  });
-}
-
 const exited = (p: ChildProcess): Promise<unknown> =>
   new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once('exit', r)));
 
@@ -289,7 +247,7 @@ async function run(processes: number, redis: { url: string; pid: number }): Prom
   try {
     const info = await message<SimInfo>(sim);
     const prefix = `agg${processes}`;
-    for (let i = 1; i < processes; i++) workers.push(await startWorkerProcess(redis.url, prefix));
+    for (let i = 1; i < processes; i++) workers.push(await startShardWorkerProcess(redis.url, prefix));
     const agg = child(['--aggregate', JSON.stringify({ sim: info, processes, redisUrl: redis.url, prefix })]);
     const started = message(agg, (m) => (m as { started?: boolean }).started === true);
     const done = message<AggregateResult>(agg, (m) => (m as { started?: boolean }).started !== true);

@@ -12,10 +12,8 @@
  * get less than a core too, so the goal compares like with like: speed-up >= 0.7 x (cores the run
  * obtained / cores the reference obtained). Results must equal the reference's; exit 1 on a miss.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { buildMatcher, type MatchRecord, type MatchResult, type MatchingSettings } from '../src/core/matching';
 import { buildRemoteRunMatcher } from '../src/core/matching/parallel/parallelism';
 import { silentLogger } from '../src/core/ports/logger';
@@ -24,6 +22,7 @@ import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate } from './matching-data';
 import { spawnRedis } from './redis-server';
 import { resultDigest } from './result-digest';
+import { procCpu, startShardWorkerProcess } from './worker-processes';
 
 const SEED = Number(process.env.MATCH_SEED ?? 20261120);
 const SIZE = Number(process.env.SCALE_QUEUE_SIZE ?? 300_000);
@@ -34,16 +33,9 @@ const SETTINGS = CONFIG === 'no-mandatory' ? NO_MANDATORY_SETTINGS : MAIN_SETTIN
 /** New accounts matched; default every one (N). */
 const ACCOUNTS = Number(process.env.SCALE_QUEUE_ACCOUNTS ?? SIZE);
 const BATCH = 250;
-const TICKS = 100; // USER_HZ of /proc/<pid>/stat on Linux
 
 const fmt = (x: number, d = 2): string => x.toLocaleString('en-US', { maximumFractionDigits: d });
 
-/** CPU seconds a process has used (user + system), from /proc. */
-function procCpu(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
 const selfCpu = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -81,17 +73,6 @@ async function measure(pids: number[], body: () => Promise<string>): Promise<Run
   return { wallS, cores: cpu / wallS, digest: d };
 }
 
-function startWorkerProcess(url: string, prefix: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, 'shard-worker-process.js')], {
-    env: { ...process.env, REDIS_URL: url, BENCH_PREFIX: prefix },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker process exited (${code})`)));
-  });
-}
-
 async function sharded(
   url: string,
   processes: number,
@@ -101,7 +82,7 @@ async function sharded(
 ): Promise<Run> {
   const prefix = `bench${processes}`;
   const own = new ShardJobWorker({ redisUrl: url, prefix, logger: silentLogger, concurrency: 1 });
-  const others = await Promise.all(Array.from({ length: processes - 1 }, () => startWorkerProcess(url, prefix)));
+  const others = await Promise.all(Array.from({ length: processes - 1 }, () => startShardWorkerProcess(url, prefix)));
   const provider = new QueueShardProvider({ redisUrl: url, prefix, shardJobs: processes });
   await provider.ready();
   await own.worker.waitUntilReady();

@@ -1,0 +1,32 @@
+/**
+ * The std:account:list the aggregation benches run against the simulator's tenants: its matching
+ * rules (the simulator's attributes) and its configuration, so the memory and scale-out benches
+ * measure the same aggregation.
+ */
+import type { MatchingSettings } from '../src/core/matching/types';
+
+export const SIMULATOR_MATCHING: MatchingSettings['attributes'] = [
+  { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
+  { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
+  { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
+  { attribute: 'uid', algorithm: 'levenshtein', threshold: 80, mandatory: false },
+];
+
+/** The fusion source's configuration over `base` (platform connection and its limits). */
+export function aggregationConfig<B extends object>(
+  base: B,
+  spConnectorInstanceId: unknown,
+  model: string,
+): B & Record<string, unknown> {
+  return {
+    ...base,
+    spConnectorInstanceId,
+    batchSize: 250,
+    maxAttempts: 1000,
+    attributeDefinitions: [
+      { name: 'login', expression: '$uid', type: 'unique', case: 'lower', normalize: true, spaces: true },
+      { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 7 },
+    ],
+    matching: { model, attributes: SIMULATOR_MATCHING },
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Processes of the scale-out benches: the CPU a process has used (to count every process a run
+ * involves, not only this one), and a spawned worker process serving matching child jobs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const TICKS = 100; // USER_HZ of /proc/<pid>/stat on Linux
+
+/** CPU seconds a process has used (user + system), from /proc; 0 once it is gone. */
+export function procCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** A worker process serving the shard queue of `prefix` (shard-worker-process.ts), once it is ready. */
+export function startShardWorkerProcess(url: string, prefix: string): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [join(__dirname, 'shard-worker-process.js')], {
+    env: { ...process.env, REDIS_URL: url, BENCH_PREFIX: prefix },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    proc.stdout!.once('data', () => resolve(proc));
+    proc.once('exit', (code) => reject(new Error(`worker process exited (${String(code)})`)));
+  });
+}
