@@ -128,6 +128,9 @@ export function buildMatchEngine(
   return new EngineMatcher(settings, 'index', opts, blockOnly);
 }
 
+const asArray = (records: Iterable<MatchRecord>): readonly MatchRecord[] =>
+  Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
+
 function emptyStats(): MatchStats {
   return {
     accounts: 0,
@@ -213,7 +216,7 @@ class EngineMatcher implements MatchEngine {
   }
 
   addBaseline(records: Iterable<MatchRecord>): void {
-    this.append(Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records]);
+    this.append(asArray(records));
   }
 
   /** `batch`: a call's new records (see AttributeRuntime.append). */
@@ -231,7 +234,7 @@ class EngineMatcher implements MatchEngine {
   appendNew(newRecords: Iterable<MatchRecord>): number {
     const B = this.ids.length;
     this.buildIndexes();
-    this.append(Array.isArray(newRecords) ? (newRecords as readonly MatchRecord[]) : [...newRecords], true);
+    this.append(asArray(newRecords), true);
     return B;
   }
 
