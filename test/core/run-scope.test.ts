@@ -33,6 +33,15 @@ describe('RunScope: the one rule for a full run', () => {
     expect(scope.whyLimited()).toMatch(why);
   });
 
+  it('the probabilistic estimate: a run that reads every account it can, so a disabled source does not stop it', () => {
+    expect(new RunScope(plain, both).estimatesModel).toBe(true);
+    expect(new RunScope(plain, { read: ['HR'], skipped: ['AD'] }).estimatesModel).toBe(true);
+    expect(new RunScope({ ...plain, aggregationBatchSize: 100 }, both).estimatesModel).toBe(false);
+    expect(new RunScope({ ...plain, accountFilter: 'department eq "IT"' }, both).estimatesModel).toBe(false);
+    const perSource = { ...plain, sourceOptions: { AD: { forceAggregation: false, accountFilter: 'x eq 1' } } };
+    expect(new RunScope(perSource, both).estimatesModel).toBe(false);
+  });
+
   it('a blank filter is no filter, and the limit is reported', () => {
     expect(new RunScope({ ...plain, accountFilter: '   ' }, both).full).toBe(true);
     expect(new RunScope({ ...plain, aggregationBatchSize: 7 }, both).limitedTo).toBe(7);

@@ -33,6 +33,15 @@ export class RunScope {
     return this.limitedTo === undefined && this.skippedSources.length === 0 && !this.filtered;
   }
 
+  /**
+   * The probabilistic model's parameters are estimated by a run that reads every account it can: no
+   * "Aggregation batch size", no account filter. A disabled source is read by no run, so unlike `full`
+   * it does not make the run partial here.
+   */
+  get estimatesModel(): boolean {
+    return this.limitedTo === undefined && !this.filtered;
+  }
+
   /** "Reset accounts?" takes effect only in a full run; otherwise it waits for one. */
   mayReset(requested: boolean): boolean {
     return requested && this.full;

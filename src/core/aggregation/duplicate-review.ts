@@ -1,0 +1,45 @@
+import type { PotentialDuplicate } from '../matching/types';
+import type { PlatformAccount } from '../ports/platform';
+import type { PendingReview } from '../ports/review-queue';
+
+/** What every review of one run shares. */
+export interface ReviewDefaults {
+  /** Keys of connector accounts created by this run: a candidate among them is an account, not an identity. */
+  createdKeys: ReadonlySet<string>;
+  /** Identity ids of the reviewers ("Owner is global reviewer?"). */
+  reviewers: string[];
+  /** ISO time a review submitted now expires ("Manual review expiration days"). */
+  expiresAt: () => string;
+}
+
+/**
+ * The review a new account waits for: every potential duplicate the matcher found (the form shows the best
+ * reviewTopK and lists the rest), except the identity the account is already correlated with.
+ * Undefined when nothing is left to review.
+ */
+export function duplicateReview(
+  account: PlatformAccount,
+  merged: Record<string, unknown>,
+  found: readonly PotentialDuplicate[] | undefined,
+  defaults: ReviewDefaults,
+): PendingReview | undefined {
+  const duplicates = (found ?? []).filter((d) => d.candidateId !== account.identityId);
+  if (duplicates.length === 0) return undefined;
+  return {
+    accountId: account.id,
+    accountName: account.name,
+    sourceName: account.sourceName,
+    attributes: merged,
+    candidates: duplicates.map((d) => ({
+      candidateId: d.candidateId,
+      candidateKind: defaults.createdKeys.has(d.candidateId) ? ('account' as const) : d.candidateKind,
+      score: d.score,
+      scores: d.scores,
+      ...(d.probability !== undefined ? { probability: d.probability } : {}),
+      ...(d.matchWeight !== undefined ? { matchWeight: d.matchWeight } : {}),
+      ...(d.explanation ? { explanation: d.explanation } : {}),
+    })),
+    reviewers: defaults.reviewers,
+    expiresAt: defaults.expiresAt(),
+  };
+}

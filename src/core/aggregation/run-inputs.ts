@@ -1,0 +1,83 @@
+/**
+ * What a run reads before its first source account: the connector's own accounts (the unique-value
+ * registry and the index of which source account belongs to which connector account are rebuilt from
+ * them on every run) and the identity baseline ("Identity Scope Query") the matcher compares against.
+ */
+import type { FusionConfig } from '../config/fusion-config';
+import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
+import type { MatchRecord } from '../matching/types';
+import type { Logger } from '../ports/logger';
+import type { CallOptions, PlatformSession, PlatformSource } from '../ports/platform';
+import type { AggregationSummary } from './aggregation-summary';
+import { AttributeGenerator } from './attribute-generator';
+import type { ConnectorAccountIndex } from './connector-account-index';
+import type { UniqueRegistry } from './unique-registry';
+
+export interface RunInputsArgs {
+  config: FusionConfig;
+  platform: PlatformSession;
+  logger: Logger;
+  summary: AggregationSummary;
+  opts: CallOptions;
+  progress: () => void;
+}
+
+/**
+ * Reads the connector accounts into the registry and the index; with a reset, they are dropped instead
+ * and their identities returned (not a baseline for their own rebuilt accounts).
+ */
+export async function readConnectorAccounts(
+  a: RunInputsArgs,
+  own: PlatformSource,
+  reset: boolean,
+  into: { registry: UniqueRegistry; index: ConnectorAccountIndex },
+): Promise<Set<string>> {
+  const registered = AttributeGenerator.registeredNames(a.config.attributeDefinitions);
+  const resetIdentities = new Set<string>();
+  let n = 0;
+  for await (const account of a.platform.listAccounts({ sourceId: own.id }, a.opts)) {
+    n++;
+    if (reset) {
+      if (account.identityId) resetIdentities.add(account.identityId);
+      a.summary.accountsReset++;
+      continue;
+    }
+    for (const name of registered) into.registry.register(name, account.attributes[name]);
+    into.index.add(account);
+    if (n % 1000 === 0) a.progress();
+  }
+  a.logger.info({ connectorAccounts: n, reset }, `Read ${n} connector accounts`);
+  return resetIdentities;
+}
+
+/** Loads the identities of the "Identity Scope Query" into the matcher's baseline, 1,000 at a time. */
+export async function loadIdentityBaseline(
+  a: RunInputsArgs,
+  matcher: AsyncMatcher,
+  resetIdentities: ReadonlySet<string>,
+): Promise<void> {
+  const { config, summary, logger } = a;
+  let chunk: MatchRecord[] = [];
+  for await (const identity of a.platform.searchIdentities(config.identityScopeQuery, a.opts)) {
+    if (resetIdentities.has(identity.id)) continue;
+    chunk.push({ id: identity.id, attributes: identity.attributes });
+    summary.baselineIdentities++;
+    if (chunk.length >= 1000) {
+      matcher.addBaseline(chunk);
+      chunk = [];
+      a.progress();
+    }
+  }
+  matcher.addBaseline(chunk);
+  if (summary.baselineIdentities === 0) {
+    logger.warn(
+      { query: config.identityScopeQuery },
+      'The identity baseline is empty: check the Identity Scope Query; no account can match an identity',
+    );
+  } else {
+    logger.info(
+      { identities: summary.baselineIdentities },
+      `Identity baseline: ${summary.baselineIdentities} identities`,
+    );
+  }
+}
