@@ -1,0 +1,57 @@
+/**
+ * The records a matcher holds, baseline first: their ids and, per attribute, the prepared values
+ * (AttributeRuntime: normalised text, q-grams, phonetic codes, tokens; no record objects kept). Every
+ * structure that follows the record numbers (the combined index, the probabilistic model's per-record
+ * state) is appended to and truncated with them, so a call's new records can be added for the call only.
+ */
+import { type AttributeRuntime, prepareAttribute } from './attribute-runtime';
+import type { ProbabilisticModel } from './probabilistic/model';
+import type { CombinedGenerator } from './slice-blocking';
+import type { AttributeMatchRule, MatchRecord } from './types';
+
+export const asArray = (records: Iterable<MatchRecord>): readonly MatchRecord[] =>
+  Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
+
+export class EngineRecords {
+  readonly ids: string[] = [];
+  readonly runtimes: AttributeRuntime[];
+  /** Probabilistic model only: its per-record state follows the records. */
+  readonly model: ProbabilisticModel | undefined;
+  /** Set once the blocker builds its indexes (the combined index follows the record numbers). */
+  combined: CombinedGenerator | undefined;
+
+  constructor(
+    rules: readonly AttributeMatchRule[],
+    model?: (runtimes: readonly AttributeRuntime[]) => ProbabilisticModel,
+  ) {
+    this.runtimes = rules.map((rule) => prepareAttribute(rule));
+    this.model = model?.(this.runtimes);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** `batch`: a call's new records (see AttributeRuntime.append). */
+  append(records: readonly MatchRecord[], batch = false): void {
+    for (const r of records) this.ids.push(r.id);
+    for (const rt of this.runtimes) rt.append(records, batch);
+    this.combined?.index.append(this.ids.length);
+    this.model?.append(records);
+  }
+
+  /** Records given as normalised value lists (values[i][r]: attribute i of record r), as a shard receives them. */
+  appendValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[], batch = false): void {
+    if (this.model) throw new Error('addValues: only a block-only engine takes prepared values');
+    for (const id of ids) this.ids.push(id);
+    this.runtimes.forEach((rt, i) => rt.appendValues(values[i]!, batch));
+    this.combined?.index.append(this.ids.length);
+  }
+
+  truncate(n: number): void {
+    this.combined?.index.truncate(n);
+    for (const rt of this.runtimes) rt.truncate(n);
+    this.model?.truncate(n);
+    this.ids.length = n;
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * Phase 1 of matching ("block"): the candidate indexes per generating attribute and, for a slice of the
+ * new accounts, each account's candidates evaluated against the rules (thresholds, mandatory attributes).
+ * It reads only the records' prepared values, so any thread or shard holding the same records computes
+ * the same slice (blocked-slice.ts); phase 2 (slice-finish.ts) merges the slices in order.
+ */
+import type { AttributeRuntime } from './attribute-runtime';
+import {
+  ACCOUNT_MISSING_ALL,
+  ACCOUNT_MISSING_MANDATORY,
+  ACCOUNT_WITHOUT_VALUES,
+  type BlockedSlice,
+  GENERATOR_COMBINED,
+  GENERATOR_EXHAUSTIVE,
+  GENERATOR_UNION,
+  GrowingFloat64,
+  GrowingInt32,
+} from './blocked-slice';
+import { CandidateCollector, type CandidateIndex } from './indexes/candidate-collector';
+import { CombinedIndex } from './indexes/combined-index';
+import { KeyIndex } from './indexes/key-index';
+import { NameIndex } from './indexes/name-index';
+import { attributeKind } from './probabilistic/comparators';
+import { DEFERRED_SCORE } from './probabilistic/model';
+import type { Algorithm, AttributeMatchRule, MatchingSettings, PairOutcome } from './types';
+
+export type BlockingMode = 'index' | 'exhaustive';
+
+/** Order of BlockedSlice.outcomes. */
+export const OUTCOMES: readonly PairOutcome[] = ['matched', 'below_threshold', 'mandatory_failed', 'value_missing'];
+
+/** Cheapest single index's estimate above which the combined index is considered. */
+const COMBINED_FROM = 24;
+
+/** Relative cost of scoring one pair, to test cheap mandatory attributes first. */
+const SCORE_COST: Record<Algorithm, number> = {
+  exact: 0,
+  'double-metaphone': 1,
+  levenshtein: 2,
+  dice: 3,
+  'jaro-winkler': 4,
+  'name-matcher': 5,
+};
+
+/** The combined (key, name token) index and the two mandatory attributes it stands for. */
+export interface CombinedGenerator {
+  index: CombinedIndex;
+  keyAttr: number;
+  nameAttr: number;
+}
+
+export class SliceBlocker {
+  /** Mandatory attributes are evaluated first, cheapest algorithm first: a failure ends the pair. */
+  private readonly order: number[];
+  private readonly mandatory: number[];
+  /** Candidate generators: the mandatory attributes (one suffices per account), else all (union). */
+  private readonly generatorIdx: number[];
+  /** Attributes whose threshold makes a pair a candidate (all but surnames under a name, probabilistic). */
+  private readonly blocks: boolean[];
+  private indexes: Map<number, CandidateIndex> | undefined;
+  /** A mandatory lossless key attribute and a mandatory name attribute: their (key, token) index. */
+  combined: CombinedGenerator | undefined;
+  private readonly collector = new CandidateCollector(0);
+  private readonly scores: Float64Array;
+
+  constructor(
+    settings: MatchingSettings,
+    private readonly runtimes: readonly AttributeRuntime[],
+    private readonly ids: readonly string[],
+    private readonly mode: BlockingMode,
+  ) {
+    const rules = settings.attributes;
+    const cost = (i: number): number => (rules[i]!.mandatory ? SCORE_COST[rules[i]!.algorithm] : 0);
+    this.order = rules
+      .map((_, i) => i)
+      .sort((a, b) => Number(rules[b]!.mandatory) - Number(rules[a]!.mandatory) || cost(a) - cost(b) || a - b);
+    this.mandatory = this.order.filter((i) => rules[i]!.mandatory);
+    this.blocks = rules.map((_, i) => settings.model !== 'probabilistic' || !surnameUnderName(rules, i));
+    const blocking = this.order.filter((i) => this.blocks[i]);
+    this.generatorIdx = mode === 'index' ? (this.mandatory.length > 0 ? this.mandatory : blocking) : [];
+    this.scores = new Float64Array(rules.length);
+  }
+
+  /** Builds the indexes once, over the baseline so far; every later record is appended to them. */
+  buildIndexes(): void {
+    if (this.indexes) return;
+    // Built once, over the baseline so far; every later record is appended to them.
+    this.indexes = new Map();
+    for (const i of this.generatorIdx) this.indexes.set(i, this.runtimes[i]!.index());
+    const mandatoryIndex = (is: (x: CandidateIndex) => boolean): number =>
+      this.mandatory.find((i) => is(this.indexes!.get(i)!)) ?? -1;
+    const keyAttr = mandatoryIndex((x) => x instanceof KeyIndex && x.lossless);
+    const nameAttr = mandatoryIndex((x) => x instanceof NameIndex);
+    if (this.mode === 'index' && keyAttr >= 0 && nameAttr >= 0) {
+      const keys = this.indexes.get(keyAttr) as KeyIndex<unknown>;
+      const names = this.indexes.get(nameAttr) as NameIndex;
+      this.combined = { index: new CombinedIndex(keys, names), keyAttr, nameAttr };
+    }
+  }
+
+  /**
+   * Phase 1 for the new accounts at positions from..to-1 of the appended new records (record numbers
+   * B+from..B+to-1): candidates from the indexes, each evaluated. Each account sees the baseline and the
+   * new records before it, so the slice depends only on the records, not on other slices.
+   */
+  blockSlice(B: number, from: number, to: number): BlockedSlice {
+    const { runtimes, order, mandatory, generatorIdx, ids, scores } = this;
+    const indexes = this.indexes!;
+    const count = to - from;
+    const status = new Uint8Array(count);
+    const comparedOf = new Int32Array(count);
+    const generator = new Int16Array(count);
+    const matchedStart = new Int32Array(count + 1);
+    const candidates = new GrowingInt32();
+    const matchedScores = new GrowingFloat64();
+    const fullScans = new GrowingInt32();
+    const outcomes = new Float64Array(OUTCOMES.length);
+    const collector = this.collector;
+    collector.ensure(this.ids.length);
+    for (let k = 0; k < count; k++) {
+      matchedStart[k] = candidates.length;
+      const g = B + from + k;
+      const accountId = ids[g]!;
+      if (mandatory.some((i) => !runtimes[i]!.hasValue(g))) {
+        status[k] = runtimes.some((rt) => rt.hasValue(g)) ? ACCOUNT_MISSING_MANDATORY : ACCOUNT_MISSING_ALL;
+        continue;
+      }
+      if (!runtimes.some((rt) => rt.hasValue(g))) {
+        status[k] = ACCOUNT_WITHOUT_VALUES;
+        continue;
+      }
+
+      collector.begin();
+      if (this.mode === 'exhaustive') {
+        for (let c = 0; c < g; c++) collector.add(c);
+        generator[k] = GENERATOR_EXHAUSTIVE;
+      } else {
+        const chosen = this.chooseGenerators(g, generatorIdx, mandatory.length > 0, indexes, runtimes);
+        if (chosen[0] === GENERATOR_COMBINED) {
+          this.combined!.index.probe(g, g, collector);
+        } else {
+          for (const i of chosen) {
+            const info = indexes.get(i)!.probe(g, g, collector);
+            if (info.fullScan) {
+              fullScans.push(k);
+              fullScans.push(i);
+            }
+          }
+        }
+        if (mandatory.length > 0) this.refine(g, chosen[0]!, mandatory, indexes, collector);
+        generator[k] = chosen.length === 1 ? chosen[0]! : GENERATOR_UNION;
+      }
+
+      let compared = 0;
+      for (let j = 0; j < collector.size; j++) {
+        const c = collector.list[j]!;
+        if (ids[c] === accountId) continue;
+        compared++;
+        const outcome = this.evaluate(g, c, runtimes, order, scores);
+        outcomes[OUTCOMES.indexOf(outcome)]!++;
+        if (outcome !== 'matched') continue;
+        candidates.push(c);
+        matchedScores.pushAll(scores);
+      }
+      comparedOf[k] = compared;
+    }
+    matchedStart[count] = candidates.length;
+    return {
+      from,
+      count,
+      status,
+      compared: comparedOf,
+      generator,
+      matchedStart,
+      candidates: candidates.done(),
+      scores: matchedScores.done(),
+      outcomes,
+      fullScans: fullScans.done(),
+    };
+  }
+
+  /**
+   * With mandatory attributes every match passes each of them, so the cheapest lossless mandatory
+   * index suffices (a lossy one only when no lossless one exists). Without, a match passes at least
+   * one attribute: union over the attributes the account has a value for.
+   */
+  private chooseGenerators(
+    g: number,
+    generatorIdx: number[],
+    hasMandatory: boolean,
+    indexes: Map<number, CandidateIndex>,
+    runtimes: readonly AttributeRuntime[],
+  ): number[] {
+    if (!hasMandatory) return generatorIdx.filter((i) => runtimes[i]!.hasValue(g));
+    let best = -1;
+    let bestCost = Number.POSITIVE_INFINITY;
+    let bestLossless = false;
+    for (const i of generatorIdx) {
+      const index = indexes.get(i)!;
+      const cost = index.estimate(g);
+      if ((index.lossless && !bestLossless) || (index.lossless === bestLossless && cost < bestCost)) {
+        best = i;
+        bestCost = cost;
+        bestLossless = index.lossless;
+      }
+    }
+    // Both of its attributes are mandatory and lossless, so it competes with the lossless indexes;
+    // its estimate looks up a posting per neighbour token, more than a short bucket costs to walk.
+    if (this.combined && bestCost > COMBINED_FROM && this.combined.index.estimate(g) < bestCost)
+      return [GENERATOR_COMBINED];
+    return [best];
+  }
+
+  /**
+   * A match passes every mandatory attribute, so the chosen index's candidates are intersected
+   * with every lossless mandatory index's exact bound (a membership test per candidate, not a walk
+   * of their postings): a common surname's bucket shrinks to the records whose name can also pass.
+   * The chosen index is refined too when its probe is a looser bound than its refine (the name
+   * index's count filter takes the fewest tokens any partner size needs; refine the partner's own):
+   * the candidates are then the same whichever index generated them, so the counts in the stats do
+   * not depend on the per-account choice (which follows caches that differ between threads). A key
+   * index that generated (alone or in the combined index) needs no refine: its candidates share a key.
+   */
+  private refine(
+    g: number,
+    chosen: number,
+    mandatory: number[],
+    indexes: Map<number, CandidateIndex>,
+    collector: CandidateCollector,
+  ): void {
+    const keyDone = chosen === GENERATOR_COMBINED ? this.combined!.keyAttr : chosen;
+    for (const i of mandatory) {
+      if (collector.size === 0) return;
+      const index = indexes.get(i)!;
+      if (i === keyDone && index instanceof KeyIndex) continue;
+      if (index.lossless && index.refine) index.refine(g, collector);
+    }
+  }
+
+  private evaluate(
+    a: number,
+    b: number,
+    runtimes: readonly AttributeRuntime[],
+    order: number[],
+    scores: Float64Array,
+  ): PairOutcome {
+    scores.fill(-1);
+    let anyCompared = false;
+    let anyPass = false;
+    for (const i of order) {
+      const rt = runtimes[i]!;
+      if (!this.blocks[i] && !rt.rule.mandatory) {
+        // Probabilistic surname under a name: it cannot make the pair a candidate, and its level
+        // mostly needs no score (equal surnames); the model scores it when the level needs it.
+        if (rt.hasValue(a) && rt.hasValue(b)) {
+          scores[i] = DEFERRED_SCORE;
+          anyCompared = true;
+        }
+        continue;
+      }
+      const s = rt.score(a, b);
+      scores[i] = s;
+      if (s < 0) {
+        if (rt.rule.mandatory) return 'value_missing';
+        continue;
+      }
+      anyCompared = true;
+      if (s >= rt.rule.threshold && this.blocks[i]) anyPass = true;
+      else if (rt.rule.mandatory) return 'mandatory_failed';
+    }
+    if (!anyCompared) return 'value_missing';
+    return anyPass ? 'matched' : 'below_threshold';
+  }
+}
+
+/**
+ * Probabilistic model: a surname next to a name attribute does not make candidates on its own. The
+ * name already blocks on it, and a common surname alone (Smith) would bring thousands of pairs
+ * that only the weights would then turn down.
+ */
+function surnameUnderName(rules: readonly AttributeMatchRule[], i: number): boolean {
+  return attributeKind(rules[i]!) === 'surname' && rules.some((r) => attributeKind(r) === 'name');
+}
