@@ -6,3 +6,8 @@ export function grown<T extends Growable>(a: T, length: number): T {
   next.set(a as ArrayLike<number>);
   return next;
 }
+
+/** `a` itself when it holds `need` elements, else a copy at least twice as large (amortised growth). */
+export function withCapacity<T extends Growable>(a: T, need: number, min = 64): T {
+  return need <= a.length ? a : grown(a, Math.max(need, a.length * 2, min));
+}

@@ -1,18 +1,12 @@
 import type { OverlapFilter } from '../algorithms/kernel';
+import { withCapacity as grown } from '../typed-arrays';
 import type { CandidateCollector, CandidateIndex, ProbeInfo } from './candidate-collector';
+import { OverlapBounds } from './overlap-bounds';
 
 /** Occurrence numbers turn a multiset of tokens into a set: key * 2^20 + occurrence (< 2^53). */
 const OCC = 1048576;
-const EPS = 1e-9;
 /** Appended records beyond max(this, records at the last build) trigger a rebuild (fresh token order). */
 const MIN_REBUILD = 4096;
-
-function grown(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer> {
-  if (need <= a.length) return a;
-  const b = new Int32Array(Math.max(need, a.length * 2, 64));
-  b.set(a);
-  return b;
-}
 
 /**
  * Prefix-filtered inverted index for "shared tokens >= bound" filters (q-gram count filter for
@@ -58,10 +52,8 @@ export class OverlapIndex<P> implements CandidateIndex {
   private extraNew: number[][] = [];
   private unfilterable: number[] = [];
   private builtRecords = 0;
-  private sizeCap = 0;
-  private lbCache = new Map<number, number>();
+  private readonly bounds: OverlapBounds<P>;
   private stampCur = 0;
-  private readonly needCache = new Map<number, number>();
   private readonly keys: number[] = [];
 
   constructor(
@@ -70,6 +62,7 @@ export class OverlapIndex<P> implements CandidateIndex {
     /** Smallest number of appended records that can trigger a rebuild (tests lower it). */
     private readonly minRebuild = MIN_REBUILD,
   ) {
+    this.bounds = new OverlapBounds(filter);
     this.build(values.length);
   }
 
@@ -140,8 +133,7 @@ export class OverlapIndex<P> implements CandidateIndex {
     for (let x = 0; x < entries; x++) this.pool.subarray(this.tokStart[x]!, this.tokEnd[x]!).sort();
 
     // Phase 3: prefix lengths from the smallest overlap any partner size can require.
-    this.sizeCap = maxSize;
-    this.lbCache = new Map();
+    this.bounds.reset(maxSize);
     this.unfilterable = [];
     const postCount = new Int32Array(freq.length + 1);
     for (let x = 0; x < entries; x++) {
@@ -174,30 +166,10 @@ export class OverlapIndex<P> implements CandidateIndex {
     this.builtRecords = n;
   }
 
-  private lowerBound(m: number): number {
-    let lb = this.lbCache.get(m);
-    if (lb === undefined) {
-      lb = this.computeLowerBound(m, this.sizeCap);
-      this.lbCache.set(m, lb);
-    }
-    return lb;
-  }
-
-  private computeLowerBound(m: number, cap: number): number {
-    const [lo, hi] = this.filter.partnerRange(m);
-    let lb = Number.POSITIVE_INFINITY;
-    for (let s = Math.max(0, lo); s <= Math.min(hi, cap); s++) {
-      if (!this.filter.lengthOk(m, s)) continue;
-      const need = Math.ceil(this.filter.minOverlap(m, s) - EPS);
-      if (need < lb) lb = need;
-    }
-    return lb;
-  }
-
   /** Sets the entry's probe length (and the unfilterable list); returns the number of tokens to post. */
   private prefix(x: number): number {
     const count = this.tokEnd[x]! - this.tokStart[x]!;
-    const lb = this.lowerBound(this.entrySize[x]!);
+    const lb = this.bounds.lowerBound(this.entrySize[x]!);
     if (lb === Number.POSITIVE_INFINITY || lb > count) {
       this.probeLen[x] = -1; // no partner size can pass
       return 0;
@@ -257,7 +229,7 @@ export class OverlapIndex<P> implements CandidateIndex {
     this.recEntryStart[n] = e;
     this.entries = e;
     this.count = n;
-    if (maxSize > this.sizeCap && !this.raiseSizeCap(maxSize)) {
+    if (!this.bounds.admitSize(maxSize)) {
       this.build(n);
       return;
     }
@@ -266,13 +238,6 @@ export class OverlapIndex<P> implements CandidateIndex {
       const s = this.tokStart[x]!;
       for (let i = 0; i < p; i++) this.extraFor(this.pool[s + i]!).push(x);
     }
-  }
-
-  /** True when the larger partner sizes leave every prefix length as it is. */
-  private raiseSizeCap(cap: number): boolean {
-    for (const [m, lb] of this.lbCache) if (this.computeLowerBound(m, cap) !== lb) return false;
-    this.sizeCap = cap;
-    return true;
   }
 
   private growEntries(need: number): void {
@@ -378,19 +343,9 @@ export class OverlapIndex<P> implements CandidateIndex {
     const m = this.entrySize[q]!;
     const n = this.entrySize[x]!;
     if (!this.filter.lengthOk(m, n)) return;
-    const need = this.need(m, n);
+    const need = this.bounds.need(m, n);
     if (need > 0 && this.overlap(q, x, need) < need) return;
     out.add(rec);
-  }
-
-  private need(m: number, n: number): number {
-    const key = m * 1048576 + n;
-    let v = this.needCache.get(key);
-    if (v === undefined) {
-      v = Math.ceil(this.filter.minOverlap(m, n) - EPS);
-      this.needCache.set(key, v);
-    }
-    return v;
   }
 
   /** Shared tokens of two entries (sorted rank arrays), stopping once `need` cannot be reached. */
