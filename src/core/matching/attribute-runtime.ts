@@ -36,7 +36,15 @@ export interface AttributeRuntime {
   index(): CandidateIndex;
 }
 
-export function prepareAttribute(rule: AttributeMatchRule, records: readonly MatchRecord[] = []): AttributeRuntime {
+/**
+ * `transform`: applied to each normalised value before it is prepared (the probabilistic model blocks
+ * an e-mail attribute on its local part).
+ */
+export function prepareAttribute(
+  rule: AttributeMatchRule,
+  records: readonly MatchRecord[] = [],
+  transform?: (normalised: string) => string,
+): AttributeRuntime {
   return withKernel(rule.algorithm, (kernel) => {
     type P = Parameters<typeof kernel.score>[0];
     const values: P[][] = [];
@@ -63,7 +71,8 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
     const batchText = new Map<string, P[]>();
     const appendValues = (lists: readonly (readonly string[])[], batch = false): void => {
       if (batch) batchText.clear();
-      for (const texts of lists) {
+      for (const given of lists) {
+        const texts = transform ? given.map(transform) : given;
         const single = texts.length === 1 ? texts[0]! : undefined;
         let list = single !== undefined && !batch && batchText.size > 0 ? batchText.get(single) : undefined;
         if (!list) {
@@ -97,7 +106,8 @@ export function prepareAttribute(rule: AttributeMatchRule, records: readonly Mat
         const raw = rec.attributes[rule.attribute];
         let list = reuse && typeof raw === 'string' ? batchRaw.get(raw) : undefined;
         if (!list) {
-          list = preparedList(attributeValues(raw));
+          const texts = attributeValues(raw);
+          list = preparedList(transform ? texts.map(transform) : texts);
           if (batch && typeof raw === 'string') batchRaw.set(raw, list);
         }
         values.push(list);

@@ -6,8 +6,11 @@
  */
 import { type AttributeRuntime, prepareAttribute } from './attribute-runtime';
 import type { ProbabilisticModel } from './probabilistic/model';
+import { attributeValues } from './normalize';
+import { attributeKind, splitEmail } from './probabilistic/comparators';
 import type { CombinedGenerator } from './slice-blocking';
 import type { AttributeMatchRule, MatchRecord } from './types';
+import { ValueStats } from './value-stats';
 
 export const asArray = (records: Iterable<MatchRecord>): readonly MatchRecord[] =>
   Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
@@ -19,13 +22,17 @@ export class EngineRecords {
   readonly model: ProbabilisticModel | undefined;
   /** Set once the blocker builds its indexes (the combined index follows the record numbers). */
   combined: CombinedGenerator | undefined;
+  /** Probabilistic model (owner and shards alike): chance agreement per attribute, for the blocking. */
+  readonly stats: ValueStats | undefined;
 
   constructor(
-    rules: readonly AttributeMatchRule[],
+    private readonly rules: readonly AttributeMatchRule[],
     model?: (runtimes: readonly AttributeRuntime[]) => ProbabilisticModel,
+    probabilistic = model !== undefined,
   ) {
-    this.runtimes = rules.map((rule) => prepareAttribute(rule));
+    this.runtimes = rules.map((rule) => (probabilistic ? blockingRuntime(rule) : prepareAttribute(rule)));
     this.model = model?.(this.runtimes);
+    this.stats = probabilistic ? new ValueStats(rules.length) : undefined;
   }
 
   get size(): number {
@@ -34,6 +41,12 @@ export class EngineRecords {
 
   /** `batch`: a call's new records (see AttributeRuntime.append). */
   append(records: readonly MatchRecord[], batch = false): void {
+    const rules = this.rules;
+    this.stats?.append(
+      this.ids.length,
+      (k, i) => attributeValues(records[k]!.attributes[rules[i]!.attribute])[0] ?? '',
+      records.length,
+    );
     for (const r of records) this.ids.push(r.id);
     for (const rt of this.runtimes) rt.append(records, batch);
     this.combined?.index.append(this.ids.length);
@@ -43,6 +56,7 @@ export class EngineRecords {
   /** Records given as normalised value lists (values[i][r]: attribute i of record r), as a shard receives them. */
   appendValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[], batch = false): void {
     if (this.model) throw new Error('addValues: only a block-only engine takes prepared values');
+    this.stats?.append(this.ids.length, (k, i) => values[i]![k]![0] ?? '', ids.length);
     for (const id of ids) this.ids.push(id);
     this.runtimes.forEach((rt, i) => rt.appendValues(values[i]!, batch));
     this.combined?.index.append(this.ids.length);
@@ -52,6 +66,18 @@ export class EngineRecords {
     this.combined?.index.truncate(n);
     for (const rt of this.runtimes) rt.truncate(n);
     this.model?.truncate(n);
+    this.stats?.truncate(n);
     this.ids.length = n;
   }
+}
+
+/**
+ * Probabilistic model: an e-mail attribute makes candidates of the addresses with the same local part
+ * (at any domain), whatever its algorithm: its comparison levels compare local part and domain apart,
+ * and a fuzzy index over whole addresses (which share their domain) brought thousands of pairs per
+ * account that no level could turn into a match.
+ */
+function blockingRuntime(rule: AttributeMatchRule): AttributeRuntime {
+  if (attributeKind(rule) !== 'email') return prepareAttribute(rule);
+  return prepareAttribute({ ...rule, algorithm: 'exact', threshold: 100 }, [], (v) => splitEmail(v)[0]);
 }

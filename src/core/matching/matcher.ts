@@ -112,8 +112,9 @@ class EngineMatcher implements MatchEngine {
       settings.model === 'probabilistic' && !blockOnly
         ? (runtimes) => new ProbabilisticModel(runtimes, threshold, opts.parameters)
         : undefined,
+      settings.model === 'probabilistic',
     );
-    this.blocker = new SliceBlocker(settings, this.records.runtimes, this.records.ids, mode);
+    this.blocker = new SliceBlocker(settings, this.records.runtimes, this.records.ids, mode, this.records.stats);
   }
 
   private get model(): ProbabilisticModel | undefined {

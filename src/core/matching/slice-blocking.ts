@@ -23,6 +23,7 @@ import { NameIndex } from './indexes/name-index';
 import { attributeKind } from './probabilistic/comparators';
 import { DEFERRED_SCORE } from './probabilistic/model';
 import type { Algorithm, AttributeMatchRule, MatchingSettings, PairOutcome } from './types';
+import { CHANCE_WEAK, type ValueStats } from './value-stats';
 
 export type BlockingMode = 'index' | 'exhaustive';
 
@@ -55,8 +56,12 @@ export class SliceBlocker {
   private readonly mandatory: number[];
   /** Candidate generators: the mandatory attributes (one suffices per account), else all (union). */
   private readonly generatorIdx: number[];
-  /** Attributes whose threshold makes a pair a candidate (all but surnames under a name, probabilistic). */
-  private readonly blocks: boolean[];
+  /**
+   * Attributes whose threshold makes a pair a candidate (all but surnames under a name, probabilistic).
+   * Probabilistic model: also not the weak ones of this call's records (see weakAttributes).
+   */
+  private blocks: boolean[];
+  private readonly configuredBlocks: boolean[];
   private indexes: Map<number, CandidateIndex> | undefined;
   /** A mandatory lossless key attribute and a mandatory name attribute: their (key, token) index. */
   combined: CombinedGenerator | undefined;
@@ -68,6 +73,7 @@ export class SliceBlocker {
     private readonly runtimes: readonly AttributeRuntime[],
     private readonly ids: readonly string[],
     private readonly mode: BlockingMode,
+    private readonly stats?: ValueStats,
   ) {
     const rules = settings.attributes;
     const cost = (i: number): number => (rules[i]!.mandatory ? SCORE_COST[rules[i]!.algorithm] : 0);
@@ -76,6 +82,7 @@ export class SliceBlocker {
       .sort((a, b) => Number(rules[b]!.mandatory) - Number(rules[a]!.mandatory) || cost(a) - cost(b) || a - b);
     this.mandatory = this.order.filter((i) => rules[i]!.mandatory);
     this.blocks = rules.map((_, i) => settings.model !== 'probabilistic' || !surnameUnderName(rules, i));
+    this.configuredBlocks = this.blocks;
     const blocking = this.order.filter((i) => this.blocks[i]);
     this.generatorIdx = mode === 'index' ? (this.mandatory.length > 0 ? this.mandatory : blocking) : [];
     this.scores = new Float64Array(rules.length);
@@ -117,6 +124,7 @@ export class SliceBlocker {
     const outcomes = new Float64Array(OUTCOMES.length);
     const collector = this.collector;
     collector.ensure(this.ids.length);
+    this.blocks = blockingAttributes(this.configuredBlocks, this.stats, this.runtimes);
     for (let k = 0; k < count; k++) {
       matchedStart[k] = candidates.length;
       const g = B + from + k;
@@ -191,7 +199,7 @@ export class SliceBlocker {
     indexes: Map<number, CandidateIndex>,
     runtimes: readonly AttributeRuntime[],
   ): number[] {
-    if (!hasMandatory) return generatorIdx.filter((i) => runtimes[i]!.hasValue(g));
+    if (!hasMandatory) return generatorIdx.filter((i) => this.blocks[i] && runtimes[i]!.hasValue(g));
     let best = -1;
     let bestCost = Number.POSITIVE_INFINITY;
     let bestLossless = false;
@@ -250,8 +258,8 @@ export class SliceBlocker {
     for (const i of order) {
       const rt = runtimes[i]!;
       if (!this.blocks[i] && !rt.rule.mandatory) {
-        // Probabilistic surname under a name: it cannot make the pair a candidate, and its level
-        // mostly needs no score (equal surnames); the model scores it when the level needs it.
+        // Probabilistic surname under a name, or a weak attribute: it cannot make the pair a candidate,
+        // and its level mostly needs no score (equal values); the model scores it when the level needs it.
         if (rt.hasValue(a) && rt.hasValue(b)) {
           scores[i] = DEFERRED_SCORE;
           anyCompared = true;
@@ -265,8 +273,9 @@ export class SliceBlocker {
         continue;
       }
       anyCompared = true;
-      if (s >= rt.rule.threshold && this.blocks[i]) anyPass = true;
-      else if (rt.rule.mandatory) return 'mandatory_failed';
+      const pass = s >= rt.rule.threshold;
+      if (!pass && rt.rule.mandatory) return 'mandatory_failed';
+      if (pass && this.blocks[i]) anyPass = true;
     }
     if (!anyCompared) return 'value_missing';
     return anyPass ? 'matched' : 'below_threshold';
@@ -280,4 +289,24 @@ export class SliceBlocker {
  */
 function surnameUnderName(rules: readonly AttributeMatchRule[], i: number): boolean {
   return attributeKind(rules[i]!) === 'surname' && rules.some((r) => attributeKind(r) === 'name');
+}
+
+/**
+ * Probabilistic model: the configured blocking attributes less the weak ones, those on which more than
+ * one random pair in 500 agrees (value-stats.ts). When every blocking attribute is weak they all stay.
+ */
+export function blockingAttributes(
+  configured: readonly boolean[],
+  stats: ValueStats | undefined,
+  runtimes: readonly AttributeRuntime[],
+): boolean[] {
+  if (!stats) return configured as boolean[];
+  const weak = weakAttributes(stats, runtimes.length);
+  const kept = configured.map((b, i) => b && !weak[i]);
+  return kept.some((b) => b) ? kept : (configured as boolean[]);
+}
+
+/** Per attribute: its values agree by chance more often than CHANCE_WEAK (false: too few records to tell). */
+export function weakAttributes(stats: ValueStats, attributes: number): boolean[] {
+  return Array.from({ length: attributes }, (_, i) => (stats.chanceAgreement(i) ?? 0) > CHANCE_WEAK);
 }

@@ -18,13 +18,12 @@ export interface Comparator {
   readonly levels: readonly string[];
   /** Levels whose weight is 0 by construction (evidence already counted by another attribute). */
   readonly neutral: ReadonlySet<number>;
-  /**
-   * Levels that say "a different identifier": a person keeps one employee number, one address per
-   * domain, so their m is capped (EM on blocked namesakes would otherwise learn them as common).
-   */
-  readonly identifierMismatch: ReadonlySet<number>;
   /** level -> level whose u it uses (levels random pairs cannot estimate). */
   readonly uProxy: ReadonlyMap<number, number>;
+  /** A part of another attribute: the level "inside the whole, counted there" (weight 0); else -1. */
+  readonly partLevel: number;
+  /** The level of this comparator for a level of its base kind's (a part's levels add one). */
+  fromBase(level: number): number;
   /**
    * Level of a pair. va/vb: the records' first normalised values ('' when missing); score: the
    * algorithm's best score over the values (-1 missing); names: the records' name tokens (for the
@@ -58,12 +57,15 @@ function bandLevel(score: number, exact: boolean): number {
 
 const BAND_LEVELS = ['exact', ...SCORE_BANDS.map((b) => `fuzzy >= ${b}`), 'different'];
 
+const same = (level: number): number => level;
+
 const textComparator = (kind: AttributeKind): Comparator => ({
   kind,
   levels: BAND_LEVELS,
   neutral: new Set(),
-  identifierMismatch: new Set(),
   uProxy: new Map(),
+  partLevel: -1,
+  fromBase: same,
   level: (va, vb, score) => (score < 0 ? MISSING : bandLevel(score, va === vb)),
 });
 
@@ -95,8 +97,9 @@ const nameComparator: Comparator = {
   kind: 'name',
   levels: [...BAND_LEVELS.slice(0, -1), 'same given name, other surname', 'different'],
   neutral: new Set(),
-  identifierMismatch: new Set(),
   uProxy: new Map(),
+  partLevel: -1,
+  fromBase: same,
   level: (va, vb, score, _namesA, _namesB, tokensA, tokensB) => {
     if (score < 0) return MISSING;
     if (va === vb || score >= 100) return 0;
@@ -114,8 +117,9 @@ const identifierComparator: Comparator = {
   kind: 'identifier',
   levels: ['exact', 'different'],
   neutral: new Set(),
-  identifierMismatch: new Set([1]),
   uProxy: new Map(),
+  partLevel: -1,
+  fromBase: same,
   level: (va, vb, score) => (score < 0 ? MISSING : va === vb || score >= 100 ? 0 : 1),
 };
 
@@ -131,8 +135,9 @@ const surnameComparator: Comparator = {
   kind: 'surname',
   levels: ['exact', 'implied by the name', 'shares a token', 'fuzzy >= 90', 'different'],
   neutral: new Set([SURNAME_IMPLIED]),
-  identifierMismatch: new Set(),
   uProxy: new Map(),
+  partLevel: SURNAME_IMPLIED,
+  fromBase: same,
   level: (va, vb, score, _namesA, _namesB, tokensA, tokensB) => {
     if (score < 0) return MISSING;
     if (va === vb || score >= 100) return 0;
@@ -177,11 +182,14 @@ const EMAIL_LEVELS = [
   'local part from the names',
   'similar local part, other domain',
   'same domain, other local part',
-  'local part from the names, other number',
+  'same local part, other number',
   'local parts from other names',
   'same local part, alias domain',
   'different',
 ];
+
+/** Level of two local parts that differ only in their number (john.smith2 / john.smith). */
+export const EMAIL_OTHER_NUMBER = 5;
 
 /**
  * Level of two addresses each built from its own record's names where the surname changed (set by
@@ -204,12 +212,13 @@ const emailComparator: Comparator = {
   kind: 'email',
   levels: EMAIL_LEVELS,
   neutral: new Set([2, EMAIL_FROM_OTHER_NAMES]),
-  identifierMismatch: new Set([4, 5]),
   // Random pairs almost never share a local part at alias domains: they stand in with exact agreement.
   uProxy: new Map([
-    [5, 4],
+    [EMAIL_OTHER_NUMBER, 4],
     [EMAIL_ALIAS_DOMAIN, 0],
   ]),
+  partLevel: -1,
+  fromBase: same,
   level: (va, vb, score, namesA, namesB) => {
     if (score < 0 || va === '' || vb === '' || va === vb) return emailLevel(va, vb, score, NO_PARTS, NO_PARTS);
     return emailLevel(va, vb, score, emailParts(va, namesA), emailParts(vb, namesB));
@@ -242,11 +251,11 @@ export function emailLevel(va: string, vb: string, score: number, a: EmailParts,
   if (va === vb) return 0;
   const la = a.local;
   const lb = b.local;
+  // john.smith2 against john.smith, in any domain: the number was given because someone else had the name.
+  if (la !== lb && a.localLetters === b.localLetters) return EMAIL_OTHER_NUMBER;
   if (a.domain !== '' && a.domain === b.domain) return 4;
   const derived = a.fromNames && b.fromNames;
   if (la === lb) return derived ? 2 : 1;
-  // john.smith2 against john.smith: the number was given because someone else had the name.
-  if (derived && a.localLetters === b.localLetters) return 5;
   if (jaroWinkler(la, lb) >= 0.9) return derived ? 2 : 3;
   return EMAIL_LEVELS.length - 1;
 }
@@ -264,8 +273,9 @@ const birthdateComparator: Comparator = {
   kind: 'birthdate',
   levels: ['exact', 'day/month swapped or one digit', 'different'],
   neutral: new Set(),
-  identifierMismatch: new Set(),
   uProxy: new Map(),
+  partLevel: -1,
+  fromBase: same,
   level: (va, vb, score) => {
     if (score < 0) return MISSING;
     const a = dateDigits(va);
@@ -280,7 +290,33 @@ const birthdateComparator: Comparator = {
 };
 
 export function comparatorFor(rule: AttributeMatchRule): Comparator {
-  const kind = attributeKind(rule);
+  return comparatorOfKind(attributeKind(rule));
+}
+
+/**
+ * A part of another attribute (a first name inside the display name): its own levels and, before
+ * "different", the level "inside <whole>" for a pair whose both values lie inside the whole's (weight
+ * 0: the whole compared them). A surname's "implied by the name" is that level already.
+ */
+export function partComparator(base: Comparator, whole: string): Comparator {
+  if (base.partLevel >= 0) return base;
+  const last = base.levels.length - 1;
+  const up = (l: number): number => (l >= last ? l + 1 : l);
+  return {
+    kind: base.kind,
+    levels: [...base.levels.slice(0, last), `inside ${whole}`, base.levels[last]!],
+    neutral: new Set([...[...base.neutral].map(up), last]),
+    uProxy: new Map([...base.uProxy].map(([l, p]) => [up(l), up(p)])),
+    partLevel: last,
+    fromBase: (l) => (l < 0 ? l : up(base.fromBase(l))),
+    level: (...args) => {
+      const l = base.level(...args);
+      return l < 0 ? l : up(l);
+    },
+  };
+}
+
+export function comparatorOfKind(kind: AttributeKind): Comparator {
   switch (kind) {
     case 'identifier':
       return identifierComparator;

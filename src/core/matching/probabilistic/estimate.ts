@@ -52,28 +52,33 @@ function logRatio(m: LevelTable, u: LevelTable, neutral: ReadonlySet<number>[]):
 }
 
 /**
+ * Strength of the prior on each attribute's m, in pseudo-matches spread like the starting m: enough
+ * to keep an attribute few matches show from extreme values, nothing against thousands of matches.
+ */
+const M_PRIOR_STRENGTH = 4;
+
+/**
  * EM for m and the prior with u fixed. Each account's candidates compete for one unit of
  * probability against "no match among the records before it" (weight 1 - prior) and against the
- * non-candidates (assumed to disagree on every attribute: weight `floor` each).
+ * non-candidates (assumed to disagree on every attribute: weight `floor` each). Nothing is capped: m
+ * of every level (an employee number that differs, a department that changed) is what the data says,
+ * smoothed by a weak Dirichlet prior; the prior is a Beta(1, 1)-smoothed share of accounts with a match.
  */
-/** Highest m of a level meaning "a different identifier" (see Comparator.identifierMismatch). */
-const IDENTIFIER_MISMATCH_MAX_M = 0.05;
-
 export function estimateM(
   pairs: CandidatePairs,
   u: LevelTable,
   neutral: ReadonlySet<number>[],
-  capped: ReadonlySet<number>[] = [],
-  maxIterations = 40,
+  maxIterations = 60,
 ): EmEstimate {
   const A = pairs.attributes;
-  let m: LevelTable = u.map((row) => {
+  const start: LevelTable = u.map((row) => {
     const k = row.length;
     // Start: agreement likely for matches, the last level (disagreement) unlikely.
     const raw = row.map((_, l) => (l === k - 1 ? 0.05 : 2 ** (k - 1 - l)));
     const s = raw.reduce((x, y) => x + y, 0);
     return raw.map((r) => r / s);
   });
+  let m: LevelTable = start;
   let prior = 0.3;
   const accounts = pairs.start.length - 1;
   // Pairs collapse to their level patterns (few hundred): weights and sums per pattern, not per pair.
@@ -134,12 +139,9 @@ export function estimateM(
     });
     const next = acc.map((row, i) => {
       const total = row.reduce((s, c) => s + c, 0);
-      return capLevels(
-        row.map((c) => (c + 0.01) / (total + 0.01 * row.length)),
-        capped[i],
-      );
+      return row.map((c, l) => (c + M_PRIOR_STRENGTH * start[i]![l]!) / (total + M_PRIOR_STRENGTH));
     });
-    const nextPrior = Math.min(Math.max(matches / Math.max(accounts, 1), 1e-6), 0.999);
+    const nextPrior = (matches + 1) / (Math.max(accounts, 0) + 2);
     let delta = Math.abs(nextPrior - prior);
     next.forEach((row, i) => row.forEach((v, l) => (delta = Math.max(delta, Math.abs(v - m[i]![l]!)))));
     m = next;
@@ -150,17 +152,4 @@ export function estimateM(
     }
   }
   return { m, prior, iterations: it };
-}
-
-/** Caps the m of the given levels and gives the excess to the other levels in proportion. */
-function capLevels(row: number[], levels: ReadonlySet<number> | undefined): number[] {
-  if (!levels || levels.size === 0) return row;
-  let excess = 0;
-  let rest = 0;
-  row.forEach((v, l) => {
-    if (levels.has(l) && v > IDENTIFIER_MISMATCH_MAX_M) excess += v - IDENTIFIER_MISMATCH_MAX_M;
-    else if (!levels.has(l)) rest += v;
-  });
-  if (excess === 0 || rest === 0) return row;
-  return row.map((v, l) => (levels.has(l) ? Math.min(v, IDENTIFIER_MISMATCH_MAX_M) : v + (excess * v) / rest));
 }

@@ -1,61 +1,25 @@
 /**
  * The probabilistic (Fellegi-Sunter) model over the matcher's records: comparison levels per
- * attribute, parameters given or estimated at the first match, term-frequency adjusted exact
- * agreement, and the match probability of each blocked candidate pair.
+ * attribute (record-features.ts, with the roles read from the values), parameters given or estimated
+ * at the first match, term-frequency adjusted exact agreement, and the match probability of each
+ * blocked candidate pair.
  */
 import type { AttributeRuntime } from '../attribute-runtime';
 import { FusionError } from '../../errors';
-import type { NameValue } from '../algorithms/name-similarity';
-import { attributeValues, nameTokens } from '../normalize';
-import {
-  type LevelContribution,
-  type MatchRecord,
-  type ModelParameters,
-  PRIOR_ATTRIBUTE,
-  PRIOR_LEVEL,
-  type PotentialDuplicate,
-} from '../types';
-import {
-  type Comparator,
-  EMAIL_ALIAS_DOMAIN,
-  EMAIL_FROM_OTHER_NAMES,
-  type EmailParts,
-  MISSING,
-  NAME_SURNAME_CHANGED,
-  SURNAME_IMPLIED,
-  attributeKind,
-  comparatorFor,
-  emailLevel,
-  emailParts,
-} from './comparators';
+import type { LevelContribution, MatchRecord, ModelParameters, PotentialDuplicate } from '../types';
+import { PRIOR_ATTRIBUTE, PRIOR_LEVEL } from '../types';
+import { configuredRoles, detectRoles, readRoles, storeRoles } from './attribute-roles';
+import { MISSING } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
 import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
+import { DEFERRED_SCORE, RecordFeatures } from './record-features';
 
-/** Distinct e-mail domains kept as one string each. */
-const MAX_INTERNED_DOMAINS = 10_000;
-
-/**
- * The name matcher's token list of the same value when it holds exactly these tokens (it keeps at
- * most MAX_NAME_TOKENS), else the list given.
- */
-export function sharedTokens(tokens: string[], prepared: unknown): string[] {
-  if (typeof prepared !== 'object' || prepared === null || !('tokens' in prepared)) return tokens;
-  const other = (prepared as NameValue).tokens;
-  if (other.length !== tokens.length) return tokens;
-  for (let i = 0; i < tokens.length; i++) if (other[i] !== tokens[i]) return tokens;
-  return other;
-}
+export { DEFERRED_SCORE, sharedTokens } from './record-features';
 
 /** Random pairs drawn for u. */
 const U_SAMPLE = 100_000;
 /** Records one person may hold (an identity and accounts from a few sources), for term frequencies. */
 const PERSON_RECORDS = 5;
-
-/**
- * Score of an attribute that does not block (a surname under a name) left to the model: both records
- * hold a value, the score is computed only when the level needs it (BlockedAccount.scores).
- */
-export const DEFERRED_SCORE = -2;
 
 export interface BlockedAccount {
   /** Record number of the account. */
@@ -70,23 +34,8 @@ export interface BlockedAccount {
 }
 
 export class ProbabilisticModel {
-  private readonly comparators: Comparator[];
-  /** First normalised value per attribute and record ('' missing). */
-  private readonly values: string[][];
-  /** Name tokens per record (for the e-mail's dependence on the names). */
-  private readonly names: string[][] = [];
-  /** nameTokens of each record's value, per attribute, for the name and surname attributes only. */
-  private readonly tokens: string[][][];
-  /** The e-mail attribute's address of each record split and compared with its names, once. */
-  private readonly email: EmailParts[] = [];
-  /** Value -> records holding it, per attribute (term frequencies). */
-  private readonly freq: Map<string, number>[];
-  private readonly nameAttr: number;
-  private readonly surnameAttr: number;
-  private readonly emailAttr: number;
+  private readonly features: RecordFeatures;
   private params: ModelParameters | undefined;
-  /** Alias domain pairs (aliasKey) of the parameters in use. */
-  private aliases = new Set<string>();
   private m: LevelTable = [];
   private u: LevelTable = [];
 
@@ -95,15 +44,12 @@ export class ProbabilisticModel {
     private readonly threshold: number,
     given: ModelParameters | undefined,
   ) {
-    const rules = runtimes.map((rt) => rt.rule);
-    this.comparators = rules.map(comparatorFor);
-    this.values = rules.map(() => []);
-    this.freq = rules.map(() => new Map());
-    this.tokens = rules.map(() => []);
-    this.nameAttr = rules.findIndex((r) => attributeKind(r) === 'name');
-    this.surnameAttr = rules.findIndex((r) => attributeKind(r) === 'surname');
-    this.emailAttr = rules.findIndex((r) => attributeKind(r) === 'email');
+    this.features = new RecordFeatures(runtimes);
     if (given) this.use(given);
+  }
+
+  private get rules() {
+    return this.runtimes.map((rt) => rt.rule);
   }
 
   /**
@@ -111,20 +57,25 @@ export class ProbabilisticModel {
    * name to the n-th rule of that name), so a reordered attribute list reuses them.
    */
   use(p: ModelParameters): void {
-    const rules = this.runtimes.map((rt) => rt.rule);
+    const rules = this.rules;
     const byName = new Map<string, ModelParameters['attributes']>();
     for (const a of p.attributes ?? []) byName.set(a.attribute, [...(byName.get(a.attribute) ?? []), a]);
     const ordered = rules.map((r) => byName.get(r.attribute)?.shift());
+    const roles = readRoles(rules, p.extra?.roles) ?? configuredRoles(rules);
+    const before = this.features.roles;
+    this.features.setRoles(roles);
+    const comparators = this.features.comparators;
     const fits =
       p.version === 1 &&
       p.attributes.length === rules.length &&
       ordered.every(
         (a, i) =>
           a !== undefined &&
-          a.levels.length === this.comparators[i]!.levels.length &&
-          a.levels.every((l, j) => l.level === this.comparators[i]!.levels[j] && l.m > 0 && l.u > 0),
+          a.levels.length === comparators[i]!.levels.length &&
+          a.levels.every((l, j) => l.level === comparators[i]!.levels[j] && l.m > 0 && l.u > 0),
       );
     if (!fits || !(p.prior > 0 && p.prior < 1)) {
+      if (before) this.features.setRoles(before);
       throw new FusionError(
         'MATCHING_INVALID',
         'stored probabilistic model parameters do not fit the matching configuration: run a full aggregation to re-estimate them',
@@ -133,7 +84,7 @@ export class ProbabilisticModel {
     }
     const attributes = ordered as ModelParameters['attributes'];
     this.params = { ...p, attributes };
-    this.aliases = new Set(aliasPairsFrom(p.extra?.domainAliases).map(([a, b]) => aliasKey(a, b)));
+    this.features.aliases = new Set(aliasPairsFrom(p.extra?.domainAliases).map(([a, b]) => aliasKey(a, b)));
     this.m = attributes.map((a) => a.levels.map((l) => l.m));
     this.u = attributes.map((a) => a.levels.map((l) => l.u));
   }
@@ -147,99 +98,12 @@ export class ProbabilisticModel {
     return this.params;
   }
 
-  /**
-   * Keeps per record the first value of each attribute, its name tokens and its address's parts.
-   * The runtimes hold the same records (appended first, same numbering): their strings and token
-   * lists are shared where equal rather than kept twice (a few hundred bytes per record at 1M).
-   */
   append(records: readonly MatchRecord[]): void {
-    const rules = this.runtimes.map((rt) => rt.rule);
-    const { nameAttr, surnameAttr } = this;
-    const base = this.names.length;
-    records.forEach((rec, k) => {
-      const r = base + k;
-      rules.forEach((rule, i) => {
-        let v = attributeValues(rec.attributes[rule.attribute])[0] ?? '';
-        const prepared = v === '' ? undefined : this.runtimes[i]!.first(r);
-        if (prepared === v) v = prepared;
-        this.values[i]!.push(v);
-        if (v !== '') this.freq[i]!.set(v, (this.freq[i]!.get(v) ?? 0) + 1);
-        if (i === nameAttr || i === surnameAttr) this.tokens[i]!.push(sharedTokens(nameTokens(v), prepared));
-      });
-      let names: string[] = nameAttr >= 0 ? this.tokens[nameAttr]!.at(-1)! : [];
-      if (surnameAttr >= 0 && names.length < 2) names = names.concat(this.tokens[surnameAttr]!.at(-1)!);
-      this.names.push(names);
-      if (this.emailAttr >= 0) this.email.push(emailParts(this.values[this.emailAttr]!.at(-1)!, names, this.domainOf));
-    });
+    this.features.append(records);
   }
-
-  /** One string per e-mail domain, while there are few (a tenant's handful; not an attacker's million). */
-  private readonly domains = new Map<string, string>();
-  private readonly domainOf = (domain: string): string => {
-    const known = this.domains.get(domain);
-    if (known !== undefined) return known;
-    if (this.domains.size < MAX_INTERNED_DOMAINS) this.domains.set(domain, domain);
-    return domain;
-  };
 
   truncate(n: number): void {
-    if (n >= this.names.length) return;
-    this.values.forEach((col, i) => {
-      for (let r = n; r < col.length; r++) {
-        const v = col[r]!;
-        if (v === '') continue;
-        const c = this.freq[i]!.get(v)! - 1;
-        if (c === 0) this.freq[i]!.delete(v);
-        else this.freq[i]!.set(v, c);
-      }
-      col.length = n;
-      if (this.tokens[i]!.length > n) this.tokens[i]!.length = n;
-    });
-    this.names.length = n;
-    if (this.email.length > n) this.email.length = n;
-  }
-
-  /** Levels of a pair; scores[off + i]: the algorithm's score on attribute i (-1 missing). */
-  private pairLevels(a: number, b: number, scores: ArrayLike<number>, off: number, out: Int8Array): void {
-    for (let i = 0; i < this.comparators.length; i++) {
-      const v = this.values[i]!;
-      const t = this.tokens[i]!;
-      let score = scores[off + i]!;
-      // Equal values are level 0 whatever the score (>= 0: both hold a value); others need it.
-      if (score === DEFERRED_SCORE) score = v[a] === v[b] ? 100 : this.runtimes[i]!.score(a, b);
-      out[i] =
-        i === this.emailAttr
-          ? emailLevel(v[a]!, v[b]!, score, this.email[a]!, this.email[b]!)
-          : this.comparators[i]!.level(v[a]!, v[b]!, score, this.names[a]!, this.names[b]!, t[a], t[b]);
-    }
-    const e = this.emailAttr;
-    // One local part at two domains of one organisation: the same mailbox.
-    if (e >= 0 && (out[e] === 1 || out[e] === 2) && this.aliases.size > 0) {
-      const pa = this.email[a]!;
-      const pb = this.email[b]!;
-      if (pa.local === pb.local && this.aliases.has(aliasKey(pa.domain, pb.domain))) out[e] = EMAIL_ALIAS_DOMAIN;
-    }
-    const n = this.nameAttr;
-    const s = this.surnameAttr;
-    // A full name that holds the surname on both sides already counted the surname's agreement
-    // (its exact and fuzzy levels were learned on pairs that mostly share the surname).
-    if (n >= 0 && s >= 0 && out[n]! >= 0 && out[s] === 0) {
-      const inA = this.tokens[n]![a]!;
-      const inB = this.tokens[n]![b]!;
-      const surname = this.tokens[s]![a]!;
-      if (surname.every((t) => inA.includes(t) && inB.includes(t))) out[s] = SURNAME_IMPLIED;
-    }
-    if (n < 0 || out[n] !== NAME_SURNAME_CHANGED) return;
-    // A changed surname the full name already counted: the surname attribute and an address built
-    // from the names change with it.
-    if (s >= 0 && out[s]! > SURNAME_IMPLIED) out[s] = SURNAME_IMPLIED;
-    if (e >= 0 && out[e]! >= 0 && out[e] !== 0) {
-      const pa = this.email[a]!;
-      const pb = this.email[b]!;
-      if (pa.local !== pb.local && pa.fromNames && pb.fromNames) {
-        out[e] = EMAIL_FROM_OTHER_NAMES;
-      }
-    }
+    this.features.truncate(n);
   }
 
   /**
@@ -248,9 +112,14 @@ export class ProbabilisticModel {
    */
   private estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): Int8Array {
     const A = this.runtimes.length;
-    const domainAliases = this.emailAttr >= 0 ? findDomainAliases(this.values[this.emailAttr]!.slice(0, n)) : [];
-    this.aliases = new Set(domainAliases.map(([a, b]) => aliasKey(a, b)));
-    const counts: LevelTable = this.comparators.map((c) => c.levels.map(() => 0));
+    const f = this.features;
+    const rules = this.rules;
+    f.setRoles(detectRoles(rules, f.values, n));
+    const emailAttr = f.roles!.kinds.findIndex((k, i) => k === 'email' && /@/.test(f.values[i]!.find((v) => v) ?? ''));
+    const domainAliases = emailAttr >= 0 ? findDomainAliases(f.values[emailAttr]!.slice(0, n)) : [];
+    f.aliases = new Set(domainAliases.map(([a, b]) => aliasKey(a, b)));
+    const comparators = f.comparators;
+    const counts: LevelTable = comparators.map((c) => c.levels.map(() => 0));
     const rnd = seededRandom(n * 7919 + A);
     const sc = new Float64Array(A);
     const lv = new Int8Array(A);
@@ -269,11 +138,11 @@ export class ProbabilisticModel {
         if (b >= a) b++;
       }
       for (let i = 0; i < A; i++) sc[i] = this.runtimes[i]!.score(a, b);
-      this.pairLevels(a, b, sc, 0, lv);
+      f.pairLevels(a, b, sc, 0, lv);
       for (let i = 0; i < A; i++) if (lv[i] !== MISSING) counts[i]![lv[i]!]!++;
     }
     this.u = uFromCounts(counts);
-    this.comparators.forEach((c, i) => {
+    comparators.forEach((c, i) => {
       // Levels only reachable when the names agree: random pairs cannot say how often non-matches
       // reach them, so they take the u of the level they stand in for.
       for (const [level, proxy] of c.uProxy) this.u[i]![level] = this.u[i]![proxy]!;
@@ -284,7 +153,7 @@ export class ProbabilisticModel {
     let p = 0;
     for (const acc of blocked) {
       for (let k = 0; k < acc.candidates.length; k++) {
-        this.pairLevels(acc.g, acc.candidates[k]!, acc.scores, k * A, lv);
+        f.pairLevels(acc.g, acc.candidates[k]!, acc.scores, k * A, lv);
         pairs.levels.set(lv, p * A);
         p++;
       }
@@ -299,8 +168,7 @@ export class ProbabilisticModel {
     const em = estimateM(
       pairs,
       this.u,
-      this.comparators.map((c) => c.neutral),
-      this.comparators.map((c) => c.identifierMismatch),
+      comparators.map((c) => c.neutral),
     );
     this.m = em.m;
     this.params = {
@@ -308,12 +176,13 @@ export class ProbabilisticModel {
       estimatedAt: new Date().toISOString(),
       records: n,
       prior: em.prior,
-      attributes: this.runtimes.map((rt, i) => ({
-        attribute: rt.rule.attribute,
-        levels: this.comparators[i]!.levels.map((level, l) => ({ level, m: this.m[i]![l]!, u: this.u[i]![l]! })),
+      attributes: rules.map((rule, i) => ({
+        attribute: rule.attribute,
+        levels: comparators[i]!.levels.map((level, l) => ({ level, m: this.m[i]![l]!, u: this.u[i]![l]! })),
       })),
       extra: {
-        kinds: this.comparators.map((c) => c.kind),
+        kinds: f.roles!.kinds,
+        roles: storeRoles(rules, f.roles!),
         domainAliases,
         emIterations: em.iterations,
         candidatePairs: size,
@@ -336,27 +205,36 @@ export class ProbabilisticModel {
   ): { duplicates: Map<string, PotentialDuplicate[]>; below: number } {
     const known = this.params ? undefined : this.estimate(n, blocked, accounts);
     const prior = this.params!.prior;
+    const f = this.features;
     const A = this.runtimes.length;
-    const rules = this.runtimes.map((rt) => rt.rule);
     const duplicates = new Map<string, PotentialDuplicate[]>();
     let lv: Int8Array<ArrayBufferLike> = new Int8Array(A);
     let below = 0;
     let p = 0;
     // Weights per level, once: only exact agreement depends on the record (its value's frequency).
-    const levelWeight = this.comparators.map((c, i) => c.levels.map((_, l) => (l === 0 ? 0 : this.weight(i, l, 0))));
+    const levelWeight = f.comparators.map((c, i) => c.levels.map((_, l) => (l === 0 ? 0 : this.weight(i, l, 0))));
     const exactWeight = new Float64Array(A);
+    // The person each record stands for: itself, or for an account of this call that matched, its
+    // match's person. Records of one person do not compete for an account's belief.
+    const person = new Int32Array(n);
+    for (let r = 0; r < n; r++) person[r] = r;
+    let sums = new Float64Array(16);
+    let levels = new Int8Array(16 * A);
     for (const acc of blocked) {
       for (let i = 0; i < A; i++) exactWeight[i] = this.weight(i, 0, acc.g);
       // One-to-one, as the parameters were estimated: the account has at most one true match among
       // the records before it (prior), each of them equally likely before any attribute is compared.
-      // Each candidate is judged on its own evidence against "the account has no match" (1 - prior),
-      // not against the other candidates: several records of one person must not split its belief.
       const lambda = prior / Math.max(acc.g, 1);
-      const priorWeight = Math.log2(lambda / (1 - prior));
-      for (let k = 0; k < acc.candidates.length; k++) {
+      const K = acc.candidates.length;
+      if (K > sums.length) {
+        sums = new Float64Array(K * 2);
+        levels = new Int8Array(K * 2 * A);
+      }
+      for (let k = 0; k < K; k++) {
         const c = acc.candidates[k]!;
         if (known) lv = known.subarray(p * A, p * A + A);
-        else this.pairLevels(acc.g, c, acc.scores, k * A, lv);
+        else f.pairLevels(acc.g, c, acc.scores, k * A, lv);
+        levels.set(lv, k * A);
         p++;
         let sum = 0;
         for (let i = 0; i < A; i++) {
@@ -364,62 +242,97 @@ export class ProbabilisticModel {
           if (l > 0) sum += levelWeight[i]![l]!;
           else if (l === 0) sum += exactWeight[i]!;
         }
-        const matchWeight = sum + priorWeight;
+        sums[k] = sum;
+      }
+      // Each candidate against "no match" (1 - prior) and the other people's candidates (their best
+      // record each): when nearly every account has a match, 1 - prior alone would let any pair pass.
+      const best = new Map<number, number>();
+      for (let k = 0; k < K; k++) {
+        const who = person[acc.candidates[k]!]!;
+        best.set(who, Math.max(best.get(who) ?? 0, lambda * 2 ** sums[k]!));
+      }
+      let others = 0;
+      for (const v of best.values()) others += v;
+      let top = -1;
+      let topProbability = 0;
+      for (let k = 0; k < K; k++) {
+        const c = acc.candidates[k]!;
+        const rivals = others - best.get(person[c]!)!;
+        const priorWeight = Math.log2(lambda / (1 - prior + rivals));
+        const matchWeight = sums[k]! + priorWeight;
         const probability = 1 / (1 + 2 ** -matchWeight);
+        if (probability > topProbability) {
+          top = c;
+          topProbability = probability;
+        }
         if (probability < this.threshold) {
           below++;
           continue;
         }
-        // Explanations only for the pairs reported: most blocked pairs fall below the threshold.
-        const explanation: LevelContribution[] = [];
-        const scores: Record<string, number> = {};
-        for (let i = 0; i < A; i++) {
-          let s = acc.scores[k * A + i]!;
-          if (s === DEFERRED_SCORE) s = this.runtimes[i]!.score(acc.g, c);
-          if (s >= 0) scores[rules[i]!.attribute] = s;
-          const l = lv[i]!;
-          explanation.push(
-            l === MISSING
-              ? { attribute: rules[i]!.attribute, level: 'missing', weight: 0 }
-              : {
-                  attribute: rules[i]!.attribute,
-                  level: this.comparators[i]!.levels[l]!,
-                  weight: round2(this.weight(i, l, acc.g)),
-                },
-          );
-        }
-        explanation.push({ attribute: PRIOR_ATTRIBUTE, level: PRIOR_LEVEL, weight: round2(priorWeight) });
         const list = duplicates.get(ids[acc.g]!) ?? [];
-        list.push({
-          accountId: ids[acc.g]!,
-          candidateId: ids[c]!,
-          candidateKind: c < B ? 'identity' : 'account',
-          score: Math.round(probability * 1000) / 10,
-          scores,
-          probability,
-          matchWeight: round2(matchWeight),
-          explanation,
-        });
+        list.push(this.explain(acc, k, levels.subarray(k * A, k * A + A), ids, B, probability, matchWeight, priorWeight));
         duplicates.set(ids[acc.g]!, list);
       }
+      if (top >= 0 && topProbability >= this.threshold) person[acc.g] = person[top]!;
     }
     return { duplicates, below };
   }
 
+  /** The reported pair: explanations only for these (most blocked pairs fall below the threshold). */
+  private explain(
+    acc: BlockedAccount,
+    k: number,
+    lv: ArrayLike<number>,
+    ids: readonly string[],
+    B: number,
+    probability: number,
+    matchWeight: number,
+    priorWeight: number,
+  ): PotentialDuplicate {
+    const A = this.runtimes.length;
+    const c = acc.candidates[k]!;
+    const explanation: LevelContribution[] = [];
+    const scores: Record<string, number> = {};
+    for (let i = 0; i < A; i++) {
+      const attribute = this.runtimes[i]!.rule.attribute;
+      let s = acc.scores[k * A + i]!;
+      if (s === DEFERRED_SCORE) s = this.runtimes[i]!.score(acc.g, c);
+      if (s >= 0) scores[attribute] = s;
+      const l = lv[i]!;
+      explanation.push(
+        l === MISSING
+          ? { attribute, level: 'missing', weight: 0 }
+          : { attribute, level: this.features.comparators[i]!.levels[l]!, weight: round2(this.weight(i, l, acc.g)) },
+      );
+    }
+    explanation.push({ attribute: PRIOR_ATTRIBUTE, level: PRIOR_LEVEL, weight: round2(priorWeight) });
+    return {
+      accountId: ids[acc.g]!,
+      candidateId: ids[c]!,
+      candidateKind: c < B ? 'identity' : 'account',
+      score: Math.round(probability * 1000) / 10,
+      scores,
+      probability,
+      matchWeight: round2(matchWeight),
+      explanation,
+    };
+  }
+
   /** log2(m/u); exact agreement uses the value's own frequency (agreeing on Smith weighs less). */
   private weight(i: number, l: number, record: number): number {
-    if (this.comparators[i]!.neutral.has(l)) return 0;
+    const f = this.features;
+    const c = f.comparators[i]!;
+    if (c.neutral.has(l)) return 0;
     const m = this.m[i]![l]!;
     if (l !== 0) return Math.log2(m / this.u[i]![l]!);
-    const n = this.names.length;
-    const count = this.freq[i]!.get(this.values[i]![record]!) ?? 1;
+    const n = f.size;
+    const count = f.freq[i]!.get(f.values[i]![record]!) ?? 1;
     // Others holding the value among the other records; at least one (the pair itself).
     let uTf = Math.max(count - 1, 1) / Math.max(n - 1, 1);
     // Identifiers and addresses are unique to a person by design: a value held by one person's few
     // records (the identity and its accounts) says nothing through its count, and its random-pair u
     // is the better estimate when lower. Only a value held by many (a placeholder) weighs less.
-    const kind = this.comparators[i]!.kind;
-    if (count <= PERSON_RECORDS && (kind === 'identifier' || kind === 'email')) uTf = Math.min(uTf, this.u[i]![0]!);
+    if (count <= PERSON_RECORDS && (c.kind === 'identifier' || c.kind === 'email')) uTf = Math.min(uTf, this.u[i]![0]!);
     return Math.log2(m / uTf);
   }
 }

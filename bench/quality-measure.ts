@@ -1,0 +1,178 @@
+/**
+ * What bench:quality measures of one configuration on one labelled set: pair precision and recall,
+ * the review forms (an account with at least one pair) and their precision, top-1, candidates scored
+ * per account, time, and recall / false forms by kind of record.
+ */
+import { buildMatcher, type MatchResult, parseMatchingSettings, scoreValues } from '../src/core/matching';
+import type { MatchingSettings } from '../src/core/matching';
+import { attributeKind } from '../src/core/matching/probabilistic/comparators';
+import { type Labelled, truthPairs } from './quality-data';
+
+export function settings(matching: Record<string, unknown>): MatchingSettings {
+  return parseMatchingSettings({ matching });
+}
+
+export interface Quality {
+  pairPrecision: number;
+  pairRecall: number;
+  f1: number;
+  forms: number;
+  formPrecision: number;
+  top1: number;
+  /** Candidate pairs scored per account: mean and max. */
+  candidatesMean: number;
+  candidatesMax: number;
+  ms: number;
+  cpuMs: number;
+  byKind: Map<string, [found: number, total: number]>;
+  /** Accounts without a true match (new people, namesakes) that got a form, by kind. */
+  falseForms: Map<string, [forms: number, total: number]>;
+  prior?: number;
+}
+
+export interface Run {
+  result: MatchResult;
+  /** Wall time, ms. */
+  ms: number;
+  /** CPU time of this process, ms: matching is one thread, so what it costs whatever else runs. */
+  cpuMs: number;
+  prior?: number;
+}
+
+export function run(set: Labelled, config: Record<string, unknown>): Run {
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const m = buildMatcher(settings(config));
+  m.addBaseline(set.identities);
+  const result = m.match(set.accounts, { topK: Infinity });
+  const cpu = process.cpuUsage(c0);
+  return { result, ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, prior: m.parameters()?.prior };
+}
+
+export function truthOf(set: Labelled): Set<string> {
+  return new Set(truthPairs(set).map(([account, candidate]) => `${account}|${candidate}`));
+}
+
+export function measure(set: Labelled, truth: Set<string>, config: Record<string, unknown>): Quality {
+  const { result, ms, cpuMs, prior } = run(set, config);
+  let tp = 0;
+  let predicted = 0;
+  let forms = 0;
+  let goodForms = 0;
+  let top1 = 0;
+  const hasTruth = new Set<string>();
+  for (const t of truth) hasTruth.add(t.slice(0, t.indexOf('|')));
+  const foundAccounts = new Set<string>();
+  for (const [account, list] of result.duplicates) {
+    forms++;
+    let anyTrue = false;
+    list.forEach((d, i) => {
+      predicted++;
+      if (truth.has(`${account}|${d.candidateId}`)) {
+        tp++;
+        anyTrue = true;
+        if (i === 0) top1++;
+      }
+    });
+    if (anyTrue) {
+      goodForms++;
+      foundAccounts.add(account);
+    }
+  }
+  const byKind = new Map<string, [number, number]>();
+  const falseForms = new Map<string, [number, number]>();
+  for (const a of set.accounts) {
+    const kind = set.kind.get(a.id)!;
+    const into = hasTruth.has(a.id) ? byKind : falseForms;
+    const hit = hasTruth.has(a.id) ? foundAccounts.has(a.id) : result.duplicates.has(a.id);
+    const e = into.get(kind) ?? [0, 0];
+    e[1]++;
+    if (hit) e[0]++;
+    into.set(kind, e);
+  }
+  const pairPrecision = predicted > 0 ? tp / predicted : 1;
+  const pairRecall = truth.size > 0 ? tp / truth.size : 1;
+  return {
+    pairPrecision,
+    pairRecall,
+    f1: pairPrecision + pairRecall > 0 ? (2 * pairPrecision * pairRecall) / (pairPrecision + pairRecall) : 0,
+    forms,
+    formPrecision: forms > 0 ? goodForms / forms : 1,
+    top1: goodForms > 0 ? top1 / goodForms : 1,
+    candidatesMean: result.stats.candidatesMean,
+    candidatesMax: result.stats.candidatesMax,
+    ms,
+    cpuMs,
+    byKind,
+    falseForms,
+    prior,
+  };
+}
+
+/** Share of true pairs the blocking keeps (some attribute at or above its threshold, as the index finds). */
+export function blockingRecall(set: Labelled, truth: Set<string>, config: Record<string, unknown>): number {
+  const s = settings(config);
+  const byId = new Map<string, Record<string, unknown>>();
+  for (const r of [...set.identities, ...set.accounts]) byId.set(r.id, r.attributes);
+  const hasName = s.attributes.some((rule) => attributeKind(rule) === 'name');
+  let kept = 0;
+  for (const t of truth) {
+    const [a, b] = t.split('|') as [string, string];
+    const ra = byId.get(a)!;
+    const rb = byId.get(b)!;
+    const pass = s.attributes.some((rule) => {
+      // As the matcher: a surname next to a name does not block on its own.
+      if (attributeKind(rule) === 'surname' && hasName) return false;
+      const va = ra[rule.attribute];
+      const vb = rb[rule.attribute];
+      if (typeof va !== 'string' || typeof vb !== 'string') return false;
+      const sc = scoreValues(rule.algorithm, va, vb);
+      return sc !== null && sc >= rule.threshold;
+    });
+    if (pass) kept++;
+  }
+  return truth.size > 0 ? kept / truth.size : 1;
+}
+
+export const f3 = (x: number): string => x.toFixed(3);
+
+export const ROW_HEADER =
+  'set              config          pairP   pairR   F1      forms  formP   top1    cand/acc  max     prior   ms';
+
+export function row(set: string, config: string, q: Quality): string {
+  return [
+    set.padEnd(16),
+    config.padEnd(15),
+    f3(q.pairPrecision),
+    ' ',
+    f3(q.pairRecall),
+    ' ',
+    f3(q.f1),
+    ' ',
+    String(q.forms).padStart(5),
+    '',
+    f3(q.formPrecision),
+    ' ',
+    f3(q.top1),
+    ' ',
+    q.candidatesMean.toFixed(1).padStart(8),
+    '',
+    String(q.candidatesMax).padStart(6),
+    ' ',
+    q.prior !== undefined ? q.prior.toFixed(3) : '  -  ',
+    ' ',
+    q.ms.toFixed(0),
+  ].join(' ');
+}
+
+export function kindLines(label: string, q: Quality): string[] {
+  const list = (m: Map<string, [number, number]>): string =>
+    [...m]
+      .sort()
+      .map(([k, [f, t]]) => `${k} ${f}/${t}`)
+      .join(', ');
+  return [
+    `  ${label} recall by kind (accounts found/total): ${list(q.byKind)}`,
+    `  ${label} forms for people without a match (forms/accounts): ${list(q.falseForms)}`,
+  ];
+}
