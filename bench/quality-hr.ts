@@ -228,7 +228,8 @@ export function hrSet(spec: HrSpec): Labelled {
         last = samplers.get(p.culture)!.surname();
       } else if (x < 0.46) {
         kind = 'new-domain';
-        if (email) email = email.replace(`@${domain}`, `@${subsidiary}`);
+        // The subsidiary's own mailbox: its local part, numbered when someone there has it already.
+        email = mailbox(p, first, last, subsidiary);
       } else if (x < 0.5) {
         kind = 'middle-name';
         middle = cap(samplers.get(p.culture)!.given());

@@ -1,15 +1,19 @@
 /**
  * Domain aliases: e-mail domains the data shows to be one organisation's (a merger, a rename, a
  * contractors' domain). An organisation gives each person one local part, so two domains whose local
- * parts mostly coincide hold the same people; a namesake at another organisation shares a local part
+ * parts nearly all coincide hold the same people; a namesake at another organisation shares a local part
  * only as often as names collide. The model credits one local part at alias domains as one mailbox.
  */
 import { splitEmail } from './comparators';
 
 /** Local parts two domains must share before they can be aliases (a few coincidences are namesakes). */
 export const ALIAS_MIN_SHARED = 5;
-/** Share of the smaller domain's local parts found at the other one. */
-const ALIAS_MIN_SHARE = 0.5;
+/**
+ * Share of the smaller domain's local parts found at the other one. Nearly all: a domain that also
+ * gives its own people addresses (a subsidiary with its own mailboxes) gives a namesake the same
+ * local part, which is then no more than the names.
+ */
+const ALIAS_MIN_SHARE = 0.8;
 
 /** Aliases as sorted pairs [a, b] with a < b, sorted: plain JSON for the stored parameters. */
 export type DomainAliasPairs = Array<[string, string]>;

@@ -20,6 +20,8 @@ export { DEFERRED_SCORE, sharedTokens } from './record-features';
 const U_SAMPLE = 100_000;
 /** Records one person may hold (an identity and accounts from a few sources), for term frequencies. */
 const PERSON_RECORDS = 5;
+/** Other records holding a value held only by the pair compared (term frequencies). */
+const TF_FLOOR = 0.5;
 
 export interface BlockedAccount {
   /** Record number of the account. */
@@ -327,8 +329,10 @@ export class ProbabilisticModel {
     if (l !== 0) return Math.log2(m / this.u[i]![l]!);
     const n = f.size;
     const count = f.freq[i]!.get(f.values[i]![record]!) ?? 1;
-    // Others holding the value among the other records; at least one (the pair itself).
-    let uTf = Math.max(count - 1, 1) / Math.max(n - 1, 1);
+    // Other people holding the value: the records holding it less the pair itself (under "same
+    // person" both are that person), at least half a record (a value only the pair holds is rarer
+    // among other people than one in n, by how much the records cannot say).
+    let uTf = Math.max(count - 2, TF_FLOOR) / Math.max(n - 1, 1);
     // Identifiers and addresses are unique to a person by design: a value held by one person's few
     // records (the identity and its accounts) says nothing through its count, and its random-pair u
     // is the better estimate when lower. Only a value held by many (a placeholder) weighs less.
