@@ -156,7 +156,8 @@ export function splitEmail(v: string): [string, string] {
 
 /**
  * True when the local part is built from the record's own names (john.smith, jsmith, smith.j,
- * john.smith2): agreeing on it says no more than agreeing on the names.
+ * john.smith2, john.q.smith with a middle initial, jwashing cut to 8 letters from jwashington):
+ * agreeing on it says no more than agreeing on the names.
  */
 export function localFromNames(local: string, names: readonly string[]): boolean {
   const letters = local.replace(/[^a-z]/g, '');
@@ -172,8 +173,17 @@ export function localFromNames(local: string, names: readonly string[]): boolean
     first,
     last,
     names.join(''),
+    first[0]! + names.slice(1).join(''),
   ];
-  return forms.includes(letters);
+  if (forms.includes(letters)) return true;
+  // Cut to a length (8 letters is common): a long prefix of a full form.
+  if (letters.length >= 6 && forms.slice(0, 4).some((f) => f.length > letters.length && f.startsWith(letters))) return true;
+  // The names as words of the local part, other words single letters (a middle initial).
+  const words = local.split(/[^a-z]+/).filter((w) => w.length > 0);
+  const surname = names.length > 2 ? names.slice(1).join('') : last;
+  if (words.length < 2 || !(words.includes(last) || words.includes(surname))) return false;
+  const given = words.includes(first) || words.includes(first[0]!);
+  return given && words.every((w) => w.length === 1 || w === surname || names.includes(w));
 }
 
 const EMAIL_LEVELS = [

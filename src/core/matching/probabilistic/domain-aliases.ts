@@ -20,14 +20,21 @@ export type DomainAliasPairs = Array<[string, string]>;
 
 export function findDomainAliases(addresses: Iterable<string>): DomainAliasPairs {
   const domainsOf = new Map<string, Set<string>>();
-  const localsIn = new Map<string, number>();
-  const seen = new Set<string>();
+  const localsIn = new Map<string, Set<string>>();
+  /** Per domain: local part without digits -> local parts that have it (john.smith, john.smith2). */
+  const families = new Map<string, Map<string, number>>();
   for (const address of addresses) {
-    if (address === '' || seen.has(address)) continue;
-    seen.add(address);
+    if (address === '') continue;
     const [local, domain] = splitEmail(address);
     if (local === '' || domain === '') continue;
-    localsIn.set(domain, (localsIn.get(domain) ?? 0) + 1);
+    let locals = localsIn.get(domain);
+    if (!locals) localsIn.set(domain, (locals = new Set()));
+    if (locals.has(local)) continue;
+    locals.add(local);
+    let family = families.get(domain);
+    if (!family) families.set(domain, (family = new Map()));
+    const letters = withoutDigits(local);
+    family.set(letters, (family.get(letters) ?? 0) + 1);
     let set = domainsOf.get(local);
     if (!set) domainsOf.set(local, (set = new Set()));
     set.add(domain);
@@ -46,11 +53,29 @@ export function findDomainAliases(addresses: Iterable<string>): DomainAliasPairs
   }
   const pairs: DomainAliasPairs = [];
   for (const [key, count] of shared) {
+    if (count < ALIAS_MIN_SHARED) continue;
     const [a, b] = key.split('\n') as [string, string];
-    const smaller = Math.min(localsIn.get(a)!, localsIn.get(b)!);
-    if (count >= ALIAS_MIN_SHARED && count >= ALIAS_MIN_SHARE * smaller) pairs.push([a, b]);
+    const [small, large] = localsIn.get(a)!.size <= localsIn.get(b)!.size ? [a, b] : [b, a];
+    // Only local parts no namesake shares in either domain (no john.smith2 beside john.smith): a
+    // common one (jchen) is found at both domains by coincidence as often as the name is common.
+    const famS = families.get(small)!;
+    const famL = families.get(large)!;
+    const other = localsIn.get(large)!;
+    let plain = 0;
+    let found = 0;
+    for (const local of localsIn.get(small)!) {
+      const letters = withoutDigits(local);
+      if ((famS.get(letters) ?? 0) > 1 || (famL.get(letters) ?? 0) > 1) continue;
+      plain++;
+      if (other.has(local)) found++;
+    }
+    if (found >= ALIAS_MIN_SHARED && found >= ALIAS_MIN_SHARE * plain) pairs.push([a, b]);
   }
   return pairs.sort((x, y) => (x[0] === y[0] ? x[1].localeCompare(y[1]) : x[0].localeCompare(y[0])));
+}
+
+function withoutDigits(local: string): string {
+  return /[0-9]/.test(local) ? local.replace(/[0-9]/g, '') : local;
 }
 
 /** Parses stored aliases; anything malformed is dropped (they only ever add evidence). */
