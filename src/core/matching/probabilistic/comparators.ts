@@ -20,8 +20,19 @@ export interface Comparator {
   readonly neutral: ReadonlySet<number>;
   /** level -> level whose u it uses (levels random pairs cannot estimate). */
   readonly uProxy: ReadonlyMap<number, number>;
+  /**
+   * Levels whose m is assumed, not learned, because the data cannot tell (named in the tuning
+   * report): a numbered mailbox (john.smith2 against john.smith) is someone else's by construction,
+   * and where most candidates are namesakes EM would learn the opposite.
+   */
+  readonly assumedM?: ReadonlyMap<number, number>;
   /** A part of another attribute: the level "inside the whole, counted there" (weight 0); else -1. */
   readonly partLevel: number;
+  /**
+   * Levels a part keeps inside its whole: what the whole's comparison cannot tell (a surname that
+   * shares a token: a hyphenated or double surname, not a typo).
+   */
+  readonly keptInside?: ReadonlySet<number>;
   /** The level of this comparator for a level of its base kind's (a part's levels add one). */
   fromBase(level: number): number;
   /**
@@ -137,6 +148,7 @@ const surnameComparator: Comparator = {
   neutral: new Set([SURNAME_IMPLIED]),
   uProxy: new Map(),
   partLevel: SURNAME_IMPLIED,
+  keptInside: new Set([2]),
   fromBase: same,
   level: (va, vb, score, _namesA, _namesB, tokensA, tokensB) => {
     if (score < 0) return MISSING;
@@ -200,6 +212,8 @@ const EMAIL_LEVELS = [
 
 /** Level of two local parts that differ only in their number (john.smith2 / john.smith). */
 export const EMAIL_OTHER_NUMBER = 5;
+/** Assumed share of true duplicates whose addresses differ only in a number (a re-created mailbox). */
+export const OTHER_NUMBER_M = 0.01;
 
 /**
  * Level of two addresses each built from its own record's names where the surname changed (set by
@@ -227,6 +241,7 @@ const emailComparator: Comparator = {
     [EMAIL_OTHER_NUMBER, 4],
     [EMAIL_ALIAS_DOMAIN, 0],
   ]),
+  assumedM: new Map([[EMAIL_OTHER_NUMBER, OTHER_NUMBER_M]]),
   partLevel: -1,
   fromBase: same,
   level: (va, vb, score, namesA, namesB) => {
@@ -317,6 +332,7 @@ export function partComparator(base: Comparator, whole: string): Comparator {
     levels: [...base.levels.slice(0, last), `inside ${whole}`, base.levels[last]!],
     neutral: new Set([...[...base.neutral].map(up), last]),
     uProxy: new Map([...base.uProxy].map(([l, p]) => [up(l), up(p)])),
+    ...(base.assumedM ? { assumedM: new Map([...base.assumedM].map(([l, m]) => [up(l), m])) } : {}),
     partLevel: last,
     fromBase: (l) => (l < 0 ? l : up(base.fromBase(l))),
     level: (...args) => {

@@ -68,6 +68,7 @@ export function estimateM(
   pairs: CandidatePairs,
   u: LevelTable,
   neutral: ReadonlySet<number>[],
+  assumed: ReadonlyArray<ReadonlyMap<number, number> | undefined> = [],
   maxIterations = 60,
 ): EmEstimate {
   const A = pairs.attributes;
@@ -78,7 +79,15 @@ export function estimateM(
     const s = raw.reduce((x, y) => x + y, 0);
     return raw.map((r) => r / s);
   });
-  let m: LevelTable = start;
+  const fix = (row: number[], i: number): number[] => {
+    const a = assumed[i];
+    if (!a || a.size === 0) return row;
+    let fixed = 0;
+    let rest = 0;
+    row.forEach((v, l) => (a.has(l) ? (fixed += a.get(l)!) : (rest += v)));
+    return row.map((v, l) => (a.has(l) ? a.get(l)! : rest > 0 ? (v * (1 - fixed)) / rest : v));
+  };
+  let m: LevelTable = start.map(fix);
   let prior = 0.3;
   const accounts = pairs.start.length - 1;
   // Pairs collapse to their level patterns (few hundred): weights and sums per pattern, not per pair.
@@ -97,20 +106,26 @@ export function estimateM(
     pairPattern[p] = id;
   }
   const patternWeight = new Float64Array(patterns.length);
-  const patternPost = new Float64Array(patterns.length);
+  // Per attribute: pattern weights without that attribute, and the belief they give (leave one out).
+  const looWeight = Array.from({ length: A }, () => new Float64Array(patterns.length));
+  const looPost = Array.from({ length: A }, () => new Float64Array(patterns.length));
+  const looFloor = new Float64Array(A);
   let it = 0;
   let w = new Float64Array(64);
   for (; it < maxIterations; it++) {
     const weights = logRatio(m, u, neutral);
-    const floor = 2 ** weights.reduce((s, row) => s + row[row.length - 1]!, 0);
+    const floorLog = weights.reduce((s, row) => s + row[row.length - 1]!, 0);
+    const floor = 2 ** floorLog;
+    for (let i = 0; i < A; i++) looFloor[i] = 2 ** (floorLog - weights[i]![weights[i]!.length - 1]!);
     patterns.forEach((levels, id) => {
       let sum = 0;
       levels.forEach((l, i) => {
         if (l >= 0) sum += weights[i]![l]!;
       });
       patternWeight[id] = 2 ** Math.min(sum, 1000);
+      levels.forEach((l, i) => (looWeight[i]![id] = 2 ** Math.min(l >= 0 ? sum - weights[i]![l]! : sum, 1000)));
     });
-    patternPost.fill(0);
+    for (const post of looPost) post.fill(0);
     let matches = 0;
     for (let k = 0; k < accounts; k++) {
       const s0 = pairs.start[k]!;
@@ -126,20 +141,29 @@ export function estimateM(
         w[p - s0] = L;
         denom += L;
       }
-      for (let p = s0; p < s1; p++) {
-        const post = w[p - s0]! / denom;
-        matches += post;
-        patternPost[pairPattern[p]!]! += post;
+      for (let p = s0; p < s1; p++) matches += w[p - s0]! / denom;
+      // Each attribute's m from the belief the other attributes give: a cluster of pairs that agree
+      // on one attribute only (namesakes, people sharing a surname) does not vouch for itself.
+      for (let i = 0; i < A; i++) {
+        const lw = looWeight[i]!;
+        let d = 1 - prior + lambda * Math.max(n - K, 0) * looFloor[i]!;
+        for (let p = s0; p < s1; p++) d += lambda * lw[pairPattern[p]!]!;
+        const post = looPost[i]!;
+        for (let p = s0; p < s1; p++) post[pairPattern[p]!]! += (lambda * lw[pairPattern[p]!]!) / d;
       }
     }
     const acc: LevelTable = m.map((row) => row.map(() => 0));
     patterns.forEach((levels, id) => {
-      const post = patternPost[id]!;
-      if (post > 0) levels.forEach((l, i) => l >= 0 && (acc[i]![l]! += post));
+      levels.forEach((l, i) => {
+        if (l >= 0) acc[i]![l]! += looPost[i]![id]!;
+      });
     });
     const next = acc.map((row, i) => {
       const total = row.reduce((s, c) => s + c, 0);
-      return row.map((c, l) => (c + M_PRIOR_STRENGTH * start[i]![l]!) / (total + M_PRIOR_STRENGTH));
+      return fix(
+        row.map((c, l) => (c + M_PRIOR_STRENGTH * start[i]![l]!) / (total + M_PRIOR_STRENGTH)),
+        i,
+      );
     });
     const nextPrior = (matches + 1) / (Math.max(accounts, 0) + 2);
     let delta = Math.abs(nextPrior - prior);

@@ -171,6 +171,7 @@ export class ProbabilisticModel {
       pairs,
       this.u,
       comparators.map((c) => c.neutral),
+      comparators.map((c) => c.assumedM),
     );
     this.m = em.m;
     this.params = {
