@@ -43,8 +43,10 @@ export const CULTURES: Record<string, Culture> = {
       michelle:0.5 carol:0.5 amanda:0.5 dorothy:0.5 melissa:0.5 deborah:0.5 stephanie:0.5 rebecca:0.4 sharon:0.4
       laura:0.4 cynthia:0.4 kathleen:0.4 amy:0.4 angela:0.4 shirley:0.4 anna:0.4 brenda:0.3 pamela:0.3 emma:0.3
       nicole:0.3 helen:0.3 samantha:0.3 katherine:0.3 christine:0.3 debra:0.3 rachel:0.3 catherine:0.3`,
-    tail: ['ash brad burn chad craw dun fair gold hart holl kirk lang mar mil nor pen rad stan thorn wes',
-      'by den field ford ham ington ley low man more ridge son ton well wick wood worth'],
+    tail: [
+      'ash brad burn chad craw dun fair gold hart holl kirk lang mar mil nor pen rad stan thorn wes',
+      'by den field ford ham ington ley low man more ridge son ton well wick wood worth',
+    ],
     tailShare: 0.45,
   },
   hispanic: {
@@ -59,8 +61,10 @@ export const CULTURES: Record<string, Culture> = {
       manuel:0.8 pedro:0.7 alejandro:0.7 ricardo:0.6 fernando:0.6 javier:0.6 raúl:0.5 andrés:0.4 diego:0.4
       maría:3.0 guadalupe:1.0 rosa:0.9 ana:0.9 carmen:0.8 laura:0.7 sofía:0.6 lucía:0.6 isabel:0.6 elena:0.5
       patricia:0.5 gabriela:0.5 verónica:0.4 alejandra:0.4 mónica:0.4 daniela:0.4 beatriz:0.3 silvia:0.3`,
-    tail: ['al bar cal cas es gal lar mal mon nav pal ser val var zam bel cor tor vil mir',
-      'ado anco eda ejo era ero ez illa ino ona oza uela ares iles ueros'],
+    tail: [
+      'al bar cal cas es gal lar mal mon nav pal ser val var zam bel cor tor vil mir',
+      'ado anco eda ejo era ero ez illa ino ona oza uela ares iles ueros',
+    ],
     tailShare: 0.25,
     doubleSurname: 0.2,
   },
@@ -105,7 +109,10 @@ export const CULTURES: Record<string, Culture> = {
     given: `thomas:1.4 michael:1.3 andreas:1.2 stefan:1.1 peter:1 klaus:0.9 jürgen:0.9 wolfgang:0.8 lars:0.8
       björn:0.7 erik:0.7 anders:0.7 sabine:1 petra:0.9 ursula:0.8 monika:0.8 karin:0.8 anna:0.8 maria:0.8
       katarina:0.6 ingrid:0.6 birgit:0.6 sören:0.5 jörg:0.5 günter:0.5 heike:0.5`,
-    tail: ['alt berg brand eich fels hof kirch lind nord ost rosen stein wald wein', 'bach berg feld hauser mann stedt ström'],
+    tail: [
+      'alt berg brand eich fels hof kirch lind nord ost rosen stein wald wein',
+      'bach berg feld hauser mann stedt ström',
+    ],
     tailShare: 0.5,
   },
   nigerian: {
@@ -121,15 +128,61 @@ export const CULTURES: Record<string, Culture> = {
 
 /** Nicknames a person may use in one source (given name -> nickname), of the cultures above. */
 export const NICKNAMES: Record<string, string> = {
-  james: 'jim', john: 'jack', robert: 'bob', michael: 'mike', william: 'bill', david: 'dave', richard: 'dick',
-  joseph: 'joe', thomas: 'tom', charles: 'charlie', christopher: 'chris', daniel: 'danny', matthew: 'matt',
-  anthony: 'tony', donald: 'don', steven: 'steve', andrew: 'drew', kenneth: 'kenny', edward: 'eddie',
-  ronald: 'ron', timothy: 'tim', jeffrey: 'jeff', nicholas: 'nick', jonathan: 'jon', gregory: 'greg',
-  alexander: 'sasha', patrick: 'pat', samuel: 'sam', benjamin: 'ben', elizabeth: 'betty', margaret: 'maggie',
-  patricia: 'patty', jennifer: 'jenny', susan: 'suzy', deborah: 'deb', rebecca: 'becca', katherine: 'kathy',
-  catherine: 'cathy', kimberly: 'kim', pamela: 'pam', christine: 'chris', samantha: 'sammy', dorothy: 'dot',
-  josé: 'pepe', francisco: 'paco', jesús: 'chucho', guadalupe: 'lupe', alejandro: 'alex', antonio: 'toño',
-  stefan: 'steffi', wolfgang: 'wolf', katarina: 'kati', babatunde: 'tunde', oluwaseun: 'seun', folake: 'fola',
+  james: 'jim',
+  john: 'jack',
+  robert: 'bob',
+  michael: 'mike',
+  william: 'bill',
+  david: 'dave',
+  richard: 'dick',
+  joseph: 'joe',
+  thomas: 'tom',
+  charles: 'charlie',
+  christopher: 'chris',
+  daniel: 'danny',
+  matthew: 'matt',
+  anthony: 'tony',
+  donald: 'don',
+  steven: 'steve',
+  andrew: 'drew',
+  kenneth: 'kenny',
+  edward: 'eddie',
+  ronald: 'ron',
+  timothy: 'tim',
+  jeffrey: 'jeff',
+  nicholas: 'nick',
+  jonathan: 'jon',
+  gregory: 'greg',
+  alexander: 'sasha',
+  patrick: 'pat',
+  samuel: 'sam',
+  benjamin: 'ben',
+  elizabeth: 'betty',
+  margaret: 'maggie',
+  patricia: 'patty',
+  jennifer: 'jenny',
+  susan: 'suzy',
+  deborah: 'deb',
+  rebecca: 'becca',
+  katherine: 'kathy',
+  catherine: 'cathy',
+  kimberly: 'kim',
+  pamela: 'pam',
+  christine: 'chris',
+  samantha: 'sammy',
+  dorothy: 'dot',
+  josé: 'pepe',
+  francisco: 'paco',
+  jesús: 'chucho',
+  guadalupe: 'lupe',
+  alejandro: 'alex',
+  antonio: 'toño',
+  stefan: 'steffi',
+  wolfgang: 'wolf',
+  katarina: 'kati',
+  babatunde: 'tunde',
+  oluwaseun: 'seun',
+  folake: 'fola',
 };
 
 export interface Table {

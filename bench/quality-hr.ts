@@ -147,7 +147,9 @@ export function hrSet(spec: HrSpec): Labelled {
   const out: Labelled = { name: spec.name, identities: [], accounts: [], person: new Map(), kind: new Map() };
   const code = (): string => `R${Math.floor(r() * 100)}`;
   const display = (first: string, last: string, middle?: string): string =>
-    spec.reordered && r() < 0.15 ? cap(`${last}, ${first}`) : cap(middle ? `${first} ${middle} ${last}` : `${first} ${last}`);
+    spec.reordered && r() < 0.15
+      ? cap(`${last}, ${first}`)
+      : cap(middle ? `${first} ${middle} ${last}` : `${first} ${last}`);
 
   const people: Person[] = [];
   for (let i = 0; i < spec.identities; i++) {
@@ -239,7 +241,8 @@ export function hrSet(spec: HrSpec): Labelled {
       }
       if (r() < 0.08 && kind !== 'no-email') email = undefined;
       // Employee numbers: some sources have none; some number people their own way (contractors).
-      employee = r() < 0.6 ? (r() < spec.idDiffer ? `C${String(Math.floor(r() * 90000) + 10000)}` : p.employee) : undefined;
+      employee =
+        r() < 0.6 ? (r() < spec.idDiffer ? `C${String(Math.floor(r() * 90000) + 10000)}` : p.employee) : undefined;
       department =
         r() < 0.8
           ? r() < spec.deptChange

@@ -176,3 +176,23 @@ export function kindLines(label: string, q: Quality): string[] {
     `  ${label} forms for people without a match (forms/accounts): ${list(q.falseForms)}`,
   ];
 }
+
+/**
+ * Share of true pairs that share an identifier (employee number, e-mail address or its local part):
+ * the others rest on names alone, which namesakes share too (what no model can tell apart).
+ */
+export function identifiedShare(set: Labelled, truth: Set<string>): number {
+  const byId = new Map<string, Record<string, unknown>>();
+  for (const r of [...set.identities, ...set.accounts]) byId.set(r.id, r.attributes);
+  const local = (v: unknown): string => (typeof v === 'string' ? v.toLowerCase().split('@')[0]! : '');
+  let shared = 0;
+  for (const t of truth) {
+    const [a, b] = t.split('|') as [string, string];
+    const ra = byId.get(a)!;
+    const rb = byId.get(b)!;
+    const emp = ra.employeeNumber !== undefined && ra.employeeNumber === rb.employeeNumber;
+    const mail = local(ra.email) !== '' && local(ra.email) === local(rb.email);
+    if (emp || mail) shared++;
+  }
+  return truth.size > 0 ? shared / truth.size : 1;
+}

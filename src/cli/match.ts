@@ -3,23 +3,16 @@ import { errorMessage, isFusionError } from '../core/errors';
 import {
   type MatchRecord,
   type MatchResult,
-  type MatchingSettings,
   type ModelParameters,
   type PotentialDuplicate,
   parseMatchingSettings,
 } from '../core/matching';
 import { parseCsv } from '../core/matching/csv';
 import { buildRunMatcher } from '../core/matching/parallel/parallelism';
-import { aliasPairsFrom } from '../core/matching/probabilistic/domain-aliases';
-import {
-  type ReportData,
-  type ScoredPair,
-  type SweepPoint,
-  histogram,
-  sweep,
-  sweepThresholds,
-  weightAtThreshold,
-} from './match-report/report-data';
+import { configurationWarnings } from '../core/matching/probabilistic/diagnostics';
+import { SWEEP_FLOOR, reportData } from './match-report/report-build';
+import { type ScoredPair, type SweepPoint, sweep, sweepThresholds } from './match-report/report-data';
+import { parameterLines, sweepLines } from './match-report/summary-lines';
 import { renderReportPage } from './match-report/report-page';
 
 const USAGE = `usage: fusion-proxy match --identities FILE --accounts FILE --config FILE [--truth FILE]
@@ -34,9 +27,6 @@ const USAGE = `usage: fusion-proxy match --identities FILE --accounts FILE --con
   sweep (forms opened, and precision/recall with --truth). --report writes one self-contained HTML
   page with the charts.
 `;
-
-/** Probabilistic model: pairs below this probability are not collected for the sweep and the charts. */
-const SWEEP_FLOOR = 0.01;
 
 export interface MatchIo {
   stdout(text: string): void;
@@ -202,6 +192,8 @@ interface Summary {
   probabilityThreshold?: number;
   parameters?: ModelParameters;
   sweep?: SweepPoint[];
+  /** What the data says about the configuration (correlated attributes, no evidence, candidates per account). */
+  warnings?: string[];
 }
 
 function summarise(
@@ -249,33 +241,6 @@ function summarise(
   return summary;
 }
 
-function parameterLines(p: ModelParameters): string[] {
-  const lines = [`estimated parameters (${p.records} records, prior ${p.prior.toPrecision(3)}):`];
-  for (const a of p.attributes) {
-    const levels = a.levels.map((l) => {
-      const w = l.m > 0 && l.u > 0 ? Math.log2(l.m / l.u) : NaN;
-      return `${l.level} m=${l.m.toPrecision(3)} u=${l.u.toPrecision(3)}${Number.isFinite(w) ? ` w=${w >= 0 ? '+' : ''}${w.toFixed(2)}` : ''}`;
-    });
-    lines.push(`  ${a.attribute}: ${levels.join('; ')}`);
-  }
-  const aliases = aliasPairsFrom(p.extra?.domainAliases);
-  if (aliases.length > 0) {
-    lines.push(`  e-mail domain aliases (one organisation's): ${aliases.map(([a, b]) => `${a} = ${b}`).join(', ')}`);
-  }
-  return lines;
-}
-
-function sweepLines(points: readonly SweepPoint[], configured: number | undefined): string[] {
-  const lines = ['threshold sweep (probability: forms opened, pairs kept[, precision, recall]):'];
-  for (const p of points) {
-    const quality = p.precision !== undefined ? `, precision ${p.precision}, recall ${p.recall}` : '';
-    lines.push(
-      `  ${p.threshold}: forms ${p.forms}, pairs ${p.pairs}${quality}${p.threshold === configured ? '  <- configured' : ''}`,
-    );
-  }
-  return lines;
-}
-
 function summaryText(s: Summary): string {
   const lines = [
     `identities ${s.identities}, accounts ${s.accounts}; model ${s.model}${s.probabilityThreshold !== undefined ? `, probability threshold ${s.probabilityThreshold}` : ''}`,
@@ -290,6 +255,7 @@ function summaryText(s: Summary): string {
   }
   if (s.parameters) lines.push(...parameterLines(s.parameters));
   if (s.sweep) lines.push(...sweepLines(s.sweep, s.probabilityThreshold));
+  if (s.warnings?.length) lines.push('configuration warnings:', ...s.warnings.map((w) => `  ${w}`));
   return lines.join('\n') + '\n';
 }
 
@@ -300,39 +266,20 @@ function scored(list: Iterable<PotentialDuplicate[]>, isCorrect?: (d: PotentialD
     for (const d of l) {
       const pair: ScoredPair = {
         accountId: d.accountId,
+        candidateId: d.candidateId,
         value: d.probability ?? d.score / 100,
         weight: d.matchWeight ?? d.score,
       };
+      if (d.explanation) {
+        pair.why = d.explanation
+          .map((e) => `${e.attribute}: ${e.level} ${e.weight >= 0 ? '+' : ''}${e.weight}`)
+          .join('; ');
+      }
       if (isCorrect) pair.correct = isCorrect(d);
       out.push(pair);
     }
   }
   return out;
-}
-
-function reportData(
-  settings: MatchingSettings,
-  summary: Summary,
-  pairs: ScoredPair[],
-  points: SweepPoint[],
-  parameters: ModelParameters | undefined,
-): ReportData {
-  const probabilistic = settings.model === 'probabilistic';
-  const threshold = probabilistic ? summary.probabilityThreshold : undefined;
-  const weightThreshold = threshold !== undefined ? weightAtThreshold(pairs, threshold) : undefined;
-  return {
-    model: settings.model ?? 'rules',
-    identities: summary.identities,
-    accounts: summary.accounts,
-    ...(threshold !== undefined ? { threshold, floor: SWEEP_FLOOR } : {}),
-    ...(weightThreshold !== undefined ? { weightThreshold } : {}),
-    weightLabel: probabilistic ? 'match weight' : 'overall score',
-    histogram: histogram(pairs.map((p) => p.weight)),
-    sweepLabel: probabilistic ? 'probability threshold' : 'minimum overall score / 100',
-    sweep: points,
-    ...(summary.truthPairs !== undefined ? { truthPairs: summary.truthPairs } : {}),
-    ...(parameters ? { parameters } : {}),
-  };
 }
 
 export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
@@ -417,9 +364,11 @@ export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
       if (parameters) summary.parameters = parameters;
       summary.sweep = points;
     }
+    const warnings = configurationWarnings(probabilistic ? parameters : undefined, result.stats);
+    if (warnings.length > 0) summary.warnings = warnings.map((w) => w.message);
     io.stderr(opts.summaryJson ? JSON.stringify(summary) + '\n' : summaryText(summary));
     if (opts.report) {
-      const page = renderReportPage(reportData(settings, summary, pairs, points, parameters));
+      const page = renderReportPage(reportData(settings, summary, pairs, points, parameters, truth));
       try {
         writeFileSync(opts.report, page);
       } catch (e) {

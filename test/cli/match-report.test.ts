@@ -36,12 +36,15 @@ const PARAMETERS: ModelParameters = {
     {
       attribute: 'lastName',
       levels: [
-        { level: 'exact', m: 0.9, u: 0.01 },
+        { level: 'exact', m: 0.6, u: 0.01 },
+        { level: 'implied by the name', m: 0.3, u: 0.001 },
         { level: 'fuzzy >= 0.92', m: 0.07, u: 0.02 },
         { level: 'different', m: 0.03, u: 0.97 },
       ],
     },
   ],
+  // The model adds 0 for "implied by the name" (another attribute counted it): log2(m/u) would be +8.2.
+  extra: { neutral: { email: [], lastName: ['implied by the name'] } },
 };
 
 /** 40 pairs, weights -6 .. 13.5; probability 1 / (1 + 2^-(w - 4)); account a<i % 20>, identity i<i>. */
@@ -234,6 +237,9 @@ describe('fusion-proxy match with the probabilistic model', () => {
     expect(r.err).toContain('model probabilistic, probability threshold 0.9');
     expect(r.err).toContain('estimated parameters (60 records, prior 0.00200):');
     expect(r.err).toContain('  email: exact m=0.800 u=0.00100 w=+9.64; different m=0.200 u=0.999 w=-2.32');
+    // The weights the model really adds: a neutral level shows 0, not log2(m/u).
+    expect(r.err).toContain('implied by the name m=0.300 u=0.00100 w=0 (counted elsewhere); fuzzy >= 0.92');
+    expect(r.err).toMatch(/How rare a duplicate is: about 0\.20 % of new accounts have one/);
     // Above 0.9: weights >= 7.5 (i >= 27): 13 pairs on 13 accounts, all true; 16 + 1 true pairs in all.
     expect(r.err).toMatch(/^ {2}0\.9: forms 13, pairs 13, precision 1, recall 0\.7647 {2}<- configured$/m);
     expect(r.err).toMatch(/^ {2}0\.8: forms 16, pairs 16, precision 1, recall 0\.9412$/m);
@@ -299,9 +305,17 @@ describe('the HTML report renders in headless Chromium', () => {
       sweep: Array<{ threshold: number }>;
     };
 
+    // Every label readable: none overlaps another, none outside its chart (the page measures its own layout).
+    expect(dom).toContain('data-overlaps="0"');
+    expect(dom).toContain('data-clipped="0"');
+
+    // With a truth file the histogram splits true (weight >= 6) from false pairs.
     const weights = chartOf(dom, 'weights')!;
-    expect(count(weights, /<rect class="bar"/g)).toBe(data.histogram.length);
-    expect(data.histogram.reduce((s, b) => s + b.count, 0)).toBe(PAIRS.filter((p) => p.probability >= 0.01).length);
+    expect(count(weights, /<rect class="bar true"/g)).toBe(data.histogram.length);
+    expect(count(weights, /<rect class="bar false"/g)).toBe(data.histogram.length);
+    const collected = PAIRS.filter((p) => p.probability >= 0.01);
+    expect(data.histogram.reduce((s, b) => s + b.count, 0)).toBe(collected.length);
+    expect(data.histogram.reduce((s, b) => s + b.trueCount!, 0)).toBe(collected.filter((p) => p.weight >= 6).length);
     expect(weights).toContain('>match weight</text>');
     expect(weights).toContain('>pairs</text>');
     expect(count(weights, /<line class="threshold"[^>]*data-value="0.9"/g)).toBe(1);
@@ -317,15 +331,30 @@ describe('the HTML report renders in headless Chromium', () => {
     expect(attr(line, 'x1')).toBeCloseTo(attr(at, 'cx'), 6);
 
     const quality = chartOf(dom, 'quality')!;
-    expect(count(quality, /<path class="series (precision|recall)"/g)).toBe(2);
-    expect(count(quality, /<circle class="point"/g)).toBe(2 * data.sweep.length);
-    expect(quality).toContain('>precision / recall</text>');
+    expect(count(quality, /<path class="series (formPrecision|precision|recall)"/g)).toBe(3);
+    expect(count(quality, /<circle class="point"/g)).toBe(3 * data.sweep.length);
+    expect(quality).toContain('>form precision</text>');
+    // At 0.5, 20 forms of which 16 show a true pair (a4..a19's best pairs are true): 0.8.
+    expect(
+      (data.sweep as Array<{ threshold: number; formPrecision?: number }>).find((p) => p.threshold === 0.5)
+        ?.formPrecision,
+    ).toBe(0.8);
     expect(count(quality, /<line class="threshold"[^>]*data-value="0.9"/g)).toBe(1);
 
     const parameters = chartOf(dom, 'parameters')!;
-    expect(count(parameters, /<rect class="bar m"/g)).toBe(5);
-    expect(count(parameters, /<rect class="bar u"/g)).toBe(5);
+    expect(count(parameters, /<rect class="bar m"/g)).toBe(6);
+    expect(count(parameters, /<rect class="bar u"/g)).toBe(6);
     expect(parameters).toContain('>lastName: fuzzy &gt;= 0.92</text>');
+    // The table: the weight the model uses (0 for a neutral level) and each level in plain words.
+    expect(html).toMatch(
+      /<td>implied by the name<\/td><td class="why">[^<]*already counted there[^<]*<\/td><td>0\.300<\/td><td>0\.00100<\/td><td>0 \(counted by another attribute\)<\/td>/,
+    );
+    expect(html).toContain('How rare a duplicate is');
+    expect(html).toContain('Match weight: the sum of the weights');
+    // False pairs at the threshold: none (every pair >= 0.9 is true); missed: a0-i99 never collected, first the closest.
+    expect(html).toContain('Highest false pairs at the threshold</h2><p class="note">none</p>');
+    expect(html).toMatch(/<td>a4<\/td><td>i24<\/td><td>0\.8\d\d<\/td>/);
+    expect(html).toMatch(/<td>a0<\/td><td>i99<\/td><td>not a candidate<\/td>/);
   });
 
   it('rules model without a truth file: histogram of scores and forms by minimum score, no m/u, no threshold line', async () => {
@@ -334,6 +363,8 @@ describe('the HTML report renders in headless Chromium', () => {
     expect(r.code).toBe(0);
     const dom = await renderedDom(page);
     expect(dom).toContain('data-drawn="2"');
+    expect(dom).toContain('data-overlaps="0"');
+    expect(dom).toContain('data-clipped="0"');
     const weights = chartOf(dom, 'weights')!;
     expect(count(weights, /<rect class="bar"/g)).toBe(1);
     expect(weights).toContain('>overall score</text>');

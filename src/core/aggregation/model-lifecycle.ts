@@ -13,6 +13,7 @@ import { isFusionError } from '../errors';
 import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
 import type { MatcherOptions, MatchRecord, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
+import { configurationWarnings } from '../matching/probabilistic/diagnostics';
 import type { AggregationSummary } from './aggregation-summary';
 import { FEW_CANDIDATE_PAIRS, FEW_NEW_ACCOUNTS, readStoredParameters } from './model-parameters';
 import type { RunScope } from './run-scope';
@@ -104,6 +105,7 @@ export class ModelLifecycle {
     }
     const estimate = await matcher.estimate(records);
     if (!estimate) return;
+    logConfigurationWarnings(this.d.logger, estimate.parameters);
     const few = estimate.accounts < FEW_NEW_ACCOUNTS || estimate.candidatePairs < FEW_CANDIDATE_PAIRS;
     const basis = `${estimate.accounts} new account(s) and ${estimate.candidatePairs} candidate pair(s)`;
     if (few && this.fallback && this.keep(matcher, this.fallback, `the estimate rests on only ${basis}`)) return;
@@ -152,6 +154,16 @@ export class ModelLifecycle {
         estimatedAt: parameters.estimatedAt,
       },
       'Probabilistic matching: the estimated parameters are stored on the connector source',
+    );
+  }
+}
+
+/** What the estimate read about the configuration (correlated attributes, no evidence, weak generators), at warn. */
+function logConfigurationWarnings(logger: Logger, parameters: ModelParameters): void {
+  for (const w of configurationWarnings(parameters)) {
+    logger.warn(
+      { attribute: w.attribute, warning: w.kind },
+      `Probabilistic matching configuration: ${w.message}. Tune with "fusion-proxy match --report"`,
     );
   }
 }

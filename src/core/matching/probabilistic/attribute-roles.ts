@@ -85,7 +85,11 @@ export function readRoles(rules: readonly AttributeMatchRule[], raw: unknown): A
  * Roles from the first `n` records' values (values[i][r]: attribute i's first normalised value, ''
  * when missing). Deterministic: the index matcher and the oracle conclude the same.
  */
-export function detectRoles(rules: readonly AttributeMatchRule[], values: readonly string[][], n: number): AttributeRoles {
+export function detectRoles(
+  rules: readonly AttributeMatchRule[],
+  values: readonly string[][],
+  n: number,
+): AttributeRoles {
   const roles: AttributeRoles = { kinds: rules.map(attributeKind), partOf: rules.map(() => -1) };
   const A = rules.length;
   const step = Math.max(1, Math.floor(n / SAMPLE));
@@ -170,7 +174,11 @@ export function namesAttribute(roles: AttributeRoles): number {
  * A record's names (for addresses built from them): the whole name's tokens, else its parts' (given
  * name first, surname last), else every name and surname attribute's.
  */
-export function recordNames(roles: AttributeRoles, tokens: readonly (readonly (readonly string[])[])[], k: number): string[] {
+export function recordNames(
+  roles: AttributeRoles,
+  tokens: readonly (readonly (readonly string[])[])[],
+  k: number,
+): string[] {
   const whole = namesAttribute(roles);
   const of = (i: number): readonly string[] => tokens[i]?.[k] ?? [];
   if (whole >= 0 && of(whole).length >= 2) return [...of(whole)];

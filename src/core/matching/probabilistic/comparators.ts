@@ -189,7 +189,8 @@ export function localFromNames(local: string, names: readonly string[]): boolean
   ];
   if (forms.includes(letters)) return true;
   // Cut to a length (8 letters is common): a long prefix of a full form.
-  if (letters.length >= 6 && forms.slice(0, 4).some((f) => f.length > letters.length && f.startsWith(letters))) return true;
+  if (letters.length >= 6 && forms.slice(0, 4).some((f) => f.length > letters.length && f.startsWith(letters)))
+    return true;
   // The names as words of the local part, other words single letters (a middle initial).
   const words = local.split(/[^a-z]+/).filter((w) => w.length > 0);
   const surname = names.length > 2 ? names.slice(1).join('') : last;

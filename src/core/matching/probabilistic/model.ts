@@ -186,6 +186,16 @@ export class ProbabilisticModel {
       extra: {
         kinds: f.roles!.kinds,
         roles: storeRoles(rules, f.roles!),
+        neutral: Object.fromEntries(
+          rules.map((r, i) => [r.attribute, [...comparators[i]!.neutral].map((l) => comparators[i]!.levels[l]!)]),
+        ),
+        chanceAgreement: Object.fromEntries(rules.map((r, i) => [r.attribute, chanceAgreement(f.freq[i]!)])),
+        assumed: rules.flatMap((r, i) =>
+          [...(comparators[i]!.assumedM ?? [])].map(
+            ([l, m]) =>
+              `${r.attribute} "${comparators[i]!.levels[l]}": m = ${m} (the data cannot tell it from namesakes)`,
+          ),
+        ),
         domainAliases,
         emIterations: em.iterations,
         candidatePairs: size,
@@ -273,7 +283,9 @@ export class ProbabilisticModel {
           continue;
         }
         const list = duplicates.get(ids[acc.g]!) ?? [];
-        list.push(this.explain(acc, k, levels.subarray(k * A, k * A + A), ids, B, probability, matchWeight, priorWeight));
+        list.push(
+          this.explain(acc, k, levels.subarray(k * A, k * A + A), ids, B, probability, matchWeight, priorWeight),
+        );
         duplicates.set(ids[acc.g]!, list);
       }
       if (top >= 0 && topProbability >= this.threshold) person[acc.g] = person[top]!;
@@ -340,6 +352,17 @@ export class ProbabilisticModel {
     if (count <= PERSON_RECORDS && (c.kind === 'identifier' || c.kind === 'email')) uTf = Math.min(uTf, this.u[i]![0]!);
     return Math.log2(m / uTf);
   }
+}
+
+/** Share of pairs of different records holding the same value (values held: freq). */
+function chanceAgreement(freq: ReadonlyMap<string, number>): number {
+  let n = 0;
+  let sq = 0;
+  for (const c of freq.values()) {
+    n += c;
+    sq += c * c;
+  }
+  return n > 1 ? (sq - n) / (n * (n - 1)) : 0;
 }
 
 function round2(x: number): number {
