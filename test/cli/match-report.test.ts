@@ -301,7 +301,7 @@ describe('the HTML report renders in headless Chromium', () => {
     const dom = await renderedDom(page);
     expect(dom).toContain('data-drawn="4"');
     const data = JSON.parse(/<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)![1]!) as {
-      histogram: Array<{ count: number }>;
+      histogram: Array<{ count: number; trueCount?: number }>;
       sweep: Array<{ threshold: number }>;
     };
 

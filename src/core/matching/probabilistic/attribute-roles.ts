@@ -148,8 +148,11 @@ export function detectRoles(
   }
   const names = sample.map((_, k) => recordNames(roles, tokens, k));
   for (let i = 0; i < A; i++) {
-    if (rules[i]!.kind || roles.partOf[i]! >= 0 || roles.kinds[i] === 'email' || !textual(i)) continue;
-    if (roles.partOf.includes(i)) continue;
+    // A name is not built from itself: only other attributes (a login, an account name) can be.
+    const k = roles.kinds[i];
+    if (rules[i]!.kind || roles.partOf[i]! >= 0 || k === 'email' || k === 'name' || k === 'surname' || !textual(i))
+      continue;
+    if (roles.partOf.includes(i) || i === namesAttribute(roles)) continue;
     let held = 0;
     let built = 0;
     sample.forEach((r, k) => {

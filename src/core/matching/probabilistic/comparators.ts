@@ -28,11 +28,6 @@ export interface Comparator {
   readonly assumedM?: ReadonlyMap<number, number>;
   /** A part of another attribute: the level "inside the whole, counted there" (weight 0); else -1. */
   readonly partLevel: number;
-  /**
-   * Levels a part keeps inside its whole: what the whole's comparison cannot tell (a surname that
-   * shares a token: a hyphenated or double surname, not a typo).
-   */
-  readonly keptInside?: ReadonlySet<number>;
   /** The level of this comparator for a level of its base kind's (a part's levels add one). */
   fromBase(level: number): number;
   /**
@@ -80,8 +75,16 @@ const textComparator = (kind: AttributeKind): Comparator => ({
   level: (va, vb, score) => (score < 0 ? MISSING : bandLevel(score, va === vb)),
 });
 
+/** Level of a full name whose given name agrees and one surname holds the other (Smith-Jones / Smith). */
+export const NAME_SURNAME_EXTENDED = SCORE_BANDS.length + 1;
 /** Level of a full name whose given name agrees and whose surname is another one (marriage, divorce). */
-export const NAME_SURNAME_CHANGED = SCORE_BANDS.length + 1;
+export const NAME_SURNAME_CHANGED = SCORE_BANDS.length + 2;
+
+/** One surname's words all in the other's, which has more (a hyphenated or double surname). */
+function extendedSurname(a: readonly string[], b: readonly string[]): boolean {
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return short.length > 0 && short.length < long.length && short.every((t) => long.includes(t));
+}
 
 function sameGivenName(a: string, b: string): boolean {
   if (a === b) return a.length > 1;
@@ -106,7 +109,12 @@ function otherSurname(a: readonly string[], b: readonly string[]): boolean {
  */
 const nameComparator: Comparator = {
   kind: 'name',
-  levels: [...BAND_LEVELS.slice(0, -1), 'same given name, other surname', 'different'],
+  levels: [
+    ...BAND_LEVELS.slice(0, -1),
+    'same given name, surname extended',
+    'same given name, other surname',
+    'different',
+  ],
   neutral: new Set(),
   uProxy: new Map(),
   partLevel: -1,
@@ -116,11 +124,12 @@ const nameComparator: Comparator = {
     if (va === vb || score >= 100) return 0;
     const ta = tokensA ?? nameTokens(va);
     const tb = tokensB ?? nameTokens(vb);
-    if (ta.length >= 2 && tb.length >= 2 && sameGivenName(ta[0]!, tb[0]!) && otherSurname(ta.slice(1), tb.slice(1))) {
-      return NAME_SURNAME_CHANGED;
+    if (ta.length >= 2 && tb.length >= 2 && sameGivenName(ta[0]!, tb[0]!)) {
+      if (extendedSurname(ta.slice(1), tb.slice(1))) return NAME_SURNAME_EXTENDED;
+      if (otherSurname(ta.slice(1), tb.slice(1))) return NAME_SURNAME_CHANGED;
     }
     const band = bandLevel(score, false);
-    return band === SCORE_BANDS.length + 1 ? band + 1 : band;
+    return band === SCORE_BANDS.length + 1 ? band + 2 : band;
   },
 };
 
@@ -148,7 +157,6 @@ const surnameComparator: Comparator = {
   neutral: new Set([SURNAME_IMPLIED]),
   uProxy: new Map(),
   partLevel: SURNAME_IMPLIED,
-  keptInside: new Set([2]),
   fromBase: same,
   level: (va, vb, score, _namesA, _namesB, tokensA, tokensB) => {
     if (score < 0) return MISSING;

@@ -52,7 +52,7 @@ function logRatio(m: LevelTable, u: LevelTable, neutral: ReadonlySet<number>[]):
 }
 
 /**
- * Strength of the prior on each attribute's m, in pseudo-matches spread like the starting m: enough
+ * Strength of the prior on each attribute's m, in pseudo-matches spread like u (no evidence): enough
  * to keep an attribute few matches show from extreme values, nothing against thousands of matches.
  */
 const M_PRIOR_STRENGTH = 4;
@@ -62,7 +62,7 @@ const M_PRIOR_STRENGTH = 4;
  * probability against "no match among the records before it" (weight 1 - prior) and against the
  * non-candidates (assumed to disagree on every attribute: weight `floor` each). Nothing is capped: m
  * of every level (an employee number that differs, a department that changed) is what the data says,
- * smoothed by a weak Dirichlet prior; the prior is a Beta(1, 1)-smoothed share of accounts with a match.
+ * smoothed by a weak Dirichlet prior centred on u (no evidence); the prior is a Beta(1, 1)-smoothed share of accounts with a match.
  */
 export function estimateM(
   pairs: CandidatePairs,
@@ -106,26 +106,20 @@ export function estimateM(
     pairPattern[p] = id;
   }
   const patternWeight = new Float64Array(patterns.length);
-  // Per attribute: pattern weights without that attribute, and the belief they give (leave one out).
-  const looWeight = Array.from({ length: A }, () => new Float64Array(patterns.length));
-  const looPost = Array.from({ length: A }, () => new Float64Array(patterns.length));
-  const looFloor = new Float64Array(A);
+  const patternPost = new Float64Array(patterns.length);
   let it = 0;
   let w = new Float64Array(64);
   for (; it < maxIterations; it++) {
     const weights = logRatio(m, u, neutral);
-    const floorLog = weights.reduce((s, row) => s + row[row.length - 1]!, 0);
-    const floor = 2 ** floorLog;
-    for (let i = 0; i < A; i++) looFloor[i] = 2 ** (floorLog - weights[i]![weights[i]!.length - 1]!);
+    const floor = 2 ** weights.reduce((s, row) => s + row[row.length - 1]!, 0);
     patterns.forEach((levels, id) => {
       let sum = 0;
       levels.forEach((l, i) => {
         if (l >= 0) sum += weights[i]![l]!;
       });
       patternWeight[id] = 2 ** Math.min(sum, 1000);
-      levels.forEach((l, i) => (looWeight[i]![id] = 2 ** Math.min(l >= 0 ? sum - weights[i]![l]! : sum, 1000)));
     });
-    for (const post of looPost) post.fill(0);
+    patternPost.fill(0);
     let matches = 0;
     for (let k = 0; k < accounts; k++) {
       const s0 = pairs.start[k]!;
@@ -141,27 +135,22 @@ export function estimateM(
         w[p - s0] = L;
         denom += L;
       }
-      for (let p = s0; p < s1; p++) matches += w[p - s0]! / denom;
-      // Each attribute's m from the belief the other attributes give: a cluster of pairs that agree
-      // on one attribute only (namesakes, people sharing a surname) does not vouch for itself.
-      for (let i = 0; i < A; i++) {
-        const lw = looWeight[i]!;
-        let d = 1 - prior + lambda * Math.max(n - K, 0) * looFloor[i]!;
-        for (let p = s0; p < s1; p++) d += lambda * lw[pairPattern[p]!]!;
-        const post = looPost[i]!;
-        for (let p = s0; p < s1; p++) post[pairPattern[p]!]! += (lambda * lw[pairPattern[p]!]!) / d;
+      for (let p = s0; p < s1; p++) {
+        const post = w[p - s0]! / denom;
+        matches += post;
+        patternPost[pairPattern[p]!]! += post;
       }
     }
     const acc: LevelTable = m.map((row) => row.map(() => 0));
     patterns.forEach((levels, id) => {
-      levels.forEach((l, i) => {
-        if (l >= 0) acc[i]![l]! += looPost[i]![id]!;
-      });
+      const post = patternPost[id]!;
+      if (post > 0) levels.forEach((l, i) => l >= 0 && (acc[i]![l]! += post));
     });
     const next = acc.map((row, i) => {
       const total = row.reduce((s, c) => s + c, 0);
+      // The prior is "no evidence" (m = u): an attribute weighs only what the matches show.
       return fix(
-        row.map((c, l) => (c + M_PRIOR_STRENGTH * start[i]![l]!) / (total + M_PRIOR_STRENGTH)),
+        row.map((c, l) => (c + M_PRIOR_STRENGTH * u[i]![l]!) / (total + M_PRIOR_STRENGTH)),
         i,
       );
     });

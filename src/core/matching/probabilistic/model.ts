@@ -167,12 +167,18 @@ export class ProbabilisticModel {
       pairs.start.push(p);
       pairs.before.push(0);
     }
-    const em = estimateM(
-      pairs,
-      this.u,
-      comparators.map((c) => c.neutral),
-      comparators.map((c) => c.assumedM),
-    );
+    const neutral = comparators.map((c) => c.neutral);
+    const assumed = comparators.map((c) => c.assumedM);
+    let em = estimateM(pairs, this.u, neutral, assumed);
+    // Random pairs include the true duplicates (about prior x accounts of all pairs): for a rare level
+    // (an address both hold, a hyphenated surname) they are much of its count. u is how often
+    // different people reach a level, so their expected share comes off, and m is estimated again.
+    const truePairShare = (em.prior * accounts) / Math.max(total, 1);
+    this.u = withoutMatches(this.u, em.m, truePairShare, draws);
+    comparators.forEach((c, i) => {
+      for (const [level, proxy] of c.uProxy) this.u[i]![level] = this.u[i]![proxy]!;
+    });
+    em = estimateM(pairs, this.u, neutral, assumed);
     this.m = em.m;
     this.params = {
       version: 1,
@@ -352,6 +358,15 @@ export class ProbabilisticModel {
     if (count <= PERSON_RECORDS && (c.kind === 'identifier' || c.kind === 'email')) uTf = Math.min(uTf, this.u[i]![0]!);
     return Math.log2(m / uTf);
   }
+}
+
+/**
+ * u less the true pairs' expected part of the random pairs (share f, levels distributed as m), at
+ * least what one random pair in `draws` would give.
+ */
+function withoutMatches(u: LevelTable, m: LevelTable, f: number, draws: number): LevelTable {
+  const floor = 1 / Math.max(draws, 1);
+  return u.map((row, i) => row.map((v, l) => Math.max((v - f * m[i]![l]!) / (1 - f), Math.min(v, floor))));
 }
 
 /** Share of pairs of different records holding the same value (values held: freq). */

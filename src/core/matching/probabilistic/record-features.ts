@@ -183,7 +183,7 @@ export class RecordFeatures {
     // A part whose whole both records hold, inside it on both sides: the whole compared it already.
     for (let i = 0; i < A; i++) {
       const w = roles.partOf[i]!;
-      if (w < 0 || out[i] === MISSING || out[w] === MISSING || this.comparators[i]!.keptInside?.has(out[i]!)) continue;
+      if (w < 0 || out[i] === MISSING || out[w] === MISSING) continue;
       const tw = this.tokens[w]!;
       const ti = this.tokens[i]!;
       if (inside(ti[a]!, tw[a]!) && inside(ti[b]!, tw[b]!)) out[i] = this.comparators[i]!.partLevel;
