@@ -139,7 +139,11 @@ export class ProbabilisticModel {
         b = Math.floor(rnd() * (n - 1));
         if (b >= a) b++;
       }
-      for (let i = 0; i < A; i++) sc[i] = this.runtimes[i]!.score(a, b);
+      // Scores only where a level needs one (values that differ, and not a part inside its whole).
+      for (let i = 0; i < A; i++) {
+        const rt = this.runtimes[i]!;
+        sc[i] = rt.hasValue(a) && rt.hasValue(b) ? DEFERRED_SCORE : -1;
+      }
       f.pairLevels(a, b, sc, 0, lv);
       for (let i = 0; i < A; i++) if (lv[i] !== MISSING) counts[i]![lv[i]!]!++;
     }

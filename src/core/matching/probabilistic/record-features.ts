@@ -15,7 +15,6 @@ import {
   EMAIL_ALIAS_DOMAIN,
   EMAIL_FROM_OTHER_NAMES,
   type EmailParts,
-  MISSING,
   NAME_SURNAME_CHANGED,
   SURNAME_IMPLIED,
   comparatorOfKind,
@@ -156,6 +155,15 @@ export class RecordFeatures {
     this.derived = n;
   }
 
+  /** Part i and whole w: both records hold the whole, and each record's part lies inside its whole. */
+  private insideBoth(i: number, w: number, a: number, b: number): boolean {
+    const rw = this.runtimes[w]!;
+    if (!rw.hasValue(a) || !rw.hasValue(b)) return false;
+    const tw = this.tokens[w]!;
+    const ti = this.tokens[i]!;
+    return inside(ti[a]!, tw[a]!) && inside(ti[b]!, tw[b]!);
+  }
+
   /** Levels of a pair; scores[off + i]: the algorithm's score on attribute i (-1 missing, DEFERRED_SCORE). */
   pairLevels(a: number, b: number, scores: ArrayLike<number>, off: number, out: Int8Array): void {
     const roles = this.roles!;
@@ -163,6 +171,12 @@ export class RecordFeatures {
     for (let i = 0; i < A; i++) {
       const v = this.values[i]!;
       let score = scores[off + i]!;
+      // A part inside its whole on both records: the whole compares it (no score needed).
+      const w = roles.partOf[i]!;
+      if (w >= 0 && score !== -1 && this.insideBoth(i, w, a, b)) {
+        out[i] = this.comparators[i]!.partLevel;
+        continue;
+      }
       // Equal values are level 0 whatever the score (>= 0: both hold a value); others need it.
       if (score === DEFERRED_SCORE) score = v[a] === v[b] ? 100 : this.runtimes[i]!.score(a, b);
       const c = this.comparators[i]!;
@@ -179,14 +193,6 @@ export class RecordFeatures {
         const pb = this.email[e]![b]!;
         if (pa.local === pb.local && this.aliases.has(aliasKey(pa.domain, pb.domain))) out[e] = EMAIL_ALIAS_DOMAIN;
       }
-    }
-    // A part whose whole both records hold, inside it on both sides: the whole compared it already.
-    for (let i = 0; i < A; i++) {
-      const w = roles.partOf[i]!;
-      if (w < 0 || out[i] === MISSING || out[w] === MISSING) continue;
-      const tw = this.tokens[w]!;
-      const ti = this.tokens[i]!;
-      if (inside(ti[a]!, tw[a]!) && inside(ti[b]!, tw[b]!)) out[i] = this.comparators[i]!.partLevel;
     }
     const n = this.nameAttr;
     if (n < 0 || out[n] !== NAME_SURNAME_CHANGED || roles.kinds[n] !== 'name') return;
