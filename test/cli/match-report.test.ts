@@ -351,7 +351,7 @@ describe('the HTML report renders in headless Chromium', () => {
     );
     expect(html).toContain('How rare a duplicate is');
     expect(html).toContain('Match weight: the sum of the weights');
-    // False pairs at the threshold: none (every pair >= 0.9 is true); missed: a0-i99 never collected, first the closest.
+    // False pairs at the threshold: none (all pairs >= 0.9 are true); missed: the closest first, a0-i99 never found.
     expect(html).toContain('Highest false pairs at the threshold</h2><p class="note">none</p>');
     expect(html).toMatch(/<td>a4<\/td><td>i24<\/td><td>0\.8\d\d<\/td>/);
     expect(html).toMatch(/<td>a0<\/td><td>i99<\/td><td>not a candidate<\/td>/);

@@ -200,7 +200,7 @@ export function missedPairs(
 }
 
 /** Equal-width bins over the weights (at most `bins`, at least one). */
-export function histogram(weights: readonly number[], bins = 30): HistogramBin[] {
+function histogram(weights: readonly number[], bins = 30): HistogramBin[] {
   if (weights.length === 0) return [];
   let lo = Infinity;
   let hi = -Infinity;

@@ -295,7 +295,7 @@ function surnameUnderName(rules: readonly AttributeMatchRule[], i: number): bool
  * Probabilistic model: the configured blocking attributes less the weak ones, those on which more than
  * one random pair in 500 agrees (value-stats.ts). When every blocking attribute is weak they all stay.
  */
-export function blockingAttributes(
+function blockingAttributes(
   configured: readonly boolean[],
   stats: ValueStats | undefined,
   runtimes: readonly AttributeRuntime[],
@@ -307,6 +307,6 @@ export function blockingAttributes(
 }
 
 /** Per attribute: its values agree by chance more often than CHANCE_WEAK (false: too few records to tell). */
-export function weakAttributes(stats: ValueStats, attributes: number): boolean[] {
+function weakAttributes(stats: ValueStats, attributes: number): boolean[] {
   return Array.from({ length: attributes }, (_, i) => (stats.chanceAgreement(i) ?? 0) > CHANCE_WEAK);
 }

@@ -10,7 +10,7 @@
 /** Records the statistic is taken from: enough for a share of 1/500, few enough to keep per record. */
 const SAMPLE_RECORDS = 20_000;
 /** Fewer records with a value than this: no conclusion (every attribute generates, as before). */
-export const MIN_SAMPLE = 500;
+const MIN_SAMPLE = 500;
 /** Chance agreement above this (one pair in 500: less than 9 bits of evidence) is weak. */
 export const CHANCE_WEAK = 1 / 500;
 
@@ -66,11 +66,5 @@ export class ValueStats {
     const m = this.held[i]!;
     if (m < MIN_SAMPLE) return undefined;
     return (this.sumSq[i]! - m) / (m * (m - 1));
-  }
-
-  /** Records sharing a random record's value, among `records` like the sample (itself not counted). */
-  sharing(i: number, records: number): number | undefined {
-    const c = this.chanceAgreement(i);
-    return c === undefined ? undefined : c * records;
   }
 }

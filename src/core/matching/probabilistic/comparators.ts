@@ -76,7 +76,7 @@ const textComparator = (kind: AttributeKind): Comparator => ({
 });
 
 /** Level of a full name whose given name agrees and one surname holds the other (Smith-Jones / Smith). */
-export const NAME_SURNAME_EXTENDED = SCORE_BANDS.length + 1;
+const NAME_SURNAME_EXTENDED = SCORE_BANDS.length + 1;
 /** Level of a full name whose given name agrees and whose surname is another one (marriage, divorce). */
 export const NAME_SURNAME_CHANGED = SCORE_BANDS.length + 2;
 
@@ -220,9 +220,9 @@ const EMAIL_LEVELS = [
 ];
 
 /** Level of two local parts that differ only in their number (john.smith2 / john.smith). */
-export const EMAIL_OTHER_NUMBER = 5;
+const EMAIL_OTHER_NUMBER = 5;
 /** Assumed share of true duplicates whose addresses differ only in a number (a re-created mailbox). */
-export const OTHER_NUMBER_M = 0.01;
+const OTHER_NUMBER_M = 0.01;
 
 /**
  * Level of two addresses each built from its own record's names where the surname changed (set by

@@ -10,7 +10,7 @@ import { CHANCE_WEAK } from '../value-stats';
 /** Evidence (bits a true duplicate's level weighs on average) below which an attribute carries none. */
 const NO_EVIDENCE_BITS = 0.3;
 /** Candidates scored per account above which the blocking is called expensive. */
-export const CANDIDATES_PER_ACCOUNT_WARN = 100;
+const CANDIDATES_PER_ACCOUNT_WARN = 100;
 
 export interface ConfigurationWarning {
   /** 'correlated' | 'no-evidence' | 'weak-generator' | 'candidates' | 'assumed' */

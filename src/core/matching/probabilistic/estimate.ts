@@ -62,7 +62,8 @@ const M_PRIOR_STRENGTH = 4;
  * probability against "no match among the records before it" (weight 1 - prior) and against the
  * non-candidates (assumed to disagree on every attribute: weight `floor` each). Nothing is capped: m
  * of every level (an employee number that differs, a department that changed) is what the data says,
- * smoothed by a weak Dirichlet prior centred on u (no evidence); the prior is a Beta(1, 1)-smoothed share of accounts with a match.
+ * smoothed by a weak Dirichlet prior centred on u (no evidence), except the levels whose m is assumed;
+ * the prior is a Beta(1, 1)-smoothed share of accounts with a match.
  */
 export function estimateM(
   pairs: CandidatePairs,
