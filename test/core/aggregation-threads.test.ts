@@ -18,8 +18,9 @@ describe('aggregation with matching threads', () => {
       const one = await aggregate(tenant(matching, extra, { threads: 1, minRecords: 0 }));
       const three = await aggregate(tenant(matching, extra, { threads: 3, minRecords: 0 }));
       expect(three).toEqual(one);
-      // Enough review forms that equal results say something (the simulated tenant's duplicates).
-      expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThanOrEqual(10);
+      // Enough review forms that equal results say something (the simulated tenant's duplicates; the
+      // probabilistic model opens 7 since it counts a name once: names alone stay below its threshold).
+      expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThanOrEqual(5);
     }, 120_000);
   }
 
