@@ -121,9 +121,10 @@ const details: string[] = [];
 
 function score(set: Labelled, lists: Array<[string, Record<string, unknown>]>): void {
   const truth = truthOf(set);
-  details.push(
-    `  ${set.name}: true pairs sharing an employee number or e-mail local part: ${f3(identifiedShare(set, truth))}`,
-  );
+  if (set.identities.some((r) => r.attributes.employeeNumber !== undefined)) {
+    const shared = f3(identifiedShare(set, truth));
+    details.push(`  ${set.name}: true pairs sharing an employee number or e-mail local part: ${shared}`);
+  }
   const byList = new Map<string, Quality>();
   for (const [label, config] of lists) {
     const q = measure(set, truth, config);
