@@ -5,6 +5,7 @@ import type { CommandType } from '../core/command-types';
 import { FusionError, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import { runWithLogContext } from '../observability/log-context';
+import { redactText, secretsOf } from '../secrets/redaction';
 import { invokeProxy, type ProxyTimeouts } from '../proxy-client/proxy-client';
 import { detectRole, proxyEnabledWithoutUrl, type ConnectorRole, type RoleEnv } from '../proxy-client/role';
 import { toConnectorError } from './connector-errors';
@@ -135,19 +136,25 @@ export function createCommandRun(deps: HandlerDeps): CommandRun {
       // a proxy behind a buffering hop), so the connector keeps the command alive itself.
       const keepAliveTimer = setInterval(() => sink.keepAlive(), deps.keepAliveIntervalMs);
       let role: ConnectorRole | undefined;
+      let secrets: string[] = [];
       try {
         // The form's shape becomes the core's here, so a proxy server receives the same shape as direct processing.
         const config = fromPlatformForm(asRecord(await deps.readConfig()));
+        secrets = secretsOf(config);
         role = detectRole(config, deps.env);
         deps.logger.debug({ role }, `running ${type}`);
         const items = await runInRole(role, type, asRecord(rawInput), config, context, sink, deps);
         deps.logger.info({ role, items }, `${type} finished`);
       } catch (e) {
         deps.logger.error(
-          { role, code: isFusionError(e) ? e.code : 'UNEXPECTED', err: e instanceof Error ? e.message : String(e) },
+          {
+            role,
+            code: isFusionError(e) ? e.code : 'UNEXPECTED',
+            err: redactText(e instanceof Error ? e.message : String(e), secrets),
+          },
           `${type} failed`,
         );
-        throw toConnectorError(e);
+        throw toConnectorError(e, secrets);
       } finally {
         clearInterval(keepAliveTimer);
       }

@@ -1,6 +1,7 @@
 import { ConnectorError, ConnectorErrorType } from '@sailpoint/connector-sdk';
 import { isFusionError } from '../core/errors';
 import { ERROR_CODES, type SdkErrorType } from '../errors/error-codes';
+import { redactText } from '../secrets/redaction';
 
 const SDK_TYPES: Record<SdkErrorType, ConnectorErrorType> = {
   generic: ConnectorErrorType.Generic,
@@ -12,10 +13,11 @@ const SDK_TYPES: Record<SdkErrorType, ConnectorErrorType> = {
  * means the same to the platform in direct mode and through the proxy (a missing account is
  * `notFound` both ways, and the platform removes it instead of failing the read).
  */
-export function toConnectorError(e: unknown): unknown {
+export function toConnectorError(e: unknown, secrets: readonly string[] = []): unknown {
   if (e instanceof ConnectorError) return e;
   if (isFusionError(e)) {
-    const err = new ConnectorError(e.message, SDK_TYPES[ERROR_CODES[e.code].sdkType]);
+    // A message quoting the configuration's secret (an account id, an expression) reaches the platform redacted.
+    const err = new ConnectorError(redactText(e.message, secrets), SDK_TYPES[ERROR_CODES[e.code].sdkType]);
     (err as Error & { cause?: unknown; code?: string }).cause = e;
     return err;
   }

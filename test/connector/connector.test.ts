@@ -320,6 +320,22 @@ describe('connector: direct and proxy-server roles run the core in this process'
     });
   });
 
+  it('direct: a core error quoting the client secret reaches neither the platform nor the connector log in clear', async () => {
+    const runner = (): CommandRunner => () =>
+      failedStream<CommandOutput>(
+        new FusionError('ACCOUNT_NOT_FOUND', `Connector account "u-${CLIENT_SECRET}" does not exist`),
+      );
+    const logger = captureLogger();
+    const c = createFusionConnector({ logger, env: {}, runner });
+    const err = await exec(c, 'std:account:read', baseConfig(), { identity: 'x' }, collector().writable).catch(
+      (e: unknown) => e as Error,
+    );
+    expect((err as Error).message).toBe('Connector account "u-[redacted]" does not exist');
+    const logged = JSON.stringify(logger.lines);
+    expect(logged).toContain('u-[redacted]');
+    expect(logged).not.toContain(CLIENT_SECRET);
+  });
+
   it('proxy-server: PROXY_PASSWORD set and proxyEnabled true -> runs here, never forwards, with the password checked', async () => {
     const s = await startFakeProxyServer((_req, res) => void res.end('[]'));
     servers.push(s);

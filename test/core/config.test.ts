@@ -107,7 +107,7 @@ describe('parseFusionConfig', () => {
     ['baseurl missing', { baseurl: undefined }, /baseurl = undefined: allowed an http\(s\) URL \(required\)/],
     ['baseurl not a URL', { baseurl: 'acme' }, /baseurl = "acme"/],
     ['clientId empty', { clientId: '' }, /clientId = "": allowed a non-empty string/],
-    ['clientSecret number', { clientSecret: 42 }, /clientSecret = \(hidden\)/],
+    ['clientSecret number', { clientSecret: 42 }, /clientSecret = \[redacted\]/],
     ['proxyEnabled string', { proxyEnabled: 'yes' }, /proxyEnabled = "yes": allowed a boolean/],
     [
       'proxyUrl required when enabled',
@@ -117,9 +117,9 @@ describe('parseFusionConfig', () => {
     [
       'proxyPassword required when enabled',
       { proxyEnabled: true, proxyUrl: 'https://p.example.com' },
-      /proxyPassword = \(hidden\)/,
+      /proxyPassword = \[redacted\]/,
     ],
-    ['proxyPassword not a string', { proxyPassword: 7 }, /proxyPassword = \(hidden\): allowed a string/],
+    ['proxyPassword not a string', { proxyPassword: 7 }, /proxyPassword = \[redacted\]: allowed a string/],
     ['spConnectorInstanceId', { spConnectorInstanceId: 5 }, /spConnectorInstanceId = 5/],
     ['sources missing', { sources: undefined }, /sources = undefined: allowed a non-empty list/],
     ['sources empty', { sources: [] }, /sources = \[\]: allowed a non-empty list/],

@@ -5,6 +5,7 @@ import type { CoreDeps } from '../core-deps';
 import { createRunLogger } from '../logging/run-logger';
 import type { LogSink } from '../ports/log-sink';
 import type { PlatformSession } from '../ports/platform';
+import { secretsOf } from '../../secrets/redaction';
 
 /** What every connector command works with: the validated config, its logger and a platform session. */
 export interface CommandScope {
@@ -40,6 +41,7 @@ export async function* withScope<T>(
     config.logLevel,
     sink ? { sink, level: config.externalLoggingLevel } : undefined,
     ctx.logFields,
+    secretsOf(raw),
   );
   const scoped: CommandContext = { ...ctx, logger };
   const platform = deps.platform(raw, { signal: ctx.signal, logger });
@@ -49,6 +51,7 @@ export async function* withScope<T>(
   try {
     yield* body({ config, ctx: scoped, platform, detached });
   } catch (e) {
+    // Through the run logger, which hides the configuration's secrets a message may quote.
     logger.error(
       { err: e instanceof Error ? { message: e.message, code: (e as { code?: string }).code } : String(e) },
       'Command failed',

@@ -4,18 +4,18 @@
  * is allowed. Secret fields are never echoed.
  */
 import { FusionError } from '../errors';
+import { REDACTED, isSecretKey } from '../../secrets/redaction';
 
 export interface ConfigProblem {
   field: string;
-  /** The offending value rendered for humans; "(hidden)" for secrets. */
+  /** The offending value rendered for humans; the one placeholder (src/secrets/) for a secret. */
   value: string;
   allowed: string;
 }
 
-const SECRET_FIELDS = new Set(['clientSecret', 'proxyPassword']);
-
 function showValue(field: string, value: unknown): string {
-  if (SECRET_FIELDS.has(field.split('.').pop() ?? field)) return '(hidden)';
+  // The one secret rule decides which fields hold a secret (src/secrets/redaction.ts).
+  if (isSecretKey(field.split('.').pop() ?? field)) return REDACTED;
   if (value === undefined) return 'undefined';
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
   try {
