@@ -18,6 +18,11 @@ export interface ErrorCodeInfo {
   readonly status: number;
   /** Keeps `status` even when raised while the command ran (otherwise such a failure answers 500). */
   readonly transport?: true;
+  /**
+   * The request itself is wrong (its configuration or input): keeps its 4xx `status` when the
+   * command finds it, since running it again unchanged fails the same way.
+   */
+  readonly requestFault?: true;
   readonly sdkType: SdkErrorType;
   /** Running the same command again, unchanged, may succeed. */
   readonly retryable: boolean;
@@ -32,7 +37,7 @@ const row = (
   retryable: boolean,
   meaning: string,
   remedy: string,
-  extra: { sdkType?: SdkErrorType; transport?: true } = {},
+  extra: { sdkType?: SdkErrorType; transport?: true; requestFault?: true } = {},
 ): ErrorCodeInfo => ({
   status,
   origin,
@@ -41,7 +46,14 @@ const row = (
   remedy,
   sdkType: extra.sdkType ?? 'generic',
   ...(extra.transport ? { transport: true } : {}),
+  ...(extra.requestFault ? { requestFault: true } : {}),
 });
+
+/** Whether a code keeps its table status when a running command raised it (else such a failure answers 500). */
+export function keepsStatus(code: ErrorCode): boolean {
+  const info: ErrorCodeInfo = ERROR_CODES[code];
+  return info.transport === true || info.requestFault === true;
+}
 
 export const ERROR_CODES = {
   CONFIG_INVALID: row(
@@ -50,6 +62,7 @@ export const ERROR_CODES = {
     false,
     'The connector configuration has invalid or missing settings; the message lists each field, its value and what is allowed.',
     'Correct the listed settings on the source (docs/configuration.md).',
+    { requestFault: true },
   ),
   INPUT_INVALID: row(
     400,
@@ -57,6 +70,7 @@ export const ERROR_CODES = {
     false,
     'The command input or the request body is malformed.',
     'Send `{type, input, config}` as JSON with the input the command expects.',
+    { requestFault: true },
   ),
   BODY_TOO_LARGE: row(
     413,
@@ -250,6 +264,7 @@ export const ERROR_CODES = {
     false,
     'The Matching Settings are invalid.',
     'Correct the matching settings named in the message (docs/matching.md).',
+    { requestFault: true },
   ),
   MATCHING_SHARD_FAILED: row(
     500,

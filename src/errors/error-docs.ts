@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from './error-codes';
+import { ERROR_CODES, keepsStatus, type ErrorCode } from './error-codes';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -12,7 +12,7 @@ export function renderErrorDocs(): string {
     '',
     'Every deliberate failure carries a stable code. The proxy server answers an error before the first byte as',
     '`{"error": "<message>", "code": "<CODE>"}` with the HTTP status below (a command that failed while it ran answers',
-    '`500` unless the code is a transport code); the proxy client reads `code` back, so the connector gives the platform',
+    '`500` unless the code is marked "always": a transport code, or a request that is itself wrong); the proxy client reads `code` back, so the connector gives the platform',
     'the same error type in direct and proxy-client mode. **SDK type** is the `ConnectorErrorType` the platform receives.',
     '**Retry** says whether running the same command again, unchanged, may succeed.',
     '',
@@ -20,7 +20,7 @@ export function renderErrorDocs(): string {
     '|---|---|---|---|---|---|---|',
     ...codes.map((code) => {
       const c = ERROR_CODES[code];
-      const status = 'transport' in c && c.transport ? `${c.status} (always)` : String(c.status);
+      const status = keepsStatus(code) ? `${c.status} (always)` : String(c.status);
       return `| \`${code}\` | ${status} | ${c.sdkType} | ${c.retryable ? 'yes' : 'no'} | ${c.origin} | ${cell(c.meaning)} | ${cell(c.remedy)} |`;
     }),
     '',

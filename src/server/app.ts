@@ -5,6 +5,7 @@ import type { CommandDispatcher } from '../dispatch/command-dispatcher';
 import type { ServerEnv } from './env';
 import { expectContinuePlugin } from './plugins/expect-continue';
 import { requireHostPlugin } from './plugins/require-host';
+import { connectMethodPlugin } from './plugins/connect-method';
 import { errorHandlerPlugin } from './plugins/error-handler';
 import fp from 'fastify-plugin';
 import { drainingPlugin } from './plugins/draining';
@@ -49,6 +50,7 @@ const fusionApp = fp(
     await app.register(drainingPlugin, { state: shutdown });
     await app.register(expectContinuePlugin, { bodyLimit: env.BODY_LIMIT_BYTES });
     await app.register(requireHostPlugin);
+    await app.register(connectMethodPlugin);
     // The wire contract is application/json only; anything else is a 415, not a confusing 400.
     app.removeContentTypeParser('text/plain');
     await app.register(httpMetricsPlugin);

@@ -8,11 +8,14 @@ const valid = (): Record<string, unknown> => ({
   sources: ['HR', 'AD'],
 });
 
-function problem(patch: Record<string, unknown>): string {
+function problem(
+  patch: Record<string, unknown>,
+  code: 'CONFIG_INVALID' | 'MATCHING_INVALID' = 'CONFIG_INVALID',
+): string {
   try {
     parseFusionConfig({ ...valid(), ...patch });
   } catch (e) {
-    if (isFusionError(e, 'CONFIG_INVALID')) return e.message;
+    if (isFusionError(e, code)) return e.message;
     throw e;
   }
   throw new Error(`accepted ${JSON.stringify(patch)}`);
@@ -286,12 +289,21 @@ describe('matching section', () => {
     });
   });
 
-  test('invalid matching values are configuration errors naming the field', () => {
-    expect(problem({ matching: { attributes: [{ attribute: 'x', algorithm: 'soundex', threshold: 90 }] } })).toMatch(
-      /matching.attributes\[0\].algorithm = .*soundex/,
+  test('invalid matching values are MATCHING_INVALID naming the one setting and its value', () => {
+    const rules = (r: Record<string, unknown>): Record<string, unknown> => ({
+      matching: { attributes: [{ attribute: 'y', algorithm: 'exact', threshold: 90 }, r] },
+    });
+    expect(problem(rules({ attribute: 'x', algorithm: 'soundex', threshold: 90 }), 'MATCHING_INVALID')).toBe(
+      'Invalid matching settings: matching.attributes[1].algorithm = "soundex": allowed one of name-matcher, levenshtein, jaro-winkler, dice, double-metaphone, exact',
     );
-    expect(problem({ matching: { attributes: [{ attribute: 'x', algorithm: 'exact', threshold: 190 }] } })).toMatch(
-      /matching.attributes\[0\].threshold/,
+    expect(problem(rules({ attribute: 'x', algorithm: 'exact', threshold: 190 }), 'MATCHING_INVALID')).toBe(
+      'Invalid matching settings: matching.attributes[1].threshold = 190: allowed a number from 0 to 100',
     );
+  });
+
+  test('invalid matching values beside other invalid settings: one CONFIG_INVALID listing both', () => {
+    expect(
+      problem({ maxAttempts: 0, matching: { attributes: [{ attribute: 'x', algorithm: 'exact', threshold: 190 }] } }),
+    ).toMatch(/matching.attributes\[0\].threshold = 190: allowed a number from 0 to 100; maxAttempts = 0/);
   });
 });

@@ -34,11 +34,16 @@ function inputIdentity(input: Record<string, unknown>, required = true): string 
   if (typeof direct === 'string' && direct !== '') return direct;
   const key = input.key as { simple?: { id?: unknown } } | undefined;
   if (typeof key?.simple?.id === 'string' && key.simple.id !== '') return key.simple.id;
-  if (required)
-    throw new FusionError('INPUT_INVALID', 'The command input needs the account identity (input.identity)', {
-      field: 'identity',
-    });
-  return undefined;
+  if (!required) return undefined;
+  if (direct !== undefined && direct !== null && direct !== '')
+    throw new FusionError(
+      'INPUT_INVALID',
+      `The account identity (input.identity) must be a non-empty string, not ${Array.isArray(direct) ? 'an array' : typeof direct}`,
+      { field: 'identity' },
+    );
+  throw new FusionError('INPUT_INVALID', 'The command input needs the account identity (input.identity)', {
+    field: 'identity',
+  });
 }
 
 async function locate(

@@ -11,6 +11,8 @@ export interface ConfigProblem {
   /** The offending value rendered for humans; the one placeholder (src/secrets/) for a secret. */
   value: string;
   allowed: string;
+  /** The code of a problem with a code of its own (the matching settings); CONFIG_INVALID otherwise. */
+  code?: 'MATCHING_INVALID';
 }
 
 function showValue(field: string, value: unknown): string {
@@ -29,11 +31,20 @@ function showValue(field: string, value: unknown): string {
 export class ConfigReader {
   readonly problems: ConfigProblem[] = [];
 
-  /** Throws one CONFIG_INVALID listing every problem recorded (field, value, what is allowed). */
+  /**
+   * Throws one error listing every problem recorded (field, value, what is allowed):
+   * MATCHING_INVALID when only the matching settings are wrong, CONFIG_INVALID otherwise.
+   */
   assertValid(): void {
     const problems = this.problems;
     if (problems.length === 0) return;
     const lines = problems.map((p) => `${p.field} = ${p.value}: allowed ${p.allowed}`);
+    if (problems.every((p) => p.code === 'MATCHING_INVALID')) {
+      throw new FusionError('MATCHING_INVALID', `Invalid matching settings: ${lines.join('; ')}`, {
+        problems,
+        field: problems[0]?.field,
+      });
+    }
     throw new FusionError('CONFIG_INVALID', `Invalid configuration: ${lines.join('; ')}`, {
       problems,
       field: problems[0]?.field,

@@ -1,6 +1,7 @@
 import { parseAccountFilterOrThrow } from '../aggregation/account-filter';
 import { readApiUseSettings, type ApiUseSettings } from './api-use-settings';
 import { ConfigReader, isRecord } from './config-reader';
+import { errorMessage, isFusionError } from '../errors';
 import { parseMatchingSection, type MatchingSection } from './matching-section';
 
 export const MERGE_STRATEGIES = ['first', 'list', 'concatenate'] as const;
@@ -216,11 +217,12 @@ export function parseFusionConfig(raw: Record<string, unknown>): FusionConfig {
   try {
     matching = parseMatchingSection(raw);
   } catch (e) {
-    const details = (e as { details?: Record<string, unknown> }).details;
+    const details: Record<string, unknown> = isFusionError(e) ? e.details : {};
     r.problems.push({
-      field: String(details?.field ?? 'matching'),
-      value: showMatching(raw.matching),
-      allowed: (e as Error).message,
+      field: String(details.field ?? 'matching'),
+      value: typeof details.value === 'string' ? details.value : showMatching(raw.matching),
+      allowed: typeof details.allowed === 'string' ? details.allowed : errorMessage(e),
+      code: 'MATCHING_INVALID',
     });
   }
   const config: FusionConfig = {

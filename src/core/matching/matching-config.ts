@@ -16,15 +16,13 @@ const MAX_REVIEW_TOP_K = 1000;
 export const DEFAULT_PROBABILITY_THRESHOLD = 0.9;
 
 function invalid(field: string, value: unknown, allowed: string): FusionError {
-  const shown = JSON.stringify(value) ?? String(value);
-  return new FusionError(
-    'MATCHING_INVALID',
-    `matching setting ${field} = ${shown.slice(0, 80)} is invalid: allowed ${allowed}`,
-    {
-      field,
-      allowed,
-    },
-  );
+  const shown = (JSON.stringify(value) ?? String(value)).slice(0, 80);
+  // `value` as shown, so the configuration's report quotes the one wrong setting, not the section.
+  return new FusionError('MATCHING_INVALID', `matching setting ${field} = ${shown} is invalid: allowed ${allowed}`, {
+    field,
+    value: shown,
+    allowed,
+  });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

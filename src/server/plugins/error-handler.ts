@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify';
 import { errorMessage, isFusionError } from '../../core/errors';
-import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
+import { ERROR_CODES, keepsStatus, type ErrorCode } from '../../errors/error-codes';
 import { errorsTotal } from '../../observability/error-metrics';
 import { drainRequest } from '../drain-request';
 import fp from 'fastify-plugin';
@@ -38,7 +38,7 @@ export const errorHandlerPlugin = fp(
       let code: ErrorCode = 'UNEXPECTED';
       if (isFusionError(error)) {
         const info = ERROR_CODES[error.code];
-        status = error.details.phase === 'command' && !info.transport ? 500 : info.status;
+        status = error.details.phase === 'command' && !keepsStatus(error.code) ? 500 : info.status;
         code = error.code;
         const retryAfterMs = error.details.retryAfterMs;
         if (typeof retryAfterMs === 'number') reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { FusionError, errorMessage, isFusionError } from '../../core/errors';
 import { formatStreamErrorLine } from '../../errors/stream-error-line';
-import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes';
+import { keepsStatus, type ErrorCode } from '../../errors/error-codes';
 import { runWithLogContext } from '../../observability/log-context';
 import type { CommandDispatcher, OutputChunk } from '../../dispatch/command-dispatcher';
 import { withHeartbeat } from '../heartbeat';
@@ -13,12 +13,12 @@ import { resetConnection } from '../reset-connection';
 import type { ShutdownState } from '../shutdown-state';
 
 /**
- * Marks an error raised while the command ran, so the error handler answers 500 whatever its
- * code (a CONFIG_INVALID from the core is a failed command, not a malformed request).
- * Queue outages and timeouts keep their own status.
+ * Marks an error raised while the command ran, so the error handler answers 500 for a failed
+ * command (a platform error, a template error). Queue outages and timeouts keep their own status,
+ * and so does a request that is itself wrong (invalid settings or input: 400).
  */
 function commandFailure(e: unknown): unknown {
-  if (!isFusionError(e) || ERROR_CODES[e.code].transport) return e;
+  if (!isFusionError(e) || keepsStatus(e.code)) return e;
   return new FusionError(e.code, e.message, { ...e.details, phase: 'command' }, { cause: e });
 }
 
@@ -53,7 +53,7 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
 
   // Other methods on the endpoint: a 405 that says what is allowed, not a 404 that suggests a wrong path.
   app.route({
-    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    method: ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'],
     url: opts.path,
     handler: async (request, reply) =>
       reply
