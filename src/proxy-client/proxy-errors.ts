@@ -131,6 +131,20 @@ function errorBodyCode(body: string): ErrorCode | undefined {
   }
 }
 
+/**
+ * Our server's 413 carries its code; any other 413 comes from something in front of it (an
+ * ingress or reverse proxy refusing the body before our server saw it), whose limit is the one to raise.
+ */
+function tooLargeHint(serverCode: ErrorCode | undefined): string {
+  if (serverCode === 'BODY_TOO_LARGE')
+    return 'The request (configuration and input) is larger than the server accepts; raise BODY_LIMIT_BYTES on the server.';
+  return (
+    'The request (configuration and input) was refused as too large by a reverse proxy or ingress in front of the proxy server, ' +
+    "not by fusion-proxy: raise that hop's body limit (nginx: client_max_body_size, 1 MB by default; " +
+    'ingress-nginx: the nginx.ingress.kubernetes.io/proxy-body-size annotation) to at least BODY_LIMIT_BYTES.'
+  );
+}
+
 export function statusError(
   status: number,
   body: string,
@@ -146,13 +160,14 @@ export function statusError(
       details,
     );
   }
+  const serverCode = errorBodyCode(body);
   const hint =
     status >= 500
       ? 'Read the proxy server logs.'
       : status === 404 || status === 405
         ? 'Check the path of the Proxy URL (it must be the path the server listens on, PROXY_PATH).'
         : status === 413
-          ? 'The request (configuration and input) is larger than the server accepts; raise BODY_LIMIT_BYTES on the server.'
+          ? tooLargeHint(serverCode)
           : status === 400
             ? 'The server rejected the command or the configuration.'
             : status === 429
@@ -161,7 +176,6 @@ export function statusError(
   // A code the server raised keeps its meaning here (a missing account stays ACCOUNT_NOT_FOUND, so
   // the platform gets notFound in proxy-client mode as in direct mode); client-side codes and
   // codes without a meaning of their own stay PROXY_SERVER_ERROR.
-  const serverCode = errorBodyCode(body);
   const code: FusionErrorCode =
     serverCode && serverCode !== 'UNEXPECTED' && ERROR_CODES[serverCode].origin !== 'proxy-client'
       ? serverCode

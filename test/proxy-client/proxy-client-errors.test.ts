@@ -256,7 +256,7 @@ describe("proxy client: the spec's error rows", () => {
         res.end('<html>\n<body>Cannot POST /missing</body></html>');
       } else {
         res.writeHead(413, { 'content-type': 'application/json' });
-        res.end('{"error":"request body larger than 10485760 bytes"}');
+        res.end('{"error":"request body larger than 10485760 bytes","code":"BODY_TOO_LARGE"}');
       }
     });
     await expectFailure(
@@ -266,9 +266,22 @@ describe("proxy client: the spec's error rows", () => {
     );
     await expectFailure(
       options(s.url),
-      'PROXY_SERVER_ERROR',
-      /HTTP 413\): request body larger than 10485760 bytes\. .*BODY_LIMIT_BYTES/,
+      'BODY_TOO_LARGE',
+      /HTTP 413\): request body larger than 10485760 bytes\. .*raise BODY_LIMIT_BYTES on the server/,
     );
+  });
+
+  it("a 413 without our code (a reverse proxy's own page) names the reverse proxy's limit", async () => {
+    const s = await server((_req, res) => {
+      res.writeHead(413, { 'content-type': 'text/html' });
+      res.end('<html><head><title>413 Request Entity Too Large</title></head><body>nginx</body></html>');
+    });
+    const { error } = await expectFailure(
+      options(s.url),
+      'PROXY_SERVER_ERROR',
+      /HTTP 413\): .*413 Request Entity Too Large.*reverse proxy or ingress in front of the proxy server, not by fusion-proxy.*client_max_body_size/,
+    );
+    expect(error.message).not.toMatch(/raise BODY_LIMIT_BYTES on the server/);
   });
 
   it('a bare object is "Failed to parse JSON"', async () => {

@@ -65,6 +65,25 @@ describe.each<Mode>(['embedded', 'queue'])('behind nginx (default proxy_http_ver
     expect(seen.length).toBeLessThanOrEqual(5);
   });
 
+  it("a configuration over nginx's own body limit (1 MB default): the client is told to raise the reverse proxy's limit, not BODY_LIMIT_BYTES", async () => {
+    const err = await invokeProxy(
+      {
+        url: `${nginx.url}/proxy`,
+        password: PASSWORD,
+        type: 'std:account:list',
+        input: { script: { items: 1 }, blob: 'x'.repeat(2 * 1024 * 1024) },
+        config: commandBody().config as Record<string, unknown>,
+      },
+      () => undefined,
+    ).catch((e: unknown) => e);
+    expect(isFusionError(err)).toBe(true);
+    const { message } = err as Error;
+    expect(message).toMatch(/HTTP 413/);
+    expect(message).toMatch(/reverse proxy or ingress in front of the proxy server, not by fusion-proxy/);
+    expect(message).toMatch(/client_max_body_size/);
+    expect(message).not.toMatch(/raise BODY_LIMIT_BYTES on the server/);
+  });
+
   it('a command that fails after its first item is a failed read for the client behind nginx (Node fetch)', async () => {
     const res = await postThrough({ items: 50, itemBytes: 200, failAfterItems: 5, delayBetweenMs: 5 });
     expect(res.status).toBe(200);
