@@ -241,7 +241,19 @@ export function timeoutError(req: RequestDescriptor, timeoutMs: number, attempts
   );
 }
 
-export function cancelledError(req: RequestDescriptor): FusionError {
+/**
+ * The caller's signal stopped the request. A signal that fired because a deadline of the caller
+ * passed (AbortSignal.timeout: the clean-up session's) is a timeout, not a cancel: nobody cancelled.
+ */
+export function cancelledError(req: RequestDescriptor, reason?: unknown, attempts = 0): FusionError {
+  // A DOMException (AbortSignal.timeout's reason) is not always `instanceof Error` (another realm): by name.
+  if ((reason as { name?: unknown } | undefined)?.name === 'TimeoutError') {
+    return new FusionError(
+      'PLATFORM_TIMEOUT',
+      `Platform API request ${where(req)} did not complete within the time its step allows (${attempts} attempt(s)); the platform kept failing or answering slowly.`,
+      { method: req.method, endpoint: req.endpoint, attempts },
+    );
+  }
   return new FusionError('COMMAND_CANCELLED', `Platform API request ${where(req)} was cancelled`, {
     method: req.method,
     endpoint: req.endpoint,

@@ -107,7 +107,9 @@ export class RequestExecutor {
     let refreshedAfter401 = false;
     const deadline = performance.now() + this.deps.callTimeoutMs;
     const stopped = (): FusionError =>
-      call.cause() === 'deadline' ? timeoutError(req, this.deps.callTimeoutMs, attempts) : cancelledError(req);
+      call.cause() === 'deadline'
+        ? timeoutError(req, this.deps.callTimeoutMs, attempts)
+        : cancelledError(req, call.signal.reason, attempts);
     try {
       for (;;) {
         let failure: ClassifiedFailure;

@@ -299,6 +299,18 @@ describe('PlatformClient against the simulator', () => {
     client.close();
   });
 
+  it('a caller\'s deadline (the clean-up session\'s AbortSignal.timeout) is a timeout, never "cancelled"', async () => {
+    const client = clientFor(sim, {}, { signal: AbortSignal.timeout(300) });
+    // The platform is slow to answer: the caller's deadline passes first.
+    sim.control.injectFault({ pathTemplate: '/v3/sources/{id}', latencyMs: 5000, times: Infinity });
+    const err = await caught(client.getSource('x'));
+    sim.control.clearFaults();
+    expect(err.code).toBe('PLATFORM_TIMEOUT');
+    expect(err.message).toMatch(/GET \/v3\/sources\/\{id\} did not complete within the time its step allows/);
+    expect(err.message).not.toMatch(/cancelled/);
+    client.close();
+  });
+
   it('a cancelled command aborts its request at once', async () => {
     const ac = new AbortController();
     const client = clientFor(sim, {}, { signal: ac.signal });

@@ -118,12 +118,14 @@ class AggregationRun {
     } else {
       logger.debug('Concurrency check is off: the run lock and the processing flag are bypassed');
     }
+    let finished = false;
     try {
       yield* this.process(resolved.own, resolved.active, scope);
+      finished = true;
     } finally {
       // Matching threads end with the run, whatever ended it (error, cancel, consumer gone).
       await this.matcher?.close();
-      await this.guard?.release();
+      await this.guard?.release(!finished);
     }
   }
 

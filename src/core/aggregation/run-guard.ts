@@ -11,7 +11,7 @@
  * is cleared and this run fails asking the operator to confirm that no other aggregation runs;
  * the next run proceeds, as the spec says.
  */
-import { FusionError } from '../errors';
+import { FusionError, isFusionError } from '../errors';
 import type { Logger } from '../ports/logger';
 import type { CallOptions, PlatformPort, PlatformSource } from '../ports/platform';
 import { holdRunLock, sourceLockKey, type HeldLock, type RunLock } from '../ports/run-lock';
@@ -27,8 +27,12 @@ export interface RunGuard {
    * counters are persisted. A renewal that errors (Redis blip) falls back to the periodic renewals.
    */
   confirmHeld(): Promise<void>;
-  /** Clears the processing flag (only our own once the lock was lost) and frees the lock. */
-  release(): Promise<void>;
+  /**
+   * Clears the processing flag (only our own once the lock was lost) and frees the lock. After a
+   * run that failed or was stopped (`afterFailure`), a flag that cannot be cleared is logged, not
+   * thrown: the run's own error is what the caller must hear.
+   */
+  release(afterFailure?: boolean): Promise<void>;
 }
 
 export async function enterRun(
@@ -106,6 +110,41 @@ export async function enterRun(
     await held.release();
     throw e;
   }
+  const runLock = held;
+  const clearAndFree = async (): Promise<void> => {
+    if (runLock.lost) {
+      // The flag may now be another run's: clear it only while it is still ours.
+      try {
+        const now = (await (args.detached?.() ?? platform).getSource(source.id)).connectorAttributes[PROCESSING_KEY];
+        if (now && typeof now === 'object' && (now as { runId?: unknown }).runId === runId) {
+          await (args.detached?.() ?? platform).patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null });
+        }
+      } finally {
+        await runLock.release();
+      }
+      return;
+    }
+    try {
+      // The command's session stops every call once its signal aborts (cancel, timeout): a
+      // cancelled run clears its flag through a session of its own.
+      // A failed run's session may be the reason it failed (the shared rate limiter lost Redis,
+      // the platform briefly refused): whatever stopped the first try, once more, detached,
+      // whose limiter falls back to this process's budget.
+      const clear = (p: PlatformPort) => p.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null });
+      try {
+        await clear(opts.signal?.aborted && args.detached ? args.detached() : platform);
+      } catch (e) {
+        if (!args.detached) throw e;
+        logger.warn(
+          { source: source.name, err: e instanceof Error ? e.message : String(e) },
+          'Could not clear the processing flag; trying again on a clean-up session',
+        );
+        await clear(args.detached());
+      }
+    } finally {
+      await runLock.release();
+    }
+  };
   const lostError = () =>
     new FusionError(
       'AGGREGATION_LOCK_LOST',
@@ -129,41 +168,37 @@ export async function enterRun(
       }
       if (!ok) throw lostError();
     },
-    async release() {
-      if (held.lost) {
-        // The flag may now be another run's: clear it only while it is still ours.
-        try {
-          const now = (await (args.detached?.() ?? platform).getSource(source.id)).connectorAttributes[PROCESSING_KEY];
-          if (now && typeof now === 'object' && (now as { runId?: unknown }).runId === runId) {
-            await (args.detached?.() ?? platform).patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null });
-          }
-        } finally {
-          await held.release();
-        }
-        return;
-      }
+    async release(afterFailure = false) {
       try {
-        // The command's session stops every call once its signal aborts (cancel, timeout): a
-        // cancelled run clears its flag through a session of its own.
-        // A failed run's session may be the reason it failed (the shared rate limiter lost Redis,
-        // the platform briefly refused): whatever stopped the first try, once more, detached,
-        // whose limiter falls back to this process's budget.
-        const clear = (p: PlatformPort) => p.patchSourceConnectorAttributes(source.id, { [PROCESSING_KEY]: null });
-        try {
-          await clear(opts.signal?.aborted && args.detached ? args.detached() : platform);
-        } catch (e) {
-          if (!args.detached) throw e;
+        await clearAndFree();
+      } catch (e) {
+        if (afterFailure) {
           logger.warn(
             { source: source.name, err: e instanceof Error ? e.message : String(e) },
-            'Could not clear the processing flag; trying again on a clean-up session',
+            'Could not clear the processing flag after the run stopped; the next run of this deployment replaces it',
           );
-          await clear(args.detached());
+          return;
         }
-      } finally {
-        await held.release();
+        throw flagNotCleared(source.name, e);
       }
     },
   };
+}
+
+/**
+ * The run did its work (every item went out), but the platform refused the last write: say so,
+ * instead of the bare error of that call (which read "cancelled" when the clean-up session's
+ * deadline stopped it). The code stays the platform's, so retry decisions and alerts keep it.
+ */
+function flagNotCleared(sourceName: string, e: unknown): FusionError {
+  const code = isFusionError(e) ? e.code : 'PLATFORM_REQUEST_FAILED';
+  const cause = e instanceof Error ? e.message : String(e);
+  return new FusionError(
+    code,
+    `The aggregation of source "${sourceName}" sent every account, then could not clear its processing flag on the platform: ${cause.replace(/[.\s]+$/, '')}. The run is reported failed so that the platform does not take it as complete; the next run of this deployment replaces the flag. Check the platform, then run the aggregation again`,
+    { sourceName, step: 'clear-processing-flag' },
+    { cause: e },
+  );
 }
 
 function describeFlag(flag: unknown): string {
