@@ -7,11 +7,13 @@ import type { ProxyCommand } from '../dispatch/command-dispatcher';
 import { executeCommand, toFusionError } from '../dispatch/command-execution';
 import { initJobSeries } from '../dispatch/metrics';
 import { initErrorSeries } from '../observability/error-metrics';
-import { RedisHealth } from './redis-health';
+import { closeConnection, whileTrue } from './redis-close';
+import { RedisHealth, reportWorkerError } from './redis-health';
 import type { JobCrypto } from './job-crypto';
 import { openCommand, type CommandJobData } from './job-data';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
-import { resultKeys } from './result-keys';
+import { LAPSE_CONFIRM_MS, LeaseLapse } from './lease-lapse';
+import { READER_LEASE_MS, resultKeys } from './result-keys';
 import { ResultStreamWriter, type ResultStreamWriterOptions } from './result-stream-writer';
 
 export interface CommandWorkerOptions {
@@ -40,8 +42,19 @@ interface RunningJob {
   cancelKey: string;
   /** The api's reader lease (jobs queued with one): when it lapses, the api is gone. */
   readerKey: string | undefined;
+  lease: LeaseLapse;
+  writer: ResultStreamWriter;
   cancelledByApi: boolean;
 }
+
+/** Why the worker stopped a running job on the api's behalf: the reader hears it (if it still reads). */
+const CANCELLED_BY_API = (): FusionError =>
+  new FusionError('COMMAND_CANCELLED', 'the command was cancelled by the api: its client left or its wait timed out');
+const READER_GONE = (): FusionError =>
+  new FusionError(
+    'COMMAND_CANCELLED',
+    `the worker stopped the command because the api reading its result stopped renewing its reader lease (for more than ${READER_LEASE_MS / 1000} s, while Redis answered): the api is gone; nothing after the stop was committed; run the command again`,
+  );
 
 const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
   chunkBytes: 64 * 1024,
@@ -65,6 +78,7 @@ export class CommandWorker {
   private readonly streamOptions: Omit<ResultStreamWriterOptions, 'signal'>;
   private readonly queueName: string;
   private readonly health: RedisHealth;
+  private polling = false;
 
   constructor(private readonly opts: CommandWorkerOptions) {
     initJobSeries();
@@ -92,8 +106,8 @@ export class CommandWorker {
       ...(opts.lockDurationMs !== undefined ? { lockDuration: opts.lockDurationMs } : {}),
       ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
     });
-    // BullMQ's worker errors are its Redis calls failing: reported with the connections', once.
-    this.worker.on('error', (e: unknown) => health.failed(e));
+    // BullMQ's worker errors: a Redis call failing is reported with the connections', once; a job's own trouble as such.
+    this.worker.on('error', (e: unknown) => reportWorkerError(e, health, opts.logger, 'command worker'));
     this.pollTimer = setInterval(() => void this.pollCancellations(), opts.cancelPollMs ?? 250);
     this.pollTimer.unref();
   }
@@ -124,7 +138,9 @@ export class CommandWorker {
     } catch (e) {
       opened = { error: toFusionError(e) };
     }
-    const [cancelled, readerGone] = await checks;
+    const [cancelled, leaseMissing] = await checks;
+    // A lease missing at the start may be one that lapsed while Redis stalled: give the api its renewal.
+    const readerGone = !cancelled && leaseMissing && readerKey ? await this.leaseStillMissing(readerKey) : false;
     if (cancelled || readerGone) {
       await this.streamConnection.del(keys.stream, keys.cancel).catch(() => undefined);
       this.opts.logger.info(
@@ -139,7 +155,14 @@ export class CommandWorker {
       ...this.streamOptions,
       signal: controller.signal,
     });
-    const entry: RunningJob = { controller, cancelKey: keys.cancel, readerKey, cancelledByApi: false };
+    const entry: RunningJob = {
+      controller,
+      cancelKey: keys.cancel,
+      readerKey,
+      lease: new LeaseLapse(),
+      writer,
+      cancelledByApi: false,
+    };
     this.running.set(jobId, entry);
     try {
       writer.start();
@@ -167,8 +190,26 @@ export class CommandWorker {
     }
   }
 
+  /** Checks a missing lease again a renewal period later (see LeaseLapse); true when it is still missing. */
+  private async leaseStillMissing(readerKey: string): Promise<boolean> {
+    const lease = new LeaseLapse();
+    lease.observe(false, performance.now(), performance.now());
+    await new Promise((r) => setTimeout(r, LAPSE_CONFIRM_MS));
+    for (;;) {
+      const sentAt = performance.now();
+      const exists = await this.streamConnection.exists(readerKey).catch(() => undefined);
+      // Redis does not answer: the job cannot run anyway; let it start and fail on its own terms.
+      if (exists === undefined) return false;
+      if (exists === 1) return false;
+      if (lease.observe(false, sentAt, performance.now())) return true;
+      await new Promise((r) => setTimeout(r, LAPSE_CONFIRM_MS));
+    }
+  }
+
   private async pollCancellations(): Promise<void> {
-    if (this.running.size === 0) return;
+    // One poll at a time: while Redis stalls, polls would otherwise pile up and all answer at once.
+    if (this.running.size === 0 || this.polling) return;
+    this.polling = true;
     const jobs = [...this.running.entries()];
     try {
       const pipeline = this.streamConnection.pipeline();
@@ -177,24 +218,31 @@ export class CommandWorker {
         pipeline.exists(j.cancelKey);
         if (j.readerKey) pipeline.exists(j.readerKey);
       }
+      const sentAt = performance.now();
       const replies = (await pipeline.exec()) ?? [];
+      const answeredAt = performance.now();
       let r = 0;
       for (const [jobId, job] of jobs) {
         const [cancelErr, cancel] = replies[r++] ?? [null, 0];
         const [leaseErr, lease] = job.readerKey ? (replies[r++] ?? [null, 1]) : [null, 1];
-        const stop = (!cancelErr && cancel === 1) || (!leaseErr && lease === 0);
-        if (stop && !job.controller.signal.aborted) {
-          if (cancel !== 1)
-            this.opts.logger.info(
-              { jobId },
-              'the api reading a running job is gone (reader lease lapsed); stopping it',
-            );
+        // Finished (its end entry is out): the api drops its lease as soon as it has read it.
+        if (job.writer.finished || job.controller.signal.aborted) continue;
+        if (!cancelErr && cancel === 1) {
           job.cancelledByApi = true;
-          job.controller.abort();
+          job.controller.abort(CANCELLED_BY_API());
+        } else if (!leaseErr && job.lease.observe(lease !== 0, sentAt, answeredAt)) {
+          this.opts.logger.warn(
+            { jobId },
+            'the api reading this running job is gone (its reader lease lapsed and was not renewed while Redis answered); stopping the job',
+          );
+          job.cancelledByApi = true;
+          job.controller.abort(READER_GONE());
         }
       }
     } catch (e) {
       this.opts.logger.debug({ err: errorMessage(e) }, 'cancel poll failed');
+    } finally {
+      this.polling = false;
     }
   }
 
@@ -222,7 +270,11 @@ export class CommandWorker {
     const sleep = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(() => r('timeout'), ms).unref());
     const closing = this.worker.close(this.bullConnection.status !== 'ready').then(() => 'closed' as const);
     closing.catch(() => undefined);
-    if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
+    // With Redis away BullMQ's close never resolves: once no job runs there is nothing to wait for.
+    const idleWithoutRedis = whileTrue(() => this.running.size > 0 || this.bullConnection.status === 'ready').then(
+      () => 'idle' as const,
+    );
+    if ((await Promise.race([closing, idleWithoutRedis, sleep(graceMs)])) === 'timeout') {
       // The api answers with this error (503, or an aborted stream after the first byte): the
       // caller learns the command did not finish and can run it again. Output already streamed
       // cannot be taken back, so the job is failed, never handed to another worker.
@@ -236,12 +288,6 @@ export class CommandWorker {
       await Promise.race([closing, sleep(500)]);
     }
     this.health.stop();
-    await Promise.all(
-      [this.bullConnection, this.streamConnection].map((r) =>
-        r.status === 'ready'
-          ? Promise.race([r.quit().catch(() => undefined), sleep(1000)]).then(() => r.disconnect())
-          : Promise.resolve(r.disconnect()),
-      ),
-    );
+    await Promise.all([this.bullConnection, this.streamConnection].map((r) => closeConnection(r)));
   }
 }

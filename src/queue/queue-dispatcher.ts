@@ -8,6 +8,8 @@ import { setQueueStatsSource } from './metrics';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
 import { RedisHealth, redisCause } from './redis-health';
 import { ReaderConnectionPool, type ReaderConnection } from './reader-connection-pool';
+import { READER_RENEW_MS } from './lease-lapse';
+import { busyProcessCause, loopStall } from './loop-stall';
 import { READER_LEASE_MS, resultKeys, type ResultKeys } from './result-keys';
 import { ResultStreamReader } from './result-stream-reader';
 
@@ -30,13 +32,28 @@ export interface QueueDispatcherOptions {
   redisHealth?: RedisHealth;
 }
 
+/** This process gave up waiting on Redis: Redis was slow, or this process could not read its answer. */
+class WaitedTooLong extends Error {
+  constructor(
+    what: string,
+    readonly ms: number,
+  ) {
+    super(`${what} took longer than ${ms} ms`);
+  }
+}
+
+/** Why Redis could not be used for this request: this process's own stall when that explains a timeout. */
+function causeOf(e: unknown, health: RedisHealth): string {
+  const busy = e instanceof WaitedTooLong ? busyProcessCause(e.ms) : undefined;
+  return busy ?? health.describe(redisCause(e));
+}
+
 function unavailable(e: unknown, health: RedisHealth): FusionError {
-  return new FusionError(
-    'QUEUE_UNAVAILABLE',
-    `the job queue is unavailable: ${health.describe(redisCause(e))}. The command did not run; retry once Redis is back.`,
-    {},
-    { cause: e },
-  );
+  const busy = e instanceof WaitedTooLong ? busyProcessCause(e.ms) : undefined;
+  const message = busy
+    ? `the job queue could not be used in time: ${busy}. The command did not run; retry, and give the api more CPU if this repeats.`
+    : `the job queue is unavailable: ${health.describe(redisCause(e))}. The command did not run; retry once Redis is back.`;
+  return new FusionError('QUEUE_UNAVAILABLE', message, {}, { cause: e });
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -44,7 +61,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new WaitedTooLong(what, ms)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }
@@ -65,6 +82,8 @@ export class QueueDispatcher implements CommandDispatcher {
 
   constructor(private readonly opts: QueueDispatcherOptions) {
     this.queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
+    // A timeout this process sees under CPU starvation is its own, not Redis': watched to say so.
+    loopStall.watch();
     this.redis = new Redis(opts.redisUrl, {
       ...opts.redisOptions,
       // ioredis arms a disconnectTimeout timer even for a socket that never connected; keep it short.
@@ -118,10 +137,12 @@ export class QueueDispatcher implements CommandDispatcher {
     let completed = false;
     let healthy = true;
     const job: { queued: 'no' | 'yes' | 'maybe' } = { queued: 'no' };
-    // A worker never starts a job whose reader lease is not there; it is renewed while the request is open.
+    // A worker never starts a job whose reader lease is not there; it is renewed while the request is
+    // open. Set, not extended: a lease that expired while Redis stalled (paused, a long fork) is back
+    // with the first renewal Redis answers, and the worker waits for that renewal (LeaseLapse).
     const lease = setInterval(
-      () => void this.redis.pexpire(keys.reader, READER_LEASE_MS).catch(() => undefined),
-      READER_LEASE_MS / 3,
+      () => void this.redis.set(keys.reader, '1', 'PX', READER_LEASE_MS).catch(() => undefined),
+      READER_RENEW_MS,
     );
     try {
       const [leased, added] = await Promise.allSettled([
@@ -243,7 +264,7 @@ export class QueueDispatcher implements CommandDispatcher {
       await withTimeout(this.redis.ping(), 1000, 'PING');
       return { ok: true };
     } catch (e) {
-      return { ok: false, reason: this.health.describe(redisCause(e)) };
+      return { ok: false, reason: causeOf(e, this.health) };
     }
   }
 

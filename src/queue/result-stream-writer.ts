@@ -68,6 +68,8 @@ export class ResultStreamWriter implements OutputSink {
   private readonly inFlight: Array<Promise<number>> = [];
   /** Unread entries as last answered (the reader only lowers it; writes in flight are counted apart). */
   private knownBacklog = 0;
+  /** The end or error entry is on its way: the reader may be done with this job from now on. */
+  private terminalSent = false;
 
   constructor(
     private readonly redis: Redis,
@@ -131,6 +133,11 @@ export class ResultStreamWriter implements OutputSink {
     });
   }
 
+  /** True once the end or error entry was sent: the api may then drop its reader lease at any moment. */
+  get finished(): boolean {
+    return this.terminalSent;
+  }
+
   async end(): Promise<void> {
     // The last partial chunk and the end entry travel in one round trip.
     this.cancelStartAnnouncement();
@@ -140,6 +147,7 @@ export class ResultStreamWriter implements OutputSink {
     if (!this.broken) await this.settleAll().catch((e: unknown) => this.breakWith(e));
     if (this.broken) throw this.broken;
     const tx = this.redis.multi();
+    this.terminalSent = true;
     if (rest) tx.xadd(this.keys.stream, '*', ...this.dataFields(rest.data, rest.items));
     // The totals let the reader tell a complete stream from one that lost entries (expiry, failover).
     tx.xadd(this.keys.stream, '*', 't', ENTRY.end, 'q', String(this.nextSeq), 'n', String(this.itemsWritten));
@@ -153,6 +161,7 @@ export class ResultStreamWriter implements OutputSink {
     else this.batcher.flush();
     await this.tail.catch(() => undefined);
     await this.settleAll().catch((e: unknown) => this.breakWith(e));
+    this.terminalSent = true;
     checkReplies(
       await this.redis
         .multi()

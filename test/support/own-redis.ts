@@ -13,6 +13,10 @@ export interface OwnRedis {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty (no persistence), and waits for PING. */
   start(): Promise<void>;
+  /** SIGSTOP: a Redis that stops answering without closing any connection (a frozen node, a stuck fork). */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -59,6 +63,12 @@ export async function startOwnRedis(): Promise<OwnRedis> {
         killNow();
         throw new Error(`redis-server from ${bin} did not answer PING on port ${port} within 5 s`);
       }
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
     async kill() {
       const c = child;
