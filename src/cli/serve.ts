@@ -6,8 +6,14 @@ import { startWorkerMatchingShards, type MatchingShards } from '../runtime/match
 import { createProductionRunner } from '../runtime/production-runner';
 import { loadEnv, type ServerEnv } from '../server/env';
 import { RedisHealth } from '../queue/redis-health';
+import { closeConnection } from '../queue/redis-close';
 import { redisTarget } from '../server/redis-settings';
 import { startServer } from '../server/server';
+
+/** After SHUTDOWN_GRACE_MS, how long the bounded clean-up (connections, queues, threads) may take before the process exits anyway. */
+const SHUTDOWN_SLACK_MS = 10_000;
+/** Once stopped, how long the process waits for the event loop to empty by itself. */
+const LEFTOVER_MS = 1000;
 
 const USAGE = `usage: fusion-proxy serve
 
@@ -73,7 +79,7 @@ export async function run(argv: string[]): Promise<number> {
   // Worker role: large aggregations spread matching over child jobs that every worker serves.
   const shards: MatchingShards | undefined =
     target && env.ROLE !== 'api' && env.MATCHING_SHARD_JOBS !== 0
-      ? startWorkerMatchingShards(env, target, logger)
+      ? startWorkerMatchingShards(env, target, logger, redisHealth)
       : undefined;
   const runner = createProductionRunner({
     ...(runtimeRedis ? { redis: runtimeRedis } : {}),
@@ -93,6 +99,15 @@ export async function run(argv: string[]): Promise<number> {
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       logger.info({ signal }, 'shutting down: no new requests, finishing open streams and running jobs');
+      // Whatever a dependency does (a Redis that never answers), the process ends: the grace, then a
+      // bounded clean-up, then out. An orchestrator's SIGKILL must never be the only way to stop it.
+      setTimeout(() => {
+        logger.error(
+          { graceMs: env.SHUTDOWN_GRACE_MS },
+          `shutdown did not finish within SHUTDOWN_GRACE_MS + ${SHUTDOWN_SLACK_MS / 1000} s; exiting`,
+        );
+        process.exit(1);
+      }, env.SHUTDOWN_GRACE_MS + SHUTDOWN_SLACK_MS).unref();
       running.close().then(resolve, (e: unknown) => {
         logger.error({ err: errorMessage(e) }, 'shutdown failed');
         resolve();
@@ -102,7 +117,10 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGINT', stop);
   });
   await shards?.close();
-  await runtimeRedis?.quit().catch(() => runtimeRedis.disconnect());
+  if (runtimeRedis) await closeConnection(runtimeRedis);
   logger.info('fusion-proxy stopped');
+  // Everything of ours is closed. What a library may leave behind when Redis does not answer (a
+  // BullMQ connection that was never ready keeps retrying) must not keep the process alive.
+  setTimeout(() => process.exit(), LEFTOVER_MS).unref();
   return 0;
 }

@@ -12,6 +12,8 @@ import type { ShardProvider, ShardRun } from '../core/matching/parallel/shard-pr
 import type { ShardJobData } from './shard-job-data';
 import { DEFAULT_BULL_PREFIX, shardQueueName } from './queue-names';
 import { QueueShardRun } from './queue-shard-run';
+import { closeConnection, closeWhileReachable } from './redis-close';
+import type { RedisHealth } from './redis-health';
 
 /** Figures behind them: docs/matching.md, "Child jobs" (bench:scale-out --queue and a batch's costs). */
 const SHARD_MIN_RECORDS = 20_000;
@@ -31,6 +33,8 @@ export interface QueueShardProviderOptions {
   minRecords?: number;
   minAccountsPerShard?: number;
   attempts?: number;
+  /** The process's view of Redis: an outage is logged once (then every 60 s), not per reconnect. */
+  redisHealth?: RedisHealth;
 }
 
 export class QueueShardProvider implements ShardProvider {
@@ -55,8 +59,14 @@ export class QueueShardProvider implements ShardProvider {
     this.queue = new Queue<ShardJobData>(name, { connection: this.bull[0]!, prefix });
     // Its own blocking connection: children's completions arrive without polling.
     this.events = new QueueEvents(name, { connection: this.bull[1]!, prefix });
-    this.events.on('error', () => undefined);
-    this.queue.on('error', () => undefined);
+    // Every connection has a listener: ioredis prints a stack trace per reconnect attempt for one without.
+    const failed = (e: unknown): void => opts.redisHealth?.failed(e);
+    for (const c of [this.redis, ...this.bull]) {
+      if (opts.redisHealth) opts.redisHealth.watch(c);
+      else c.on('error', failed);
+    }
+    this.events.on('error', failed);
+    this.queue.on('error', failed);
     this.timer = setInterval(() => void this.refresh(), REFRESH_MS).unref();
     void this.refresh();
   }
@@ -88,7 +98,8 @@ export class QueueShardProvider implements ShardProvider {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.allSettled([this.events.close(), this.queue.close()]);
-    for (const c of [this.redis, ...this.bull]) await c.quit().catch(() => c.disconnect());
+    // Bounded: with Redis away BullMQ's closes never resolve.
+    await closeWhileReachable(Promise.allSettled([this.events.close(), this.queue.close()]), this.redis, 5000);
+    await Promise.all([this.redis, ...this.bull].map((c) => closeConnection(c)));
   }
 }

@@ -16,12 +16,16 @@ import { inProcessShard, type Shard } from '../core/matching/parallel/shard';
 import { workerEntryAvailable, workerShard } from '../core/matching/parallel/worker-shard';
 import type { MatchingSettings } from '../core/matching/types';
 import { DEFAULT_BULL_PREFIX, shardQueueName } from './queue-names';
+import { closeConnection, closeWhileReachable } from './redis-close';
+import { RedisHealth, reportWorkerError } from './redis-health';
 import { decodeColumns, encodeSlice } from './shard-codec';
 import { readShardJobData, type ShardJobData } from './shard-job-data';
 import { SHARD_KEY_TTL_MS, shardKeys } from './shard-keys';
 import { initShardJobSeries, recordShardJob } from './shard-metrics';
 
 const IDLE_MS = 60_000;
+/** The longest a close waits for running children (a child's slice takes seconds, not minutes). */
+const CLOSE_BOUND_MS = 30_000;
 
 /** Writes the slice only while the run lives (KEYS[1] its meta, KEYS[2] the slice key). */
 const WRITE_SLICE = `if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -44,6 +48,8 @@ export interface ShardJobWorkerOptions {
   idleMs?: number;
   /** Engine of a run; default a matching thread (or in-process without a worker entry). */
   startShard?: (settings: MatchingSettings) => Shard;
+  /** The process's view of Redis: an outage is logged once (then every 60 s), not per reconnect. */
+  redisHealth?: RedisHealth;
   /** Called after a slice is blocked and before it is written (tests stop a worker here). */
   beforeWrite?: (job: Job<ShardJobData>) => Promise<void>;
 }
@@ -78,7 +84,11 @@ export class ShardJobWorker {
       ...(opts.lockDurationMs !== undefined ? { lockDuration: opts.lockDurationMs } : {}),
       ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
     });
-    this.worker.on('error', (e) => opts.logger.warn({ err: errorMessage(e) }, 'matching child worker: Redis error'));
+    // Its connections' and BullMQ's Redis errors are the process's one outage report (RedisHealth), not a line each.
+    const health = opts.redisHealth ?? new RedisHealth(opts.redisUrl, opts.logger);
+    health.watch(this.redis);
+    health.watch(this.bull);
+    this.worker.on('error', (e: unknown) => reportWorkerError(e, health, opts.logger, 'matching child worker'));
   }
 
   private async process(job: Job<ShardJobData>): Promise<void> {
@@ -175,9 +185,10 @@ export class ShardJobWorker {
 
   /** force: stops without waiting for running children (their locks lapse and another worker retries them). */
   async close(force = false): Promise<void> {
-    await this.worker.close(force);
+    // Bounded: with Redis away BullMQ's close never resolves (and no child can write its slice anyway).
+    await closeWhileReachable(this.worker.close(force || this.bull.status !== 'ready'), this.bull, CLOSE_BOUND_MS);
     // A graceful close leaves no matching thread behind (nor does a forced one, once it resolves).
     await Promise.all([...this.engines.keys()].map((id) => this.evict(id)));
-    for (const c of [this.redis, this.bull]) await c.quit().catch(() => c.disconnect());
+    await Promise.all([this.redis, this.bull].map((c) => closeConnection(c)));
   }
 }

@@ -9,6 +9,7 @@ import type { ServerEnv } from '../server/env';
 import { shardQueueName } from '../queue/queue-names';
 import { QueueShardProvider } from '../queue/queue-shard-provider';
 import { ShardJobWorker } from '../queue/shard-job-worker';
+import type { RedisHealth } from '../queue/redis-health';
 
 export interface MatchingShards {
   provider: QueueShardProvider;
@@ -26,6 +27,7 @@ function startMatchingShards(opts: {
   concurrency: number;
   lockDurationMs: number;
   stalledIntervalMs: number;
+  redisHealth?: RedisHealth;
 }): MatchingShards {
   const { redisUrl, redisOptions } = opts;
   const queueName = shardQueueName(opts.queueName);
@@ -34,6 +36,7 @@ function startMatchingShards(opts: {
     ...(redisOptions ? { redisOptions } : {}),
     queueName,
     ...(opts.shardJobs !== undefined ? { shardJobs: opts.shardJobs } : {}),
+    ...(opts.redisHealth ? { redisHealth: opts.redisHealth } : {}),
   });
   const worker = new ShardJobWorker({
     redisUrl,
@@ -43,6 +46,7 @@ function startMatchingShards(opts: {
     concurrency: opts.concurrency,
     lockDurationMs: opts.lockDurationMs,
     stalledIntervalMs: opts.stalledIntervalMs,
+    ...(opts.redisHealth ? { redisHealth: opts.redisHealth } : {}),
   });
   return {
     provider,
@@ -65,6 +69,8 @@ export function startWorkerMatchingShards(
   >,
   redis: { url: string; options?: RedisOptions },
   logger: Logger,
+  /** The process's one view of Redis (shared with the command worker): one outage report. */
+  redisHealth?: RedisHealth,
 ): MatchingShards {
   return startMatchingShards({
     redisUrl: redis.url,
@@ -75,5 +81,6 @@ export function startWorkerMatchingShards(
     concurrency: env.WORKER_CONCURRENCY,
     lockDurationMs: env.WORKER_LOCK_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+    ...(redisHealth ? { redisHealth } : {}),
   });
 }
