@@ -42,6 +42,48 @@ export function redisCause(e: unknown): string {
   return message.replace(/\s+/g, ' ').slice(0, 200) || 'unknown error';
 }
 
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ECONNABORTED',
+]);
+const CONNECTION_MESSAGE =
+  /Connection is closed|Stream isn't writeable|MaxRetriesPerRequest|max retries per request|WRONGPASS|NOAUTH|invalid password|LOADING|READONLY|MISCONF|CLUSTERDOWN|ENOTCONN|socket/i;
+
+/** Whether an error says Redis cannot be reached or used (an outage), rather than something about one job. */
+export function isConnectionError(e: unknown): boolean {
+  const code = codeOf(e);
+  return (
+    (code !== undefined && (CONNECTION_CODES.has(code) || isTlsErrorCode(code))) ||
+    CONNECTION_MESSAGE.test(errorMessage(e))
+  );
+}
+
+/**
+ * A BullMQ worker's 'error' event in words: a connection failure is the process's one outage
+ * report (RedisHealth); anything else concerns one job (its key removed or evicted, its lock lapsed
+ * while Redis stalled) and says so, instead of reading as "Redis cannot be used".
+ */
+export function reportWorkerError(e: unknown, health: RedisHealth, logger: Logger, worker: string): void {
+  if (isConnectionError(e)) return health.failed(e);
+  const message = errorMessage(e);
+  const missing = /Missing (key|lock) for job ([^\s.]+)\.?\s*(\w*)/.exec(message);
+  if (missing) {
+    logger.warn(
+      { jobId: missing[2], step: missing[3] || undefined, err: message },
+      `${worker}: job ${missing[2]} is no longer in Redis as BullMQ expects (its ${missing[1]} is gone: removed, evicted under memory pressure, or its lock lapsed while Redis stalled)${/^moveTo(Finished|Completed|Failed)$/.test(missing[3] ?? '') ? "; the job had ended and its outcome was already written, only the queue's bookkeeping of it failed" : ''}. Redis itself answers.`,
+    );
+    return;
+  }
+  logger.warn({ err: message }, `${worker}: BullMQ reported an error that is not a Redis outage`);
+}
+
 /**
  * One view per process of whether Redis can be used, fed by every connection's events. It logs the
  * first failure once, naming REDIS_URL and the cause, then a reminder at a calm interval, and the
