@@ -14,11 +14,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { Redis } from 'ioredis';
 import { proxyItems } from '../src/proxy-client';
 import { startSimulator } from '../src/simulator';
 import { freePort } from './free-port';
-import { spawnRedis } from './redis-server';
+import { benchConnection, spawnRedis } from './redis-server';
 
 const ACCOUNTS_PER_SOURCE = Number(process.env.BENCH_ACCOUNTS_PER_SOURCE ?? 10_000);
 const IDENTITIES = Number(process.env.BENCH_IDENTITIES ?? 12_000);
@@ -120,7 +119,9 @@ async function main(): Promise<number> {
         },
       };
 
-      await new Redis(redis.url).flushall().then(() => undefined);
+      const flush = benchConnection(redis.url);
+      await flush.flushall();
+      await flush.quit();
       const env = { REDIS_URL: redis.url, PROXY_PASSWORD: PASSWORD, QUEUE_NAME: `bench-${r}` };
       const api = await serve('api', env);
       const worker = await serve('worker', env);

@@ -23,7 +23,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { benchConnection } from './redis-server';
 import { silentLogger } from '../src/core/ports/logger';
 import { METRIC } from '../src/observability/metric-names';
 import { registry } from '../src/observability/metrics-registry';
@@ -65,7 +66,7 @@ async function benchRedis(): Promise<{ redis: Redis; url: string; stop: () => Pr
   // Wait for the port before connecting, so ioredis never reports a refused first connection.
   for (let i = 0; i < 100 && !(await portOpen(hostname, Number(port || 6379))); i++)
     await new Promise((r) => setTimeout(r, 50));
-  const redis = new Redis(url, { maxRetriesPerRequest: 3 });
+  const redis = benchConnection(url, { maxRetriesPerRequest: 3 });
   await redis.ping();
   return {
     redis,
@@ -241,7 +242,7 @@ interface ClientReport {
  * token, says ready, waits for 'go', reads its plan and reports.
  */
 async function clientChild(job: ClientJob): Promise<void> {
-  const redis = new Redis(job.redisUrl, { maxRetriesPerRequest: 3 });
+  const redis = benchConnection(job.redisUrl, { maxRetriesPerRequest: 3 });
   const dispatched: number[] = [];
   const client = createPlatformClient(readPlatformSettings(job.settings), {
     redis,

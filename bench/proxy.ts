@@ -9,12 +9,12 @@
  * Needs --expose-gc (the npm script passes it): RSS is read after a forced GC.
  * Exits 1 when a goal is missed. Numbers on a shared machine are indicative.
  */
-import { spawnRedis } from './redis-server';
+import { benchConnection, spawnRedis } from './redis-server';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { CommandContext, CommandOutput, CommandRunner } from '../src/core/command-runner';
 import { silentLogger } from '../src/core/ports/logger';
 import { createLogger } from '../src/observability/logger';
@@ -319,7 +319,7 @@ function gc(): void {
 async function main(): Promise<void> {
   gc();
   const redis = await startRedis();
-  const monitor = new Redis(redis.url);
+  const monitor = benchConnection(redis.url);
   const direct = await startDirect();
   const embedded = await start();
   const worker = await spawnWorker(redis.url);

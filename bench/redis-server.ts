@@ -2,8 +2,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { freePort } from './free-port';
+
+/**
+ * A connection of the bench's own. An ioredis connection without an 'error' listener prints a
+ * stack trace for every reconnect attempt once its Redis goes away (at the end of a run, when a
+ * child is killed): a bench's output must stay its figures.
+ */
+export function benchConnection(url: string, options: RedisOptions = {}): Redis {
+  const redis = new Redis(url, options);
+  redis.on('error', () => undefined);
+  return redis;
+}
 
 /**
  * A redis-server of the bench's own on a free port, without persistence, once it answers a PING.
