@@ -118,6 +118,16 @@ describe.each(implementations)('%s run lock', (_name, make) => {
     await lock.acquire('h', create, 10_000);
     expect(await holdRunLock(lock, 'h', 'run-c', { ttlMs: 1000, createWaitMs: 50 })).toBeUndefined();
   });
+
+  test('holdRunLock waits up to runWaitMs for another run that is stopping, then takes the lock', async () => {
+    const lock = make();
+    await lock.acquire('stopping', 'run-a', 10_000);
+    setTimeout(() => void lock.release('stopping', 'run-a'), 100);
+    const held = await holdRunLock(lock, 'stopping', 'run-b', { ttlMs: 1000, runWaitMs: 10_000 });
+    expect(held).toBeDefined();
+    expect(await lock.holder('stopping')).toBe('run-b');
+    await held?.release();
+  });
 });
 
 describe('run-lock scope', () => {

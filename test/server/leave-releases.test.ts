@@ -136,6 +136,27 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what i
     expect(ndjsonItems(next.body).length).toBeGreaterThan(0);
     await everythingReleased();
   });
+
+  it('an aggregation sent the moment the previous client left runs (it waits for the stopping run, no AGGREGATION_IN_PROGRESS)', async () => {
+    sim.control.injectFault({ pathTemplate: '/v3/accounts', latencyMs: 300, times: Infinity });
+    const payload = JSON.stringify(body());
+    const req = http.request(`${server.url}/proxy`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    req.on('error', () => undefined);
+    req.end(payload);
+    await until('flag set by the run', () => flag() !== null);
+    req.destroy();
+    sim.control.clearFaults();
+    // What the platform does after a cancel: the next aggregation at once, lock and flag still held.
+    const next = await post(`${server.url}/proxy`, body());
+    expect(next.body).not.toContain('AGGREGATION_IN_PROGRESS');
+    expect(next.status).toBe(200);
+    expect(next.complete).toBe(true);
+    expect(ndjsonItems(next.body).length).toBeGreaterThan(0);
+    await everythingReleased();
+  });
 });
 
 describe.each<Mode>(['embedded', 'queue'])('a client that leaves mid-stream (%s mode)', (mode) => {

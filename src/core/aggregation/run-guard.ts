@@ -19,6 +19,9 @@ import { lockAttempts } from './metrics';
 
 const PROCESSING_KEY = 'processing';
 
+/** Default wait for a lock held by another run (one that is stopping frees it within a few seconds). */
+const RUN_WAIT_MS = 10_000;
+
 export interface RunGuard {
   /** Throws AGGREGATION_LOCK_LOST once a renewal found the lock taken or expired. */
   assertHeld(): void;
@@ -45,6 +48,8 @@ export async function enterRun(
     tenant: string;
     runId: string;
     ttlMs: number;
+    /** How long a run waits for another run's lock before AGGREGATION_IN_PROGRESS; default RUN_WAIT_MS. */
+    runWaitMs?: number;
     logger: Logger;
     now: () => Date;
   },
@@ -54,6 +59,9 @@ export async function enterRun(
   const key = sourceLockKey(args.tenant, source.id);
   const held: HeldLock | undefined = await holdRunLock(lock, key, runId, {
     ttlMs: args.ttlMs,
+    // A run whose client just left frees the lock once its flag is down (in queue mode after the
+    // worker heard the cancel): the platform's next aggregation, sent at once, waits for that.
+    runWaitMs: args.runWaitMs ?? RUN_WAIT_MS,
     onLost: () =>
       logger.error(
         { source: source.name },
@@ -69,7 +77,7 @@ export async function enterRun(
     lockAttempts.inc({ result: 'busy' });
     throw new FusionError(
       'AGGREGATION_IN_PROGRESS',
-      `Another aggregation of source "${source.name}" is in progress; wait for it to finish, then run again`,
+      `Another aggregation of source "${source.name}" is in progress (its run lock was still held after ${Math.round((args.runWaitMs ?? RUN_WAIT_MS) / 1000)} s); wait for it to finish, then run again`,
       {
         sourceId: source.id,
       },

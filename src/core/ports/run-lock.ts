@@ -81,18 +81,24 @@ export interface HoldOptions {
 /**
  * Acquires and keeps renewing the lock until released; undefined when another holder has it.
  * A holder that is a std:account:create (see CREATE_TOKEN_PREFIX) is waited for up to
- * `createWaitMs` (default 5 s): it holds the lock for a few platform calls only.
+ * `createWaitMs` (default 5 s): it holds the lock for a few platform calls only. Another run is
+ * waited for up to `runWaitMs` (default 0): a run whose client just left is still taking its
+ * processing flag down and frees the lock a moment later.
  */
 export async function holdRunLock(
   lock: RunLock,
   key: string,
   token: string,
-  opts: HoldOptions & { createWaitMs?: number },
+  opts: HoldOptions & { createWaitMs?: number; runWaitMs?: number },
 ): Promise<HeldLock | undefined> {
+  const createWaitMs = opts.createWaitMs ?? 5000;
+  const runWaitMs = opts.runWaitMs ?? 0;
+  const started = Date.now();
   const taken = await acquireWithin(lock, key, token, {
     ttlMs: opts.ttlMs,
-    waitMs: opts.createWaitMs ?? 5000,
-    retryWhile: (holder) => holder.startsWith(CREATE_TOKEN_PREFIX),
+    waitMs: Math.max(createWaitMs, runWaitMs),
+    pollMs: 50,
+    retryWhile: (holder) => Date.now() - started < (holder.startsWith(CREATE_TOKEN_PREFIX) ? createWaitMs : runWaitMs),
   });
   if (!taken) return undefined;
   let lost = false;
