@@ -130,11 +130,8 @@ export function createCommandRun(deps: HandlerDeps): CommandRun {
   return async (type, context, rawInput, res) => {
     const requestId = context.invocationId ?? context.requestId;
     await runWithLogContext({ command: type, ...(requestId ? { requestId } : {}) }, async () => {
+      // Keeps the command alive by itself too (see createResponseSink), until `close()`.
       const sink = createResponseSink(res, deps.keepAliveIntervalMs);
-      // The platform drops a command that stays silent too long; the heartbeats of the proxy and
-      // the core's progress reports are not enough when either is silent (a long platform call,
-      // a proxy behind a buffering hop), so the connector keeps the command alive itself.
-      const keepAliveTimer = setInterval(() => sink.keepAlive(), deps.keepAliveIntervalMs);
       let role: ConnectorRole | undefined;
       let secrets: string[] = [];
       try {
@@ -156,7 +153,7 @@ export function createCommandRun(deps: HandlerDeps): CommandRun {
         );
         throw toConnectorError(e, secrets);
       } finally {
-        clearInterval(keepAliveTimer);
+        sink.close();
       }
     });
   };

@@ -68,17 +68,52 @@ function drained(w: Writable): Promise<void> {
 
 export interface ResponseSink {
   send(item: Record<string, unknown>): Promise<void>;
-  /** Tells the platform the command is alive; throttled to one call per interval. */
+  /** Tells the platform the command is alive; at most one per interval. */
   keepAlive(): void;
+  /** Stops the sink's own keepAlive timer (the command ended). */
+  close(): void;
 }
 
+/** What the sink schedules its own keepAlive with (tests drive it by hand). */
+export interface SinkClock {
+  now(): number;
+  schedule(fn: () => void, ms: number): () => void;
+}
+
+const REAL_CLOCK: SinkClock = {
+  now: () => Date.now(),
+  schedule: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    return () => clearTimeout(t);
+  },
+};
+
+/**
+ * The platform drops a command silent for too long; heartbeats of the proxy and progress of the
+ * core are not enough when either is silent (a long platform call, a proxy behind a buffering hop),
+ * so the sink keeps the command alive itself: a keepAlive at the latest one interval after the
+ * last one, whoever sent that. (A fixed timer beside a throttle of the same interval could swallow
+ * a tick, leaving a gap of two intervals.)
+ */
 export function createResponseSink<O>(
   res: Response<O>,
   keepAliveIntervalMs: number,
-  now: () => number = Date.now,
+  clock: SinkClock = REAL_CLOCK,
 ): ResponseSink {
   const writable = writableOf(res);
   let lastKeepAlive = Number.NEGATIVE_INFINITY;
+  let cancelTimer: () => void = () => undefined;
+  let closed = false;
+  const arm = (): void => {
+    cancelTimer();
+    if (!closed) cancelTimer = clock.schedule(() => send(), keepAliveIntervalMs);
+  };
+  const send = (): void => {
+    lastKeepAlive = clock.now();
+    res.keepAlive();
+    arm();
+  };
+  arm();
   return {
     async send(item) {
       checkSize(item);
@@ -86,10 +121,12 @@ export function createResponseSink<O>(
       if (writable?.writableNeedDrain) await drained(writable);
     },
     keepAlive() {
-      const t = now();
-      if (t - lastKeepAlive < keepAliveIntervalMs) return;
-      lastKeepAlive = t;
-      res.keepAlive();
+      if (closed || clock.now() - lastKeepAlive < keepAliveIntervalMs) return;
+      send();
+    },
+    close() {
+      closed = true;
+      cancelTimer();
     },
   };
 }
