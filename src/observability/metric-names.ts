@@ -26,13 +26,13 @@ export const METRIC = {
   streamItems: 'fusion_stream_items_total',
   /** counter {component, code}: FusionError codes, plus UNEXPECTED */
   errors: 'fusion_errors_total',
-  /** counter {endpoint, method, status}: endpoint is the path template, e.g. /v3/accounts/{id} */
+  /** counter {platform_endpoint, method, status}: platform_endpoint is the path template, e.g. /v3/accounts/{id} */
   platformRequests: 'fusion_platform_requests_total',
-  /** histogram {endpoint, method} */
+  /** histogram {platform_endpoint, method} */
   platformRequestDuration: 'fusion_platform_request_duration_seconds',
-  /** counter {endpoint} */
+  /** counter {platform_endpoint} */
   platform429: 'fusion_platform_rate_limited_total',
-  /** counter {endpoint, reason}: reason = rate_limited | server_error | network */
+  /** counter {platform_endpoint, reason}: reason = rate_limited | server_error | network */
   platformRetries: 'fusion_platform_retries_total',
   /** histogram {limiter}: seconds a request waited for a rate-limit grant (not the concurrency cap) */
   rateLimiterWait: 'fusion_ratelimit_wait_seconds',

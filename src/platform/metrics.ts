@@ -5,18 +5,23 @@ import { METRIC } from '../observability/metric-names';
 import { ENDPOINT, ENDPOINT_METHODS } from './endpoint-templates';
 import type { RetryReason } from './retry-policy';
 
-/** Platform API metrics; labels are path templates and status codes, never ids. */
+/**
+ * Platform API metrics; labels are path templates and status codes, never ids. The path template's
+ * label is `platform_endpoint`, not `endpoint`: Prometheus Operator sets `endpoint` (the scrape
+ * port's name) on every target, and with honor_labels false the target's wins, collapsing every
+ * platform endpoint into one series named after the port.
+ */
 export const platformRequests = new Counter({
   name: METRIC.platformRequests,
   help: 'Platform API requests by endpoint template, method and status (network errors: status "error")',
-  labelNames: ['endpoint', 'method', 'status'] as const,
+  labelNames: ['platform_endpoint', 'method', 'status'] as const,
   registers: [registry],
 });
 
 export const platformRequestDuration = new Histogram({
   name: METRIC.platformRequestDuration,
   help: 'Duration of one platform API request attempt in seconds',
-  labelNames: ['endpoint', 'method'] as const,
+  labelNames: ['platform_endpoint', 'method'] as const,
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   registers: [registry],
 });
@@ -24,14 +29,14 @@ export const platformRequestDuration = new Histogram({
 export const platform429 = new Counter({
   name: METRIC.platform429,
   help: 'Platform API responses with status 429, by endpoint template',
-  labelNames: ['endpoint'] as const,
+  labelNames: ['platform_endpoint'] as const,
   registers: [registry],
 });
 
 export const platformRetries = new Counter({
   name: METRIC.platformRetries,
   help: 'Platform API request retries by reason (rate_limited, server_error, network, unauthorized)',
-  labelNames: ['endpoint', 'reason'] as const,
+  labelNames: ['platform_endpoint', 'reason'] as const,
   registers: [registry],
 });
 
@@ -53,12 +58,12 @@ const ERROR_STATUSES = ['400', '401', '403', '404', '429', '500', '502', '503', 
 // Every endpoint is known up front: its series exist at 0 from the start, so the first 429, retry
 // or failure of a process shows in increase() instead of being the series' first sample.
 for (const endpoint of Object.values(ENDPOINT)) {
-  platform429.inc({ endpoint }, 0);
-  for (const reason of RETRY_REASONS) platformRetries.inc({ endpoint, reason }, 0);
+  platform429.inc({ platform_endpoint: endpoint }, 0);
+  for (const reason of RETRY_REASONS) platformRetries.inc({ platform_endpoint: endpoint, reason }, 0);
 }
 for (const [endpoint, method] of ENDPOINT_METHODS)
   for (const status of [...KNOWN_STATUSES[method]!, ...ERROR_STATUSES])
-    platformRequests.inc({ endpoint, method, status }, 0);
+    platformRequests.inc({ platform_endpoint: endpoint, method, status }, 0);
 
 /*
  * Per limiter key: one budget is shared by every command of the same tenant and client id (see

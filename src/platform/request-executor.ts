@@ -144,7 +144,7 @@ export class RequestExecutor {
             try {
               const res = await attempt({ signal: one.signal, beforeSend });
               this.answered = true;
-              platformRequests.inc({ endpoint: req.endpoint, method: req.method, status: String(res.status) });
+              platformRequests.inc({ platform_endpoint: req.endpoint, method: req.method, status: String(res.status) });
               return res;
             } catch (e) {
               // Redis (limiter) trouble inside beforeSend, or the library's own token fetch failing:
@@ -157,13 +157,13 @@ export class RequestExecutor {
               if (failure.status !== undefined) this.answered = true;
               original = e;
               platformRequests.inc({
-                endpoint: req.endpoint,
+                platform_endpoint: req.endpoint,
                 method: req.method,
                 status: failure.status ? String(failure.status) : failure.kind === 'aborted' ? 'aborted' : 'error',
               });
             } finally {
               platformRequestDuration.observe(
-                { endpoint: req.endpoint, method: req.method },
+                { platform_endpoint: req.endpoint, method: req.method },
                 (performance.now() - started) / 1000,
               );
               one.dispose();
@@ -185,7 +185,7 @@ export class RequestExecutor {
 
         if (failure.kind === 'aborted' || call.signal.aborted) throw stopped();
         if (failure.kind === 'rate_limited') {
-          platform429.inc({ endpoint: failedReq.endpoint });
+          platform429.inc({ platform_endpoint: failedReq.endpoint });
           rateLimitThrottled.inc(limiterKey);
           // Every pod sharing the bucket pauses, not only this request.
           if (failure.retryAfterMs !== undefined && failure.retryAfterMs > 0)
@@ -204,7 +204,7 @@ export class RequestExecutor {
             throw this.error(failedReq, failure, attempts, original);
           }
         }
-        platformRetries.inc({ endpoint: failedReq.endpoint, reason: d.reason ?? 'network' });
+        platformRetries.inc({ platform_endpoint: failedReq.endpoint, reason: d.reason ?? 'network' });
         logger.debug(
           {
             endpoint: failedReq.endpoint,

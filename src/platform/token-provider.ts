@@ -146,7 +146,7 @@ export class TokenProvider {
         signal: link.signal,
         maxRedirects: 0,
       });
-      platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: String(res.status) });
+      platformRequests.inc({ platform_endpoint: ENDPOINT.token, method: 'POST', status: String(res.status) });
       const data = (res.data ?? {}) as { access_token?: unknown; expires_in?: unknown };
       if (typeof data.access_token !== 'string' || data.access_token === '') {
         // A 200 without a token: a web server, a gateway page, not the platform's token endpoint.
@@ -165,10 +165,10 @@ export class TokenProvider {
       const f = classifyFailure(e);
       // Every waiter gave up: nobody reads this outcome, and it is not a timeout.
       if (link.cause() === 'cancelled') {
-        platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: 'aborted' });
+        platformRequests.inc({ platform_endpoint: ENDPOINT.token, method: 'POST', status: 'aborted' });
         throw new AbortedError();
       }
-      platformRequests.inc({ endpoint: ENDPOINT.token, method: 'POST', status: f.status ? String(f.status) : 'error' });
+      platformRequests.inc({ platform_endpoint: ENDPOINT.token, method: 'POST', status: f.status ? String(f.status) : 'error' });
       if (f.kind === 'aborted') throw new TokenFetchError({ kind: 'network', networkCode: 'ETIMEDOUT' });
       // The token endpoint answers 400/401 invalid_client for a wrong id or secret; any other 4xx
       // (404, 405, ...) means the URL does not lead to the platform's token endpoint.
@@ -179,7 +179,7 @@ export class TokenProvider {
       throw new TokenFetchError(f, e);
     } finally {
       platformRequestDuration.observe(
-        { endpoint: ENDPOINT.token, method: 'POST' },
+        { platform_endpoint: ENDPOINT.token, method: 'POST' },
         (performance.now() - started) / 1000,
       );
       link.dispose();

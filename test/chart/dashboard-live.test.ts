@@ -18,7 +18,7 @@ import { limiterLabel } from '../../src/platform/metrics';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { freePort } from '../support/free-port';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
-import { Prometheus, type PromVector } from '../support/prometheus';
+import { Prometheus, operatorTarget, type PromVector } from '../support/prometheus';
 import { parsePromText, type Sample } from '../support/prom-text';
 import { Proc } from '../support/serve-process';
 import { CHART_DIR } from './support/helm';
@@ -136,13 +136,21 @@ describe('the Grafana dashboard against a real Prometheus scraping a queue-mode 
       METRICS_PORT: String(metricsPort.worker),
     });
     await Promise.all([api.start(), worker.start()]);
+    // Scraped as Prometheus Operator scrapes the chart's ServiceMonitor: its target labels (endpoint,
+    // namespace, pod, service, job, instance) override any metric label of the same name.
     prom = await Prometheus.start([
-      { job: API_JOB, address: `127.0.0.1:${metricsPort.api}`, labels: { namespace: NAMESPACE, pod: 'fp-api-0' } },
-      {
-        job: WORKER_JOB,
+      operatorTarget({
+        service: API_JOB,
+        pod: 'fp-api-0',
+        namespace: NAMESPACE,
+        address: `127.0.0.1:${metricsPort.api}`,
+      }),
+      operatorTarget({
+        service: WORKER_JOB,
+        pod: 'fp-worker-0',
+        namespace: NAMESPACE,
         address: `127.0.0.1:${metricsPort.worker}`,
-        labels: { namespace: NAMESPACE, pod: 'fp-worker-0' },
-      },
+      }),
     ]);
 
     // Both tenants' limiter keys exist before the window: their series are then scraped at their
@@ -290,9 +298,9 @@ describe('the Grafana dashboard against a real Prometheus scraping a queue-mode 
       expectIncrease(g, ['status'], want, 'platform requests by status');
     },
     'Platform 429s and retries#A': (g) => {
-      const want = produced('fusion_platform_rate_limited_total', ['endpoint']);
+      const want = produced('fusion_platform_rate_limited_total', ['platform_endpoint']);
       expect(want.get('/v3/accounts')).toBe(SCENARIO.platform429);
-      expectIncrease(g, ['endpoint'], want, '429s by endpoint');
+      expectIncrease(g, ['platform_endpoint'], want, '429s by endpoint');
     },
     'Platform 429s and retries#B': (g) => {
       const want = produced('fusion_platform_retries_total', ['reason']);
@@ -323,7 +331,7 @@ describe('the Grafana dashboard against a real Prometheus scraping a queue-mode 
     'Rate-limiter wait vs concurrency wait (p95 by limiter key)#B': (g) =>
       expectFinite(g, ['limiter'], [limiters.normal, limiters.throttled], 'concurrency wait p95 (s)'),
     'Platform API latency p95 by endpoint#A': (g) =>
-      expectFinite(g, ['endpoint'], ['/v3/accounts'], 'platform latency p95 (s)'),
+      expectFinite(g, ['platform_endpoint'], ['/v3/accounts'], 'platform latency p95 (s)'),
     'Queue depth by state#A': (g) =>
       expectValues(
         g,

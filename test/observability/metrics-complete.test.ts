@@ -20,4 +20,15 @@ describe('metrics', () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it('no metric declares a label Prometheus Operator sets on every target (it would be overwritten)', async () => {
+    // A ServiceMonitor's relabelings set these; with honor_labels false (its default) the target's value wins.
+    const reserved = new Set(['endpoint', 'namespace', 'pod', 'service', 'container', 'job', 'instance']);
+    const offenders: string[] = [];
+    for (const { name } of await registry.getMetricsAsJSON()) {
+      const labels = (registry.getSingleMetric(name) as unknown as { labelNames?: readonly string[] }).labelNames ?? [];
+      for (const l of labels) if (reserved.has(l)) offenders.push(`${name}{${l}}`);
+    }
+    expect(offenders).toEqual([]);
+  });
 });

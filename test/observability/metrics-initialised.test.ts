@@ -70,12 +70,16 @@ describe('metrics at start (queue mode, api and worker in one process, productio
       expect(samples(all, METRIC.httpRequests, { route: '/', method: 'POST', status }).map((s) => s.value)).toEqual([
         0,
       ]);
-    expect(samples(all, METRIC.platform429, { endpoint: '/v3/accounts' }).map((s) => s.value)).toEqual([0]);
+    expect(samples(all, METRIC.platform429, { platform_endpoint: '/v3/accounts' }).map((s) => s.value)).toEqual([0]);
     for (const status of ['200', '404', '429', '500', 'error'])
       expect(
-        samples(all, METRIC.platformRequests, { endpoint: '/v3/accounts', method: 'GET', status }).map((s) => s.value),
+        samples(all, METRIC.platformRequests, { platform_endpoint: '/v3/accounts', method: 'GET', status }).map(
+          (s) => s.value,
+        ),
       ).toEqual([0]);
-    expect(samples(all, METRIC.platformRetries, { endpoint: '/v3/search', reason: 'server_error' })).toHaveLength(1);
+    expect(
+      samples(all, METRIC.platformRetries, { platform_endpoint: '/v3/search', reason: 'server_error' }),
+    ).toHaveLength(1);
     expect(samples(all, METRIC.lockAttempts, { result: 'busy' }).map((s) => s.value)).toEqual([0]);
     expect(samples(all, `${METRIC.jobDuration}_count`, { command: 'std:account:list', outcome: 'error' })).toHaveLength(
       1,

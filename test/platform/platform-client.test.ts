@@ -382,7 +382,7 @@ describe('PlatformClient against the simulator', () => {
     const client = clientFor(sim);
     await client.getAccount('no-such-account-id');
     const text = await registry.getSingleMetricAsString(METRIC.platformRequests);
-    expect(text).toContain('endpoint="/v3/accounts/{id}"');
+    expect(text).toContain('platform_endpoint="/v3/accounts/{id}"');
     expect(text).not.toContain('no-such-account-id');
     client.close();
   });

@@ -18,6 +18,33 @@ export interface ScrapeTarget {
   labels: Record<string, string>;
 }
 
+/**
+ * The target labels Prometheus Operator gives every target of a ServiceMonitor endpoint (its
+ * relabelings: `job` is the service's name, `endpoint` the port's name), so a test scrapes as a
+ * cluster's Prometheus does: a metric label of one of these names is overwritten (honor_labels false).
+ */
+export function operatorTarget(opts: {
+  service: string;
+  pod: string;
+  namespace: string;
+  address: string;
+  port?: string;
+  container?: string;
+}): ScrapeTarget {
+  return {
+    job: opts.service,
+    address: opts.address,
+    labels: {
+      namespace: opts.namespace,
+      service: opts.service,
+      pod: opts.pod,
+      container: opts.container ?? 'fusion-proxy',
+      endpoint: opts.port ?? 'metrics',
+      instance: opts.address,
+    },
+  };
+}
+
 export interface PromVector {
   metric: Record<string, string>;
   value: [number, string];
@@ -36,6 +63,8 @@ export class Prometheus {
       global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
       scrape_configs: targets.map((t) => ({
         job_name: t.job,
+        // Prometheus Operator's setting for a ServiceMonitor (its default): on a clash, the target's label wins.
+        honor_labels: false,
         static_configs: [{ targets: [t.address], labels: t.labels }],
       })),
     };
