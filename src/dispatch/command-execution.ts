@@ -5,6 +5,7 @@ import { withLogFields } from '../observability/log-context';
 import { redactText, secretsOf } from '../secrets/redaction';
 import type { ProxyCommand } from './command-dispatcher';
 import { errorsTotal } from '../observability/error-metrics';
+import { noteActivity } from '../observability/final-scrape';
 import { jobDuration, jobsTotal } from './metrics';
 import type { OutputSink } from './output-sink';
 
@@ -37,6 +38,15 @@ function cancellation(signal: AbortSignal): FusionError {
 }
 
 /**
+ * A command stopped by its caller (client gone, api cancel) is `cancelled`. One this process stopped
+ * for its own reasons (a scale-in or rollout past SHUTDOWN_GRACE_MS) failed for the caller, who gets
+ * an error and must run it again: that is an `error`, and the aggregation-failed alert sees it.
+ */
+function outcomeOfStop(stop: FusionError): CommandOutcome {
+  return stop.code === 'COMMAND_CANCELLED' ? 'cancelled' : 'error';
+}
+
+/**
  * Runs one command through the CommandRunner seam into a sink, in either mode: metrics,
  * log fields, cancellation and the terminal end/error entry are handled here once.
  */
@@ -59,8 +69,10 @@ export async function executeCommand(
       if (wait) await wait;
     }
     if (opts.signal.aborted) {
-      outcome = 'cancelled';
-      await sink.fail(cancellation(opts.signal));
+      const stop = cancellation(opts.signal);
+      outcome = outcomeOfStop(stop);
+      if (outcome === 'error') errorsTotal.inc({ component: opts.component, code: stop.code });
+      await sink.fail(stop);
     } else {
       await sink.end();
     }
@@ -69,9 +81,12 @@ export async function executeCommand(
       opts.signal.aborted ? cancellation(opts.signal) : toFusionError(e),
       secretsOf(cmd.config),
     );
-    outcome = opts.signal.aborted ? 'cancelled' : 'error';
+    outcome = opts.signal.aborted ? outcomeOfStop(err) : 'error';
     if (outcome === 'error') {
-      errorsTotal.inc({ component: opts.component, code: isFusionError(e) ? e.code : 'UNEXPECTED' });
+      errorsTotal.inc({
+        component: opts.component,
+        code: opts.signal.aborted ? err.code : isFusionError(e) ? e.code : 'UNEXPECTED',
+      });
       logger.error({ code: err.code, err: err.message }, 'command failed');
     } else {
       logger.info({ code: err.code }, 'command cancelled');
@@ -85,6 +100,7 @@ export async function executeCommand(
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   jobsTotal.inc({ command: cmd.type, outcome });
   jobDuration.observe({ command: cmd.type, outcome }, seconds);
+  noteActivity();
   logger.info({ outcome, seconds }, 'command finished');
   return outcome;
 }

@@ -62,7 +62,13 @@ export class InMemoryChannel implements OutputSink {
 
   async fail(error: FusionError): Promise<void> {
     this.batcher.flush();
-    this.failure = error;
+    // Counted where the command ran (component "embedded"): the api does not count it again.
+    this.failure = new FusionError(
+      error.code,
+      error.message,
+      { ...error.details, fromCommand: true },
+      { cause: error },
+    );
     this.finished = true;
     this.wakeReader();
   }

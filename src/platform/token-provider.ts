@@ -168,7 +168,11 @@ export class TokenProvider {
         platformRequests.inc({ platform_endpoint: ENDPOINT.token, method: 'POST', status: 'aborted' });
         throw new AbortedError();
       }
-      platformRequests.inc({ platform_endpoint: ENDPOINT.token, method: 'POST', status: f.status ? String(f.status) : 'error' });
+      platformRequests.inc({
+        platform_endpoint: ENDPOINT.token,
+        method: 'POST',
+        status: f.status ? String(f.status) : 'error',
+      });
       if (f.kind === 'aborted') throw new TokenFetchError({ kind: 'network', networkCode: 'ETIMEDOUT' });
       // The token endpoint answers 400/401 invalid_client for a wrong id or secret; any other 4xx
       // (404, 405, ...) means the URL does not lead to the platform's token endpoint.

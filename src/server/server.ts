@@ -6,6 +6,7 @@ import { CommandWorker } from '../queue/command-worker';
 import { JobCrypto } from '../queue/job-crypto';
 import { QueueDispatcher } from '../queue/queue-dispatcher';
 import { RedisHealth } from '../queue/redis-health';
+import { awaitFinalScrape, scrapePending } from '../observability/final-scrape';
 import { buildApp } from './app';
 import { EmbeddedDispatcher } from '../dispatch/embedded-dispatcher';
 import type { ServerEnv } from './env';
@@ -27,6 +28,11 @@ export interface RunningServer {
    */
   close(): Promise<void>;
 }
+
+/** The longest a stopping process waits for a scrape after its last job: the chart's 30 s interval and a half. */
+const FINAL_SCRAPE_WAIT_MS = 45_000;
+/** Even at the end of its grace, this long (the pod's exit budget beyond SHUTDOWN_GRACE_MS is 10 s). */
+const FINAL_SCRAPE_MIN_MS = 5_000;
 
 function jobCrypto(env: ServerEnv): JobCrypto {
   if (env.JOB_ENCRYPTION_KEY) return JobCrypto.fromKey(env.JOB_ENCRYPTION_KEY);
@@ -107,7 +113,17 @@ export async function startServer(
         // requests are answered 503 and /readyz says not ready, while open streams and running jobs go
         // on; only then does the listener close, so the liveness probe keeps passing on a worker that
         // finishes a long aggregation after a scale-in.
+        const drainStarted = Date.now();
         await Promise.all([shutdown.drain(env.SHUTDOWN_GRACE_MS), worker?.close(env.SHUTDOWN_GRACE_MS)]);
+        // The last jobs' counters reach Prometheus before the listeners close: one more scrape, within what is left
+        // of the grace (at most a scrape interval and a half).
+        if (env.METRICS_ENABLED && scrapePending()) {
+          const left = env.SHUTDOWN_GRACE_MS - (Date.now() - drainStarted);
+          const maxMs = Math.min(FINAL_SCRAPE_WAIT_MS, Math.max(FINAL_SCRAPE_MIN_MS, left));
+          logger.info({ maxMs }, 'waiting for a final metrics scrape, so the last jobs are counted');
+          const waited = await awaitFinalScrape(maxMs);
+          logger.info({ finalScrape: waited }, 'final metrics scrape done');
+        }
         await app.close();
         await dispatcher?.close();
       } finally {

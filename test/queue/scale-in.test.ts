@@ -139,4 +139,44 @@ describe('scale-in during an aggregation (SIGTERM to the worker running it)', ()
     expect(await worker.exited).toBe(0);
     sim.control.releaseHeld();
   });
+
+  it('a scale-in abort is an error on the worker (the aggregation-failed alert counts it), and a final scrape reads it before the worker exits', async () => {
+    const scrape = async (): Promise<string> => (await fetch(`${worker.url}/metrics`)).text();
+    const value = (text: string, series: string): number => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line ? Number(line.split(' ')[1]) : NaN;
+    };
+    const failed = 'fusion_jobs_total{command="std:account:list",outcome="error"}';
+    const cancelled = 'fusion_jobs_total{command="std:account:list",outcome="cancelled"}';
+    const shutdownErrors = 'fusion_errors_total{component="worker",code="SERVER_SHUTTING_DOWN"}';
+    worker = new Proc('scraped worker', 'worker', await freePort(), {
+      REDIS_URL: redis.url,
+      JOB_ENCRYPTION_KEY: 'd'.repeat(64),
+      ROLE: 'worker',
+      SHUTDOWN_GRACE_MS: '0',
+    });
+    await worker.start();
+    // Prometheus scrapes it (every 30 s in the chart); this is the scrape before the run.
+    const before = await scrape();
+    expect(value(before, failed)).toBe(0);
+    const heldBefore = sim.control.counters().faultsInjected;
+    sim.control.injectFault({ method: 'GET', pathTemplate: '/v3/accounts', nth: 2, hold: true });
+    const running = aggregate();
+    running.catch(() => undefined);
+    await until('the run is held', () => sim.control.counters().faultsInjected > heldBefore);
+    worker.child.kill('SIGTERM');
+    await expect(running).rejects.toThrow(/shut down before it finished/);
+    sim.control.releaseHeld();
+    // The worker stays to be scraped once more (it used to exit within 0.1-0.2 s, its last counters unread).
+    const waiting = until('the worker waits for its final scrape', () =>
+      worker.logs.join('').includes('waiting for a final metrics scrape'),
+    ).then(() => 'waiting' as const);
+    expect(await Promise.race([waiting, worker.exited.then(() => 'exited' as const)])).toBe('waiting');
+    const last = await scrape();
+    expect(value(last, failed)).toBe(1);
+    expect(value(last, cancelled)).toBe(0);
+    expect(value(last, shutdownErrors)).toBe(1);
+    expect(await worker.exited).toBe(0);
+    expect(worker.logs.join('')).toContain('"finalScrape":"scraped"');
+  });
 });

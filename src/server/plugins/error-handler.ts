@@ -48,7 +48,8 @@ export const errorHandlerPlugin = fp(
         code = fastifyCode(error);
       }
       if (status >= 500) {
-        errorsTotal.inc({ component: 'api', code });
+        // A command's own failure was counted where it ran (worker, embedded): one failure, one count.
+        if (!(isFusionError(error) && error.details.fromCommand === true)) errorsTotal.inc({ component: 'api', code });
         request.log.error({ code, err: message }, 'request failed');
       } else {
         request.log.info({ code, status, err: message }, 'request rejected');
