@@ -31,7 +31,7 @@ describe('alert rules under promtool', () => {
 
   it('the rendered rules are valid', () => {
     const res = promtool(['check', 'rules', 'rules.yaml'], dir);
-    expect(res.out).toMatch(/SUCCESS: 6 rules found/);
+    expect(res.out).toMatch(/SUCCESS: 7 rules found/);
     expect(res.status).toBe(0);
   });
 

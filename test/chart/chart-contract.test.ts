@@ -21,6 +21,18 @@ describe('helm lint', () => {
   });
 });
 
+describe('helm lint on the defaults (what the chart README says it does)', () => {
+  it('names each required setting as a Fail line (Helm ignores `fail` in lint), and the README says so', () => {
+    const res = helm(['lint', CHART_DIR]);
+    const out = `${res.stdout}${res.stderr}`;
+    expect(out).toMatch(/\[INFO\] Fail: fusion-proxy: set auth\.proxyPassword/);
+    expect(out).toMatch(/\[INFO\] Fail: fusion-proxy: no Redis configured/);
+    const readme = readFileSync(path.join(CHART_DIR, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(readme).toContain("Helm's lint ignores a template's `fail`, so those lines are the findings");
+    expect(readme).toContain('helm lint charts/fusion-proxy --strict -f my-values.yaml');
+  });
+});
+
 describe('the render fails with a clear message', () => {
   it('without a proxy password: values.yaml ships no default secret', () => {
     const values = readFileSync(path.join(CHART_DIR, 'values.yaml'), 'utf8');
@@ -169,7 +181,7 @@ describe('NOTES.txt', () => {
     expect(text).toMatch(/WARNING: redis\.bundled\.enabled=true .* WITHOUT persistence/s);
     expect(text).toContain('bull:fusion-commands:wait');
     expect(notes(['existing-secret-values.yaml'])).toContain(
-      'rollout restart deployment -l app.kubernetes.io/instance=fp',
+      "rollout restart deployment -l 'app.kubernetes.io/instance=fp,app.kubernetes.io/component in (api,worker)'",
     );
   });
 });

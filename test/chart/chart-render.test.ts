@@ -699,6 +699,7 @@ describe('metrics objects', () => {
         'FusionProxyQueueBacklog',
         'FusionProxyJobsFailing',
         'FusionProxyNoWorkers',
+        'FusionProxyDown',
       ]),
     );
   });
