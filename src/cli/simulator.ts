@@ -23,6 +23,31 @@ function readConfigFile(file: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/**
+ * What a configuration file written by this simulator pins: its port (a loopback baseurl) and its
+ * client credentials. A restart with `--config` of that file keeps them unless options say otherwise.
+ */
+function restartOf(config: Record<string, unknown> | undefined): {
+  port?: number;
+  clientId?: string;
+  clientSecret?: string;
+} {
+  if (!config) return {};
+  const out: { port?: number; clientId?: string; clientSecret?: string } = {};
+  if (typeof config.clientId === 'string' && typeof config.clientSecret === 'string') {
+    out.clientId = config.clientId;
+    out.clientSecret = config.clientSecret;
+  }
+  try {
+    const u = new URL(String(config.baseurl));
+    if (u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname) && u.port)
+      out.port = Number(u.port);
+  } catch {
+    // not a URL: the simulator picks a port
+  }
+  return out;
+}
+
 const USAGE = `usage: fusion-proxy simulator [options]
 
 Runs the platform API simulator until SIGINT/SIGTERM. When ready it prints one JSON line on stdout:
@@ -52,7 +77,10 @@ options:
   --write-config FILE       write a complete, working connector configuration for this tenant
                             (mode 600: it holds the client secret and the proxy password)
   --config FILE             use this connector configuration for the connector's source
-                            (what the platform sends with each command)
+                            (what the platform sends with each command). The simulator reads it
+                            once, at start: to take edits in, restart it with --config. A file it
+                            wrote keeps working: its port and client credentials are reused
+                            (a fresh tenant, the same ids)
   --connector-url URL       play the platform against the connector's proxy URL (see above)
   --proxy-password P        the proxy password for --connector-url (default: env PROXY_PASSWORD)
 `;
@@ -132,8 +160,12 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
   let loadedConfig: Record<string, unknown> | undefined;
   try {
     const rps = str('rps-limit') === undefined ? undefined : num(str('rps-limit'), 'rps-limit', 0);
-    clientId = str('client-id');
-    clientSecret = str('client-secret');
+    const configFile = str('config');
+    if (configFile !== undefined) loadedConfig = readConfigFile(configFile);
+    // Restarted with the file it wrote (to take edits in): same URL and credentials, so the file stays valid.
+    const fromFile = restartOf(loadedConfig);
+    clientId = str('client-id') ?? (str('client-secret') === undefined ? fromFile.clientId : undefined);
+    clientSecret = str('client-secret') ?? (str('client-id') === undefined ? fromFile.clientSecret : undefined);
     if ((clientId === undefined) !== (clientSecret === undefined))
       throw new RangeError('--client-id and --client-secret go together');
     const clients: SimClient[] =
@@ -147,7 +179,7 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
     });
     opts = {
       host: str('host'),
-      port: num(str('port'), 'port', 0, { int: true, max: 65535 }),
+      port: num(str('port'), 'port', fromFile.port ?? 0, { int: true, max: 65535 }),
       tenant,
       rateLimit: rps === undefined ? undefined : rps === 0 ? false : { requests: rps, windowMs: 1000 },
       tokenTtlSeconds: num(str('token-ttl'), 'token-ttl', 749, { int: true }),
@@ -169,8 +201,6 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
       proxyPassword = str('proxy-password') ?? process.env['PROXY_PASSWORD'];
       if (!proxyPassword) throw new RangeError('--connector-url needs --proxy-password or env PROXY_PASSWORD');
     } else if (str('proxy-password') !== undefined) throw new RangeError('--proxy-password goes with --connector-url');
-    const configFile = str('config');
-    if (configFile !== undefined) loadedConfig = readConfigFile(configFile);
   } catch (e) {
     process.stderr.write(`fusion-proxy simulator: ${errorMessage(e)}\n`);
     return 2;

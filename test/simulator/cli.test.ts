@@ -1,5 +1,5 @@
 import { freePort } from '../support/free-port';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/simulator';
@@ -76,6 +76,56 @@ describe('fusion-proxy simulator CLI', () => {
     } finally {
       ac.abort();
       expect(await exit).toBe(0);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('restarted with --config of the file it wrote (to take edits in): same URL and credentials, the file still works', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sim-cli-'));
+    const file = join(dir, 'fusion.json');
+    const start = async (args: string[]): Promise<{ info: Record<string, unknown>; stop: () => Promise<number> }> => {
+      const ac = new AbortController();
+      let out = '';
+      let ready!: () => void;
+      const printed = new Promise<void>((r) => (ready = r));
+      const exit = run(args, {
+        signal: ac.signal,
+        write: (t) => {
+          out += t;
+          ready();
+        },
+      });
+      await printed;
+      return {
+        info: JSON.parse(out.trim()) as Record<string, unknown>,
+        stop: async () => {
+          ac.abort();
+          return exit;
+        },
+      };
+    };
+    try {
+      const first = await start(['--write-config', file]);
+      expect(await first.stop()).toBe(0);
+      const written = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+      // The operator edits a setting, then restarts the simulator with the file.
+      writeFileSync(file, JSON.stringify({ ...written, requestsPerSecond: 5 }));
+      const second = await start(['--config', file]);
+      try {
+        expect(second.info).toMatchObject({
+          baseurl: written.baseurl,
+          clientId: written.clientId,
+          spConnectorInstanceId: written.spConnectorInstanceId,
+        });
+        const token = await fetchToken(second.info as { baseurl: string }, written.clientId!, written.clientSecret!);
+        const res = await fetch(`${written.baseurl}/v3/sources?limit=1`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(res.status).toBe(200);
+      } finally {
+        expect(await second.stop()).toBe(0);
+      }
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
