@@ -277,12 +277,13 @@ describe('aggregation against the simulator', () => {
     expect(one.summaries[0]!.potentialDuplicates).toBeGreaterThan(0);
   });
 
-  test('two aggregations at once: one refuses; a stale flag is cleared with an error, then the next run proceeds', async () => {
+  test('two aggregations at once never overlap (the second waits for the first, or is refused after the wait); a stale flag is cleared with an error, then the next run proceeds', async () => {
     const t = setup();
     const results = await Promise.allSettled([t.aggregate(), t.aggregate()]);
     const rejected = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
-    expect(rejected).toHaveLength(1);
-    expect(String(rejected[0]!.reason)).toMatch(/Another aggregation of source "Identity Fusion" is in progress/);
+    expect(rejected.length).toBeLessThanOrEqual(1);
+    for (const r of rejected)
+      expect(String(r.reason)).toMatch(/Another aggregation of source "Identity Fusion" is in progress/);
 
     const src = sim.tenant.source(sim.tenant.meta.fusionSourceId!);
     sim.tenant.replaceSource({

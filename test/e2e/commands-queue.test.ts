@@ -193,13 +193,16 @@ describe.each<Mode>(['embedded', 'queue'])(
       expect(new Set(entitlements.map((e) => e.identity))).toEqual(expected);
     });
 
-    test('two aggregations at once: one refuses (run lock shared by the workers), the other completes', async () => {
+    test('two aggregations at once never overlap (run lock shared by the workers): the second waits for the first, or is refused once the wait is over', async () => {
       const results = await Promise.allSettled([call('std:account:list'), call('std:account:list')]);
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-      expect(refused).toHaveLength(1);
-      expect(String(refused[0]!.reason)).toMatch(/Another aggregation of source "Identity Fusion" is in progress/);
-      const done = results.find((r): r is PromiseFulfilledResult<ProxyItem[]> => r.status === 'fulfilled')!;
-      expect(done.value).toHaveLength(connectorAccounts().length);
+      // The second waits up to 10 s for the first's lock: a short first run lets it through.
+      expect(refused.length).toBeLessThanOrEqual(1);
+      for (const r of refused)
+        expect(String(r.reason)).toMatch(/Another aggregation of source "Identity Fusion" is in progress/);
+      const done = results.filter((r): r is PromiseFulfilledResult<ProxyItem[]> => r.status === 'fulfilled');
+      expect(done.length).toBeGreaterThanOrEqual(1);
+      for (const d of done) expect(d.value).toHaveLength(connectorAccounts().length);
       expect(sim.tenant.source(own()).connectorAttributes.processing ?? null).toBeNull();
     });
   },

@@ -15,6 +15,7 @@ describe('std:test-connection', () => {
     baseurl: sim.baseurl,
     clientId: sim.clientId,
     clientSecret: sim.clientSecret,
+    spConnectorInstanceId: sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes.spConnectorInstanceId,
     requestsPerSecond: 100,
     ...extra,
   });
@@ -32,6 +33,7 @@ describe('std:test-connection', () => {
     expect(out).toHaveLength(1);
     expect(out[0]).toMatchObject({
       status: 'success',
+      connectorSource: sim.tenant.meta.fusionSourceName,
       disabledSources: [],
       warnings: [],
       configuredSources: ['HR', 'LDAP'],
@@ -73,5 +75,24 @@ describe('std:test-connection', () => {
     expect(err.code).toBe('CONFIG_INVALID');
     expect(err.message).toContain('requestsPerSecond');
     expect(sim.control.counters().requests).toBe(0);
+  });
+
+  it('without spConnectorInstanceId: fails before any request, naming the setting (every other command needs it)', async () => {
+    const err = await caught(
+      collect(command({}, config({ sources: ['HR'], spConnectorInstanceId: undefined }), ctx())),
+    );
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toMatch(
+      /spConnectorInstanceId = "": allowed the connector instance id the platform sets on the source/,
+    );
+    expect(sim.control.counters().requests).toBe(0);
+  });
+
+  it('with a spConnectorInstanceId no source has: SOURCE_NOT_FOUND naming it, not "success"', async () => {
+    const err = await caught(
+      collect(command({}, config({ sources: ['HR'], spConnectorInstanceId: 'not-this-instance' }), ctx())),
+    );
+    expect(err.code).toBe('SOURCE_NOT_FOUND');
+    expect(err.message).toMatch(/No source on the platform has connector instance id not-this-instance/);
   });
 });

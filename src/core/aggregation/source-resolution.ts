@@ -17,6 +17,14 @@ export async function findOwnSource(
   config: FusionConfig,
   opts: CallOptions,
 ): Promise<{ own: PlatformSource; all: PlatformSource[] }> {
+  requireInstanceId(config);
+  const all: PlatformSource[] = [];
+  for await (const s of platform.listSources(opts)) all.push(s);
+  return { own: ownSourceAmong(all, config), all };
+}
+
+/** The connector's own source can only be found with its instance id: refused before any call without one. */
+export function requireInstanceId(config: Pick<FusionConfig, 'spConnectorInstanceId'>): void {
   if (config.spConnectorInstanceId === '') {
     throw new FusionError(
       'CONFIG_INVALID',
@@ -24,8 +32,14 @@ export async function findOwnSource(
       { field: 'spConnectorInstanceId' },
     );
   }
-  const all: PlatformSource[] = [];
-  for await (const s of platform.listSources(opts)) all.push(s);
+}
+
+/** The source whose connector instance id is the configuration's; SOURCE_NOT_FOUND when none is. */
+export function ownSourceAmong(
+  all: readonly PlatformSource[],
+  config: Pick<FusionConfig, 'spConnectorInstanceId'>,
+): PlatformSource {
+  requireInstanceId(config);
   const own = all.find((s) => s.connectorAttributes.spConnectorInstanceId === config.spConnectorInstanceId);
   if (!own) {
     throw new FusionError(
@@ -36,7 +50,7 @@ export async function findOwnSource(
       },
     );
   }
-  return { own, all };
+  return own;
 }
 
 /** Exact, case-sensitive names; a missing name is an error listing the names that exist. */

@@ -2,6 +2,7 @@ import type { CommandOutput } from '../command-runner';
 import type { CoreCommand } from '../core-runner';
 import { parseFusionConfig } from '../config/fusion-config';
 import { FusionError } from '../errors';
+import { ownSourceAmong, requireInstanceId } from '../aggregation/source-resolution';
 import type { PlatformFactory, PlatformSource } from '../ports/platform';
 
 const MAX_NAMES_SHOWN = 50;
@@ -29,11 +30,15 @@ export function createTestConnectionCommand(platform: PlatformFactory): CoreComm
   return async function* testConnection(_input, config, ctx): AsyncIterable<CommandOutput> {
     // Test connection is the operator's pre-flight check: a configuration every aggregation would
     // reject must not get a green result, so the whole configuration is validated first.
-    parseFusionConfig(config);
+    const parsed = parseFusionConfig(config);
+    // Every other command needs the connector's own source, found by its instance id: without it,
+    // a green test would only defer the failure to the first aggregation.
+    requireInstanceId(parsed);
     const session = platform(config, { signal: ctx.signal, logger: ctx.logger });
     try {
       const all: PlatformSource[] = [];
       for await (const s of session.listSources({ signal: ctx.signal })) all.push(s);
+      const own = ownSourceAmong(all, parsed);
       const byName = new Map(all.map((s) => [s.name, s]));
       const wanted = configuredSources(config);
       const missing = wanted.filter((n) => !byName.has(n));
@@ -54,8 +59,9 @@ export function createTestConnectionCommand(platform: PlatformFactory): CoreComm
       yield {
         status: 'success',
         // The platform shows only the message: the warnings' text goes in it, not just their number.
-        message: `Connected to the platform API; ${all.length} source${all.length === 1 ? '' : 's'} visible to the access token.${warnings.length ? ` ${warnings.length === 1 ? 'Warning' : `${warnings.length} warnings`}: ${warnings.join(' ')}` : ''}`,
+        message: `Connected to the platform API; ${all.length} source${all.length === 1 ? '' : 's'} visible to the access token; the connector's source is ${JSON.stringify(own.name)}.${warnings.length ? ` ${warnings.length === 1 ? 'Warning' : `${warnings.length} warnings`}: ${warnings.join(' ')}` : ''}`,
         sourcesVisible: all.length,
+        connectorSource: own.name,
         configuredSources: wanted,
         disabledSources: disabled,
         warnings,
