@@ -30,6 +30,19 @@ function isTlsError(e: unknown): boolean {
 }
 
 /**
+ * An https:// URL pointed at a plain-HTTP server: the client's TLS record layer reads the server's
+ * HTTP answer (or its silence then close) as a record of an unknown version. OpenSSL says "wrong
+ * version number" (or "packet length too long", or "http request" the other way round).
+ */
+function speaksPlainHttp(e: unknown): boolean {
+  const code = errorCode(e);
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') return true;
+  return (
+    (code === 'EPROTO' || code === undefined) && /wrong version number|packet length too long/i.test(rawMessage(e))
+  );
+}
+
+/**
  * Turns a socket-level failure (before or during the response) into the spec's proxy-client
  * error rows: connection refused, DNS, TLS handshake, reset. `phase` says whether the response
  * had started, because a reset after the first byte is a truncated result, not a refused connection.
@@ -41,6 +54,14 @@ export function networkError(
   const code = errorCode(e);
   const detail = redactText(rawMessage(e), ctx.secrets);
   const base = { url: ctx.url, command: ctx.type, cause: code ?? 'unknown' };
+  if (speaksPlainHttp(e)) {
+    return new FusionError(
+      'PROXY_TLS_FAILED',
+      `The proxy server at ${ctx.url} answered the TLS handshake in plain text: this server speaks plain HTTP, not HTTPS. ` +
+        'Use http:// in the Proxy URL, or put TLS in front of the server (an ingress or reverse proxy with a certificate).',
+      { ...base, plainHttp: true },
+    );
+  }
   if (isTlsError(e)) {
     return new FusionError(
       'PROXY_TLS_FAILED',
