@@ -3,7 +3,7 @@
  * folder, the command run in process, and its HTML report as headless Chromium renders it.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,10 +31,29 @@ export async function matchCli(argv: string[]): Promise<{ code: number; out: str
   return { code, out, err };
 }
 
+const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * The headless Chromium the report tests render with, or an error that says what is missing and how
+ * to get it (a bare `spawn /usr/bin/chromium EACCES` tells nobody what to install).
+ */
+export function chromiumBinary(path = CHROMIUM): string {
+  try {
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'is not installed' : 'cannot be run';
+    throw new Error(
+      `headless Chromium ${why} at ${path}: the match report tests render the HTML report in it. ` +
+        `Debian/Ubuntu: apt-get install -y chromium (.ci/run installs it with the other test packages).`,
+    );
+  }
+}
+
 /** The page after its scripts ran, as Chromium serialises it. */
 export async function renderedDom(page: string): Promise<string> {
   const { stdout } = await promisify(execFile)(
-    '/usr/bin/chromium',
+    chromiumBinary(),
     ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', `file://${page}`],
     { maxBuffer: 32 * 1024 * 1024, timeout: 120_000 },
   );
