@@ -61,11 +61,12 @@ export class Prometheus {
     p.dir = mkdtempSync(path.join(tmpdir(), 'fusion-prometheus-'));
     const config = {
       global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
-      scrape_configs: targets.map((t) => ({
-        job_name: t.job,
+      // One scrape config per job (Prometheus refuses two of the same name), each target with its labels.
+      scrape_configs: [...new Set(targets.map((t) => t.job))].map((job) => ({
+        job_name: job,
         // Prometheus Operator's setting for a ServiceMonitor (its default): on a clash, the target's label wins.
         honor_labels: false,
-        static_configs: [{ targets: [t.address], labels: t.labels }],
+        static_configs: targets.filter((t) => t.job === job).map((t) => ({ targets: [t.address], labels: t.labels })),
       })),
     };
     writeFileSync(path.join(p.dir, 'prometheus.yml'), stringify(config));
