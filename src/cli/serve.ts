@@ -10,7 +10,10 @@ import { closeConnection } from '../queue/redis-close';
 import { redisTarget } from '../server/redis-settings';
 import { startServer } from '../server/server';
 
-/** After SHUTDOWN_GRACE_MS, how long the bounded clean-up (connections, queues, threads) may take before the process exits anyway. */
+/**
+ * After SHUTDOWN_GRACE_MS, how long the bounded clean-up (connections, queues, threads) may take
+ * before the process exits anyway.
+ */
 const SHUTDOWN_SLACK_MS = 10_000;
 /** Once stopped, how long the process waits for the event loop to empty by itself. */
 const LEFTOVER_MS = 1000;

@@ -106,7 +106,8 @@ export class CommandWorker {
       ...(opts.lockDurationMs !== undefined ? { lockDuration: opts.lockDurationMs } : {}),
       ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
     });
-    // BullMQ's worker errors: a Redis call failing is reported with the connections', once; a job's own trouble as such.
+    // BullMQ's worker errors: a Redis call failing is reported with the connections', once; a job's
+    // own trouble as such.
     this.worker.on('error', (e: unknown) => reportWorkerError(e, health, opts.logger, 'command worker'));
     this.pollTimer = setInterval(() => void this.pollCancellations(), opts.cancelPollMs ?? 250);
     this.pollTimer.unref();

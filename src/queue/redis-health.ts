@@ -57,7 +57,7 @@ const CONNECTION_MESSAGE =
   /Connection is closed|Stream isn't writeable|MaxRetriesPerRequest|max retries per request|WRONGPASS|NOAUTH|invalid password|LOADING|READONLY|MISCONF|CLUSTERDOWN|ENOTCONN|socket/i;
 
 /** Whether an error says Redis cannot be reached or used (an outage), rather than something about one job. */
-export function isConnectionError(e: unknown): boolean {
+function isConnectionError(e: unknown): boolean {
   const code = codeOf(e);
   return (
     (code !== undefined && (CONNECTION_CODES.has(code) || isTlsErrorCode(code))) ||

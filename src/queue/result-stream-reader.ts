@@ -107,7 +107,8 @@ export class ResultStreamReader {
             return;
           } else if (type === ENTRY.error) {
             const code = (text(fields, 'c') ?? 'PROXY_SERVER_ERROR') as FusionErrorCode;
-            // Counted by the worker that ran it (fusion_errors_total{component="worker"}): the api does not count it again.
+            // Counted by the worker that ran it (fusion_errors_total{component="worker"}): the api does
+            // not count it again.
             throw new FusionError(code, text(fields, 'm') ?? 'the command failed in the worker', { fromCommand: true });
           }
         }

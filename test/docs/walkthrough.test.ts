@@ -5,9 +5,10 @@
  * can run beside others; the server's default 8080 through PORT) and step 0's `npm ci && npm run
  * build` becomes "build if stale".
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { freePort } from '../support/free-port';
 
 jest.setTimeout(300_000);
@@ -73,7 +74,14 @@ it('the README walkthrough, pasted as written, runs every step to its expected a
     } catch {
       // already gone
     }
-    spawnSync('redis-cli', ['-p', String(redis), 'shutdown', 'nosave']);
+    // The walkthrough's daemonized redis-server: asked to stop (it is outside the process group).
+    const r = new Redis(redis, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    r.on('error', () => undefined);
+    await r
+      .connect()
+      .then(() => r.call('SHUTDOWN', 'NOSAVE'))
+      .catch(() => undefined);
+    r.disconnect();
     for (const f of files) rmSync(f, { force: true });
   }
 });

@@ -148,14 +148,18 @@ describe('simulator limits and faults through the PlatformClient', () => {
         { platform_endpoint: '/v3/sources/{id}', method: 'GET' },
         '_count',
       ),
-      statuses: await sample(METRIC.platformRequests, { platform_endpoint: '/v3/sources/{id}', method: 'GET', status: '429' }),
+      statuses: await sample(METRIC.platformRequests, {
+        platform_endpoint: '/v3/sources/{id}',
+        method: 'GET',
+        status: '429',
+      }),
     };
     sim.control.injectFault({ pathTemplate: '/v3/sources/{id}', status: 429, retryAfter: '0', times: 1 });
     await client.getSource(id);
     expect(await sample(METRIC.platform429, { platform_endpoint: '/v3/sources/{id}' })).toBe(before.r429 + 1);
-    expect(await sample(METRIC.platformRetries, { platform_endpoint: '/v3/sources/{id}', reason: 'rate_limited' })).toBe(
-      before.retries + 1,
-    );
+    expect(
+      await sample(METRIC.platformRetries, { platform_endpoint: '/v3/sources/{id}', reason: 'rate_limited' }),
+    ).toBe(before.retries + 1);
     expect(await sample(METRIC.rateLimiterWait, { limiter }, '_count')).toBeGreaterThanOrEqual(before.waits + 2);
     expect(await sample(METRIC.concurrencyWait, { limiter }, '_count')).toBeGreaterThanOrEqual(before.gateWaits + 2);
     expect(await sample(METRIC.rateLimitThrottled, { limiter })).toBe(before.throttled + 1);
@@ -163,9 +167,9 @@ describe('simulator limits and faults through the PlatformClient', () => {
     expect(
       await sample(METRIC.platformRequestDuration, { platform_endpoint: '/v3/sources/{id}', method: 'GET' }, '_count'),
     ).toBe(before.durations + 2);
-    expect(await sample(METRIC.platformRequests, { platform_endpoint: '/v3/sources/{id}', method: 'GET', status: '429' })).toBe(
-      before.statuses + 1,
-    );
+    expect(
+      await sample(METRIC.platformRequests, { platform_endpoint: '/v3/sources/{id}', method: 'GET', status: '429' }),
+    ).toBe(before.statuses + 1);
     client.close();
   });
 });
