@@ -9,7 +9,8 @@ export const CHECK_USAGE = `usage: fusion-proxy check --url URL
 Checks a deployed proxy without platform credentials (the chart's \`helm test\` runs it): sends
 test connection with the proxy password (env PROXY_PASSWORD) and an empty connector
 configuration. The answer must come from a worker: the api accepted the password, queued the
-command, and a worker ran it and reported the empty configuration (CONFIG_INVALID, HTTP 500).
+command, and a worker ran it and reported the empty configuration (CONFIG_INVALID, HTTP 400: only
+the command reads the configuration, so that code can only come from where it ran).
 Any other answer (refused password, no worker, queue down, connection failure) fails with exit 1.
 With platform credentials, run \`fusion-proxy invoke --type std:test-connection --config FILE\` instead.
 `;
@@ -43,7 +44,9 @@ export async function run(
     return 0;
   } catch (e) {
     const status = isFusionError(e) ? e.details.status : undefined;
-    if (isFusionError(e, 'CONFIG_INVALID') && status === 500) {
+    // The api never reads the connector configuration: CONFIG_INVALID (400, its status in the table)
+    // can only be the worker's answer.
+    if (isFusionError(e, 'CONFIG_INVALID') && status === 400) {
       io.stdout.write(
         `fusion-proxy check: ${url} ok: the api accepted the password and queued test connection; a worker ran it and reported the empty configuration, as expected\n`,
       );

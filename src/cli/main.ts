@@ -1,13 +1,32 @@
 #!/usr/bin/env node
 import { errorMessage } from '../core/errors';
 
+/** Once `serve` stopped, how long the process waits for the event loop to empty by itself. */
+const LEFTOVER_MS = 1000;
+
 /** A sub-command: receives its own arguments and resolves to the process exit code. */
 export type SubCommand = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<SubCommand> }> = {
   serve: {
     summary: 'run the proxy server (api and/or worker; embedded mode without REDIS_URL)',
-    load: async () => (await import('./serve')).run,
+    load: async () => {
+      const { run } = await import('./serve');
+      return async (argv) => {
+        const code = await run(argv, {
+          // Past the grace and a bounded clean-up the process exits, whatever still holds it.
+          onStopping: ({ withinMs, overdue }) =>
+            setTimeout(() => {
+              overdue();
+              process.exit(1);
+            }, withinMs).unref(),
+        });
+        // Everything of ours is closed. What a library may leave behind when Redis does not answer (a
+        // BullMQ connection that was never ready keeps retrying) must not keep the process alive.
+        setTimeout(() => process.exit(code), LEFTOVER_MS).unref();
+        return code;
+      };
+    },
   },
   invoke: {
     summary: 'send one command to a proxy server and print its NDJSON output',

@@ -15,8 +15,6 @@ import { startServer } from '../server/server';
  * before the process exits anyway.
  */
 const SHUTDOWN_SLACK_MS = 10_000;
-/** Once stopped, how long the process waits for the event loop to empty by itself. */
-const LEFTOVER_MS = 1000;
 
 const USAGE = `usage: fusion-proxy serve
 
@@ -43,7 +41,13 @@ function withDevPassword(env: ServerEnv): ServerEnv {
   return { ...env, PROXY_PASSWORD: generated };
 }
 
-export async function run(argv: string[]): Promise<number> {
+/** What the CLI process (main.ts) does around a stop; absent when `run` is called in process (tests). */
+export interface ServeProcessHooks {
+  /** A stop began: the process must be gone within `withinMs`, whatever holds it (`overdue` says so). */
+  onStopping?: (deadline: { withinMs: number; overdue: () => void }) => void;
+}
+
+export async function run(argv: string[], opts: ServeProcessHooks = {}): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(USAGE);
     return 0;
@@ -104,13 +108,14 @@ export async function run(argv: string[]): Promise<number> {
       logger.info({ signal }, 'shutting down: no new requests, finishing open streams and running jobs');
       // Whatever a dependency does (a Redis that never answers), the process ends: the grace, then a
       // bounded clean-up, then out. An orchestrator's SIGKILL must never be the only way to stop it.
-      setTimeout(() => {
-        logger.error(
-          { graceMs: env.SHUTDOWN_GRACE_MS },
-          `shutdown did not finish within SHUTDOWN_GRACE_MS + ${SHUTDOWN_SLACK_MS / 1000} s; exiting`,
-        );
-        process.exit(1);
-      }, env.SHUTDOWN_GRACE_MS + SHUTDOWN_SLACK_MS).unref();
+      opts.onStopping?.({
+        withinMs: env.SHUTDOWN_GRACE_MS + SHUTDOWN_SLACK_MS,
+        overdue: () =>
+          logger.error(
+            { graceMs: env.SHUTDOWN_GRACE_MS },
+            `shutdown did not finish within SHUTDOWN_GRACE_MS + ${SHUTDOWN_SLACK_MS / 1000} s; exiting`,
+          ),
+      });
       running.close().then(resolve, (e: unknown) => {
         logger.error({ err: errorMessage(e) }, 'shutdown failed');
         resolve();
@@ -122,8 +127,5 @@ export async function run(argv: string[]): Promise<number> {
   await shards?.close();
   if (runtimeRedis) await closeConnection(runtimeRedis);
   logger.info('fusion-proxy stopped');
-  // Everything of ours is closed. What a library may leave behind when Redis does not answer (a
-  // BullMQ connection that was never ready keeps retrying) must not keep the process alive.
-  setTimeout(() => process.exit(), LEFTOVER_MS).unref();
   return 0;
 }
