@@ -9,6 +9,7 @@
  * Needs --expose-gc (the npm script passes it): RSS is read after a forced GC.
  * Exits 1 when a goal is missed. Numbers on a shared machine are indicative.
  */
+import { quickLaneLatency, type QuickLaneFigures } from './proxy-quick-lane';
 import { benchConnection, spawnRedis } from './redis-server';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ import { silentLogger } from '../src/core/ports/logger';
 import { createLogger } from '../src/observability/logger';
 import { CommandWorker } from '../src/queue/command-worker';
 import { JobCrypto } from '../src/queue/job-crypto';
+import { activeListKey } from '../src/queue/queue-names';
 import { loadEnv } from '../src/server/env';
 import { startServer, type RunningServer } from '../src/server/server';
 
@@ -31,9 +33,25 @@ const PASSWORD = 'bench-password-0123456789';
 
 const PAD = 'x'.repeat(Math.max(0, ITEM_BYTES - 60));
 
-/** One item for `small`, ITEMS items of ~ITEM_BYTES for `large`. */
+/** Long commands running now in this process (embedded mode's held aggregations). */
+let holding = 0;
+
+/**
+ * One item for `small`, ITEMS items of ~ITEM_BYTES for `large`; with `holdMs`, an aggregation that
+ * holds its slot until the client leaves (section c).
+ */
 const runner: CommandRunner = (_type, input, _config, ctx: CommandContext) =>
   (async function* gen(): AsyncGenerator<CommandOutput> {
+    if (typeof input.holdMs === 'number') {
+      holding++;
+      try {
+        const end = Date.now() + input.holdMs;
+        while (!ctx.signal.aborted && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        holding--;
+      }
+      return;
+    }
     const n = input.size === 'large' ? ITEMS : 1;
     for (let i = 0; i < n; i++) {
       if (ctx.signal.aborted) return;
@@ -224,6 +242,7 @@ async function workerMain(redisUrl: string, queueName: string): Promise<void> {
     crypto: JobCrypto.fromKey(JOB_KEY),
     logger: silentLogger,
     concurrency: 4,
+    quickConcurrency: 4,
     queueName,
   });
   await worker.worker.waitUntilReady();
@@ -357,6 +376,16 @@ async function main(): Promise<void> {
       ratiosDirect.push(q.mbps / d.mbps);
     }
     const [tDirect, tEmb, tQueue] = [medianRun(runs.direct), medianRun(runs.embedded), medianRun(runs.queue)];
+    // (c) The server's and the worker's default slots (4 long) all hold an aggregation, 4 more wait.
+    const quick: Record<'embedded' | 'queue', QuickLaneFigures> = {
+      embedded: await quickLaneLatency({ url: embedded.url, password: PASSWORD, longSlots: 4, running: () => holding }),
+      queue: await quickLaneLatency({
+        url: queue.url,
+        password: PASSWORD,
+        longSlots: 4,
+        running: () => monitor.llen(activeListKey(QUEUE_NAME)),
+      }),
+    };
     const ratio = median(ratios);
 
     const f = (n: number, d = 2): string => n.toFixed(d);
@@ -394,6 +423,11 @@ async function main(): Promise<void> {
       console.log(`${`${mode} MB/s per transfer:`.padEnd(31)} ${list.map((t) => f(t.mbps, 1)).join(' ')}`);
     console.log(`queue / embedded per transfer: ${ratios.map((r) => f(r)).join(' ')}`);
     console.log(`queue / direct per transfer:   ${ratiosDirect.map((r) => f(r)).join(' ')}`);
+    console.log('(c) test connection while every long slot runs an aggregation and as many wait (ms)');
+    console.table({
+      embedded: { p50: f(quick.embedded.p50), max: f(quick.embedded.max), calls: quick.embedded.calls },
+      queue: { p50: f(quick.queue.p50), max: f(quick.queue.max), calls: quick.queue.calls },
+    });
     // What the machine's load cannot skew: CPU time per transfer (queue: api and client, worker, Redis).
     console.log(`embedded / queue CPU time:     ${cpuRatios.map((r) => f(r)).join(' ')}`);
 
@@ -407,6 +441,13 @@ async function main(): Promise<void> {
     goal('queue added latency p50 vs direct', `${f(addP50)} ms`, addP50 <= 1, '<= 1 ms');
     goal('queue added latency p99 vs direct', `${f(addP99)} ms`, addP99 <= 5, '<= 5 ms');
     goal('queue / embedded streaming (median)', f(ratio), ratio >= 0.85, '>= 0.85');
+    for (const mode of ['embedded', 'queue'] as const)
+      goal(
+        `test connection, all long slots busy (${mode}, max)`,
+        `${f(quick[mode].max)} ms`,
+        quick[mode].max < 1000,
+        '< 1 s',
+      );
     console.log('  other figures (earlier goals in brackets)');
     console.log(`    queue / direct streaming (median)    ${f(median(ratiosDirect))}`);
     console.log(

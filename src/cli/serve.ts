@@ -20,7 +20,7 @@ const USAGE = `usage: fusion-proxy serve
 
 Runs the proxy server. Configuration comes from the environment (see docs/proxy-server.md):
   PORT, PROXY_PASSWORD, PROXY_PATH, REDIS_URL, ROLE, LOG_LEVEL, BODY_LIMIT_BYTES,
-  REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY,
+  REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, WORKER_QUICK_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY,
   METRICS_PORT (GET /metrics on its own port instead of PORT), MATCHING_THREADS, MATCHING_SHARD_JOBS, ...
 Without REDIS_URL it runs in embedded mode (commands run in this process).
 `;

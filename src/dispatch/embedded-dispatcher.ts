@@ -1,6 +1,7 @@
 import type { CommandRunner } from '../core/command-runner';
 import type { Logger } from '../core/ports/logger';
 import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from './command-dispatcher';
+import { laneOf, type CommandLane } from './command-lanes';
 import { executeCommand } from './command-execution';
 import { InMemoryChannel } from './in-memory-channel';
 import { SlotPool } from './slot-pool';
@@ -10,8 +11,10 @@ import { initJobSeries } from './metrics';
 export interface EmbeddedDispatcherOptions {
   runner: CommandRunner;
   logger: Logger;
-  /** Commands run at once; more wait for a slot (that wait counts against the request timeout). */
+  /** Long commands (aggregations) run at once; more wait for a slot (that wait counts against the request timeout). */
   concurrency: number;
+  /** Quick commands (test connection, single-account commands) run at once, in slots of their own. */
+  quickConcurrency: number;
   requestTimeoutMs: number;
   chunkBytes?: number;
   maxBacklogBytes?: number;
@@ -20,7 +23,7 @@ export interface EmbeddedDispatcherOptions {
 /** Embedded mode (no REDIS_URL): commands run in this process through a bounded in-memory channel. */
 export class EmbeddedDispatcher implements CommandDispatcher {
   readonly mode = 'embedded' as const;
-  private readonly slots: SlotPool;
+  private readonly slots: Record<CommandLane, SlotPool>;
   private readonly runs = new Set<Promise<unknown>>();
   private readonly open = new Set<InMemoryChannel>();
   private finishedMaxBacklog = 0;
@@ -33,7 +36,7 @@ export class EmbeddedDispatcher implements CommandDispatcher {
   }
 
   constructor(private readonly opts: EmbeddedDispatcherOptions) {
-    this.slots = new SlotPool(opts.concurrency);
+    this.slots = { long: new SlotPool(opts.concurrency), quick: new SlotPool(opts.quickConcurrency) };
     initJobSeries();
     initErrorSeries('embedded');
   }
@@ -48,8 +51,9 @@ export class EmbeddedDispatcher implements CommandDispatcher {
     const onAbort = (): void => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     let finished = false;
+    const slots = this.slots[laneOf(cmd.type)];
     const run = (async () => {
-      await this.slots.acquire(controller.signal);
+      await slots.acquire(controller.signal);
       try {
         channel.progress();
         await executeCommand(this.opts.runner, cmd, channel, {
@@ -58,7 +62,7 @@ export class EmbeddedDispatcher implements CommandDispatcher {
           component: 'embedded',
         });
       } finally {
-        this.slots.release();
+        slots.release();
       }
     })().catch(() => undefined);
     this.runs.add(run);
@@ -75,14 +79,14 @@ export class EmbeddedDispatcher implements CommandDispatcher {
     }
   }
 
-  /** Commands running now, each holding a slot (tests, fault suite). */
+  /** Commands running now, each holding a slot of its lane (tests, fault suite). */
   get running(): number {
-    return this.slots.inUse;
+    return this.slots.long.inUse + this.slots.quick.inUse;
   }
 
   /** Commands waiting for a slot (tests). */
   get waitingForSlot(): number {
-    return this.slots.waiting;
+    return this.slots.long.waiting + this.slots.quick.waiting;
   }
 
   async ready(): Promise<Readiness> {

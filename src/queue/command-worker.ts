@@ -4,6 +4,7 @@ import type { CommandRunner } from '../core/command-runner';
 import { FusionError, errorMessage } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import type { ProxyCommand } from '../dispatch/command-dispatcher';
+import type { CommandLane } from '../dispatch/command-lanes';
 import { executeCommand, toFusionError } from '../dispatch/command-execution';
 import { initJobSeries } from '../dispatch/metrics';
 import { initErrorSeries } from '../observability/error-metrics';
@@ -11,7 +12,7 @@ import { closeConnection, whileTrue } from './redis-close';
 import { RedisHealth, reportWorkerError } from './redis-health';
 import type { JobCrypto } from './job-crypto';
 import { openCommand, type CommandJobData } from './job-data';
-import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
+import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME, laneQueueName } from './queue-names';
 import { LAPSE_CONFIRM_MS, LeaseLapse } from './lease-lapse';
 import { READER_LEASE_MS, resultKeys } from './result-keys';
 import { ResultStreamWriter, type ResultStreamWriterOptions } from './result-stream-writer';
@@ -23,7 +24,11 @@ export interface CommandWorkerOptions {
   runner: CommandRunner;
   crypto: JobCrypto;
   logger: Logger;
+  /** Long commands (aggregations, entitlement lists) run at once. */
   concurrency: number;
+  /** Quick commands run at once, in slots of their own (dispatch/command-lanes.ts). */
+  quickConcurrency: number;
+  /** The configured queue name: the long lane's queue and the key of every result stream. */
   queueName?: string;
   prefix?: string;
   /** How often running jobs' cancel keys are checked. */
@@ -69,7 +74,10 @@ const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
 
 /** Consumer side of the command queue: runs each job through the CommandRunner into its result stream. */
 export class CommandWorker {
+  /** The long lane's BullMQ worker. */
   readonly worker: Worker<CommandJobData>;
+  /** The quick lane's: a test connection never waits behind aggregations. */
+  readonly quickWorker: Worker<CommandJobData>;
   private readonly bullConnection: Redis;
   /** Separate from BullMQ's connections so result writes never wait behind its blocking calls. */
   private readonly streamConnection: Redis;
@@ -99,16 +107,21 @@ export class CommandWorker {
       disconnectTimeout: 200,
     });
     health.watch(this.streamConnection);
-    this.worker = new Worker<CommandJobData>(this.queueName, (job) => this.process(job), {
-      connection: this.bullConnection,
-      prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
-      concurrency: opts.concurrency,
-      ...(opts.lockDurationMs !== undefined ? { lockDuration: opts.lockDurationMs } : {}),
-      ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
-    });
-    // BullMQ's worker errors: a Redis call failing is reported with the connections', once; a job's
-    // own trouble as such.
-    this.worker.on('error', (e: unknown) => reportWorkerError(e, health, opts.logger, 'command worker'));
+    const laneWorker = (lane: CommandLane, concurrency: number): Worker<CommandJobData> => {
+      const w = new Worker<CommandJobData>(laneQueueName(lane, this.queueName), (job) => this.process(job), {
+        connection: this.bullConnection,
+        prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
+        concurrency,
+        ...(opts.lockDurationMs !== undefined ? { lockDuration: opts.lockDurationMs } : {}),
+        ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
+      });
+      // BullMQ's worker errors: a Redis call failing is reported with the connections', once; a job's
+      // own trouble as such.
+      w.on('error', (e: unknown) => reportWorkerError(e, health, opts.logger, 'command worker'));
+      return w;
+    };
+    this.worker = laneWorker('long', opts.concurrency);
+    this.quickWorker = laneWorker('quick', opts.quickConcurrency);
     this.pollTimer = setInterval(() => void this.pollCancellations(), opts.cancelPollMs ?? 250);
     this.pollTimer.unref();
   }
@@ -269,7 +282,10 @@ export class CommandWorker {
   async close(graceMs = 30_000): Promise<void> {
     clearInterval(this.pollTimer);
     const sleep = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(() => r('timeout'), ms).unref());
-    const closing = this.worker.close(this.bullConnection.status !== 'ready').then(() => 'closed' as const);
+    const force = this.bullConnection.status !== 'ready';
+    const closing = Promise.all([this.worker.close(force), this.quickWorker.close(force)]).then(
+      () => 'closed' as const,
+    );
     closing.catch(() => undefined);
     // With Redis away BullMQ's close never resolves: once no job runs there is nothing to wait for.
     const idleWithoutRedis = whileTrue(() => this.running.size > 0 || this.bullConnection.status === 'ready').then(

@@ -2,10 +2,11 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { FusionError, errorMessage, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import type { CommandDispatcher, OutputChunk, ProxyCommand, Readiness } from '../dispatch/command-dispatcher';
+import { COMMAND_LANES, laneOf, type CommandLane } from '../dispatch/command-lanes';
 import { CommandQueue } from './command-queue';
 import type { JobCrypto } from './job-crypto';
-import { setQueueStatsSource } from './metrics';
-import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME } from './queue-names';
+import { setQueueStatsSource, type QueueStatsSource } from './metrics';
+import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME, laneQueueName } from './queue-names';
 import { RedisHealth, redisCause } from './redis-health';
 import { ReaderConnectionPool, type ReaderConnection } from './reader-connection-pool';
 import { READER_RENEW_MS } from './lease-lapse';
@@ -66,16 +67,33 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/** The queue gauges over both lanes: jobs summed by state, workers of the long lane (every worker serves both). */
+class LaneStats implements QueueStatsSource {
+  constructor(private readonly queues: Record<CommandLane, CommandQueue>) {}
+
+  async jobCounts(): Promise<Record<string, number>> {
+    const all = await Promise.all(COMMAND_LANES.map((l) => this.queues[l].jobCounts()));
+    const sum: Record<string, number> = {};
+    for (const counts of all) for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
+    return sum;
+  }
+
+  workerCount(): Promise<number> {
+    return this.queues.long.workerCount();
+  }
+}
+
 /** Queue mode: enqueue in BullMQ, stream the worker's output back from the job's Redis stream. */
 export class QueueDispatcher implements CommandDispatcher {
   readonly mode = 'queue' as const;
   readonly queueName: string;
   /** Shared, non-blocking connection; fails fast (no offline queue) when Redis is down. */
   private readonly redis: Redis;
-  private readonly queue: CommandQueue;
+  /** One queue per command lane (dispatch/command-lanes.ts), on the shared connection. */
+  private readonly queues: Record<CommandLane, CommandQueue>;
   private readonly pool: ReaderConnectionPool;
-  /** The queue as seen from each reader connection: a job is added on the connection that then reads its result. */
-  private readonly readerQueues = new Map<Redis, CommandQueue>();
+  /** The queues as seen from each reader connection: a job is added on the connection that then reads its result. */
+  private readonly readerQueues = new Map<Redis, Map<CommandLane, CommandQueue>>();
   private readonly cleanups = new Set<Promise<void>>();
   private readonly health: RedisHealth;
   private closing = false;
@@ -94,25 +112,40 @@ export class QueueDispatcher implements CommandDispatcher {
     });
     this.health = opts.redisHealth ?? new RedisHealth(opts.redisUrl, opts.logger);
     this.health.watch(this.redis);
-    this.queue = new CommandQueue(this.redis, this.queueName, opts.crypto, opts.prefix ?? DEFAULT_BULL_PREFIX);
-    this.health.watch(this.queue.queue);
+    const queueFor = (lane: CommandLane): CommandQueue => {
+      const q = new CommandQueue(this.redis, this.laneName(lane), opts.crypto, opts.prefix ?? DEFAULT_BULL_PREFIX);
+      this.health.watch(q.queue);
+      return q;
+    };
+    this.queues = { long: queueFor('long'), quick: queueFor('quick') };
     this.pool = new ReaderConnectionPool(opts.redisUrl, opts.redisOptions, undefined, (redis) => {
-      const queue = this.readerQueues.get(redis);
+      const queues = this.readerQueues.get(redis);
       this.readerQueues.delete(redis);
-      // Shared connection: closing the queue leaves the connection to the pool.
-      queue?.close().catch(() => undefined);
+      // Shared connection: closing the queues leaves the connection to the pool.
+      for (const q of queues?.values() ?? []) q.close().catch(() => undefined);
     });
-    setQueueStatsSource(this.queue);
+    setQueueStatsSource(new LaneStats(this.queues));
   }
 
-  /** The command queue on a reader connection (BullMQ loads its scripts there once). */
-  private queueOn(conn: ReaderConnection): CommandQueue {
-    let queue = this.readerQueues.get(conn.redis);
+  private laneName(lane: CommandLane): string {
+    return laneQueueName(lane, this.queueName);
+  }
+
+  /** A lane's queue on a reader connection (BullMQ loads its scripts there once). */
+  private queueOn(conn: ReaderConnection, lane: CommandLane): CommandQueue {
+    let queues = this.readerQueues.get(conn.redis);
+    if (!queues) this.readerQueues.set(conn.redis, (queues = new Map()));
+    let queue = queues.get(lane);
     if (!queue) {
-      queue = new CommandQueue(conn.redis, this.queueName, this.opts.crypto, this.opts.prefix ?? DEFAULT_BULL_PREFIX);
+      queue = new CommandQueue(
+        conn.redis,
+        this.laneName(lane),
+        this.opts.crypto,
+        this.opts.prefix ?? DEFAULT_BULL_PREFIX,
+      );
       // Its failures reach the add that met them; an 'error' event without a listener would throw.
       queue.queue.on('error', () => undefined);
-      this.readerQueues.set(conn.redis, queue);
+      queues.set(lane, queue);
     }
     return queue;
   }
@@ -128,6 +161,7 @@ export class QueueDispatcher implements CommandDispatcher {
   async *dispatch(cmd: ProxyCommand, signal: AbortSignal): AsyncGenerator<OutputChunk> {
     await this.connected();
     const keys = resultKeys(this.queueName, cmd.requestId);
+    const lane = laneOf(cmd.type);
     let conn: ReaderConnection;
     try {
       conn = await withTimeout(this.pool.acquire(), 5000, 'connecting a reader');
@@ -147,7 +181,7 @@ export class QueueDispatcher implements CommandDispatcher {
     try {
       const [leased, added] = await Promise.allSettled([
         withTimeout(conn.redis.set(keys.reader, '1', 'PX', READER_LEASE_MS), 5000, 'taking the reader lease'),
-        withTimeout(this.queueOn(conn).add(cmd), 5000, 'adding the job'),
+        withTimeout(this.queueOn(conn, lane).add(cmd), 5000, 'adding the job'),
       ]);
       if (leased.status === 'rejected' || added.status === 'rejected') {
         // The add may have reached Redis even though its answer did not reach us.
@@ -182,7 +216,8 @@ export class QueueDispatcher implements CommandDispatcher {
     } finally {
       clearInterval(lease);
       this.pool.release(conn, healthy);
-      if (job.queued !== 'no') this.track(this.cleanUp(cmd.requestId, keys, completed, job.queued === 'maybe'));
+      if (job.queued !== 'no')
+        this.track(this.cleanUp(this.queues[lane], cmd.requestId, keys, completed, job.queued === 'maybe'));
       else this.redis.del(keys.reader).catch(() => undefined);
     }
   }
@@ -217,6 +252,7 @@ export class QueueDispatcher implements CommandDispatcher {
   }
 
   private async cleanUp(
+    queue: CommandQueue,
     jobId: string,
     keys: ResultKeys,
     completed: boolean,
@@ -231,7 +267,7 @@ export class QueueDispatcher implements CommandDispatcher {
           // The worker checks this key before it starts a job and polls it while it runs; a job still waiting is simply
           // removed.
           await this.redis.set(keys.cancel, '1', 'PX', this.opts.cancelTtlMs ?? 5 * 60 * 1000);
-          await this.queue.removeIfWaiting(jobId);
+          await queue.removeIfWaiting(jobId);
         }
         await this.redis.del(keys.stream, keys.reader);
         return;
@@ -274,7 +310,9 @@ export class QueueDispatcher implements CommandDispatcher {
     await withTimeout(Promise.all([...this.cleanups]), 5000, 'cleaning up jobs').catch(() => undefined);
     this.health.stop();
     await this.pool.close();
-    await withTimeout(this.queue.close(), 2000, 'closing the queue').catch(() => undefined);
+    await withTimeout(Promise.all(COMMAND_LANES.map((l) => this.queues[l].close())), 2000, 'closing the queues').catch(
+      () => undefined,
+    );
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
     else this.redis.disconnect();
   }

@@ -1,3 +1,5 @@
+import type { CommandLane } from '../dispatch/command-lanes';
+
 /** Queue identity shared by the api, the workers, the chart's KEDA trigger and the tests. */
 export const DEFAULT_QUEUE_NAME = 'fusion-commands';
 export const DEFAULT_BULL_PREFIX = 'bull';
@@ -13,6 +15,15 @@ export function waitListKey(queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_BUL
  */
 export function activeListKey(queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_BULL_PREFIX): string {
   return `${prefix}:${queueName}:active`;
+}
+
+/**
+ * The queue of each command lane (dispatch/command-lanes.ts): the long lane keeps the configured name
+ * (what KEDA, dashboards and earlier releases know), the quick lane is named after it. Result streams,
+ * cancel keys and reader leases stay keyed by the configured name, whatever the lane.
+ */
+export function laneQueueName(lane: CommandLane, queueName = DEFAULT_QUEUE_NAME): string {
+  return lane === 'long' ? queueName : `${queueName}-quick`;
 }
 
 /**

@@ -21,6 +21,7 @@ export interface ServerEnv {
   BODY_LIMIT_BYTES: number;
   REQUEST_TIMEOUT_MS: number;
   WORKER_CONCURRENCY: number;
+  WORKER_QUICK_CONCURRENCY: number;
   HEARTBEAT_INTERVAL_MS: number;
   JOB_ENCRYPTION_KEY: string | undefined;
   QUEUE_NAME: string;
@@ -148,7 +149,12 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   WORKER_CONCURRENCY: {
     default: 4,
     parse: int(1, 1000),
-    doc: 'commands run at once per worker (or per embedded process)',
+    doc: 'aggregations and entitlement lists run at once per worker (or per embedded process)',
+  },
+  WORKER_QUICK_CONCURRENCY: {
+    default: 4,
+    parse: int(1, 1000),
+    doc: 'test connections and single-account commands run at once per worker, in slots of their own',
   },
   HEARTBEAT_INTERVAL_MS: {
     default: 15_000,

@@ -62,6 +62,7 @@ export async function startServer(
         crypto,
         logger,
         concurrency: env.WORKER_CONCURRENCY,
+        quickConcurrency: env.WORKER_QUICK_CONCURRENCY,
         queueName: env.QUEUE_NAME,
         lockDurationMs: env.WORKER_LOCK_MS,
         stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
@@ -88,6 +89,7 @@ export async function startServer(
       runner,
       logger,
       concurrency: env.WORKER_CONCURRENCY,
+      quickConcurrency: env.WORKER_QUICK_CONCURRENCY,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     });
   }

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { activeListKey, shardQueueName, waitListKey } from '../../src/queue/queue-names';
+import { activeListKey, laneQueueName, shardQueueName, waitListKey } from '../../src/queue/queue-names';
 import { checkCustomResource } from './support/crd-checks';
 import {
   CI_VALUES_DIR,
@@ -240,6 +240,7 @@ describe('api and worker Deployments', () => {
     expect(envOf(worker!, 'REQUEST_TIMEOUT_MS')?.value).toBe('300000');
     expect(envOf(api!, 'HEARTBEAT_INTERVAL_MS')?.value).toBe('15000');
     expect(envOf(worker!, 'WORKER_CONCURRENCY')?.value).toBe('4');
+    expect(envOf(worker!, 'WORKER_QUICK_CONCURRENCY')?.value).toBe('4');
     expect(envOf(worker!, 'QUEUE_NAME')?.value).toBe('fusion-commands');
     // The server stops waiting for work before the kubelet kills it.
     expect(Number(envOf(worker!, 'SHUTDOWN_GRACE_MS')?.value)).toBeLessThan(
@@ -319,11 +320,13 @@ describe('scaling', () => {
         ['redis', 'active', activeListKey()],
         ['redis', 'shardWaiting', waitListKey(shardQueueName())],
         ['redis', 'shardActive', activeListKey(shardQueueName())],
+        ['redis', 'quickWaiting', waitListKey(laneQueueName('quick'))],
+        ['redis', 'quickActive', activeListKey(laneQueueName('quick'))],
       ]);
       // One worker runs WORKER_CONCURRENCY jobs: that many jobs (waiting + running) per replica.
       const concurrency = envOf(find(r.objects, 'Deployment', WORKER), 'WORKER_CONCURRENCY')?.value;
       expect(at(so, 'spec', 'advanced', 'scalingModifiers')).toEqual({
-        formula: 'waiting + active + shardWaiting + shardActive',
+        formula: 'waiting + active + shardWaiting + shardActive + quickWaiting + quickActive',
         target: concurrency,
         activationTarget: '0',
         metricType: 'AverageValue',
@@ -344,6 +347,8 @@ describe('scaling', () => {
       [activeListKey('other-queue'), '2'],
       [waitListKey(shardQueueName('other-queue')), '2'],
       [activeListKey(shardQueueName('other-queue')), '2'],
+      [waitListKey(laneQueueName('quick', 'other-queue')), '2'],
+      [activeListKey(laneQueueName('quick', 'other-queue')), '2'],
     ]);
     expect(at(find(custom.objects, 'ScaledObject', WORKER), 'spec', 'advanced')).toBeUndefined();
     expect(envOf(find(custom.objects, 'Deployment', WORKER), 'QUEUE_NAME')?.value).toBe('other-queue');

@@ -26,6 +26,7 @@ it('a job whose key vanished while it ran is reported as such, not as "Redis can
     crypto: JobCrypto.fromKey(HARNESS_JOB_KEY),
     logger,
     concurrency: 1,
+    quickConcurrency: 1,
     queueName,
   });
   try {

@@ -187,6 +187,7 @@ export function workerFor(
     crypto: JobCrypto.fromKey(key),
     logger: silentLogger,
     concurrency: 1,
+    quickConcurrency: 1,
     queueName: h.env.QUEUE_NAME,
     ...rest,
   });

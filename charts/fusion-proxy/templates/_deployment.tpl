@@ -132,6 +132,8 @@ spec:
             {{- else }}
             - name: WORKER_CONCURRENCY
               value: {{ $.Values.config.workerConcurrency | int64 | quote }}
+            - name: WORKER_QUICK_CONCURRENCY
+              value: {{ $.Values.config.workerQuickConcurrency | int64 | quote }}
             {{- if not (kindIs "invalid" $.Values.config.matchingThreads) }}
             - name: MATCHING_THREADS
               value: {{ $.Values.config.matchingThreads | int64 | quote }}

@@ -229,6 +229,15 @@ them); a wrong name makes KEDA read LLEN 0 forever.
 {{- printf "bull:%s:active" .Values.config.queueName -}}
 {{- end -}}
 
+{{/* The quick commands' queue: laneQueueName("quick") in src/queue/queue-names.ts. */}}
+{{- define "fusion-proxy.queue.quickWaitListKey" -}}
+{{- printf "bull:%s-quick:wait" .Values.config.queueName -}}
+{{- end -}}
+
+{{- define "fusion-proxy.queue.quickActiveListKey" -}}
+{{- printf "bull:%s-quick:active" .Values.config.queueName -}}
+{{- end -}}
+
 {{/* The matching child jobs' queue: shardQueueName() in src/queue/queue-names.ts. */}}
 {{- define "fusion-proxy.queue.shardWaitListKey" -}}
 {{- printf "bull:%s-shards:wait" .Values.config.queueName -}}
