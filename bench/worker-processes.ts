@@ -10,8 +10,20 @@ const TICKS = 100; // USER_HZ of /proc/<pid>/stat on Linux
 
 /** CPU seconds a process has used (user + system), from /proc; 0 once it is gone. */
 export function procCpu(pid: number): number {
+  return statCpu(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds this process's main thread has used (its task's stat: on Linux the main thread's id is
+ * the process id), without its worker threads; Node 20 has no per-thread CPU clock of its own.
+ */
+export function mainThreadCpu(): number {
+  return statCpu(`/proc/self/task/${process.pid}/stat`);
+}
+
+function statCpu(path: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICKS;
   } catch {
