@@ -40,6 +40,8 @@ export interface CommandWorkerOptions {
   stalledIntervalMs?: number;
   /** The process's view of Redis (shared with an api in the same process); one of its own otherwise. */
   redisHealth?: RedisHealth;
+  /** Told the number of commands running whenever it changes (the pod's deletion cost). */
+  onRunningChange?: (running: number) => void;
 }
 
 interface RunningJob {
@@ -178,6 +180,7 @@ export class CommandWorker {
       cancelledByApi: false,
     };
     this.running.set(jobId, entry);
+    this.opts.onRunningChange?.(this.running.size);
     try {
       writer.start();
       if (job.attemptsStarted > 1) {
@@ -198,6 +201,7 @@ export class CommandWorker {
       });
     } finally {
       this.running.delete(jobId);
+      this.opts.onRunningChange?.(this.running.size);
       // Nobody reads a stream the api gave up on: drop it now instead of waiting for its TTL.
       if (entry.cancelledByApi)
         await this.streamConnection.del(keys.stream, keys.cancel, keys.reader).catch(() => undefined);

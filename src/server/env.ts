@@ -41,6 +41,9 @@ export interface ServerEnv {
   MATCHING_SHARD_JOBS: number | undefined;
   /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
   TRUST_PROXY: boolean | number | string;
+  POD_DELETION_COST: boolean;
+  POD_NAME: string | undefined;
+  POD_NAMESPACE: string | undefined;
 }
 
 type Parser<T> = (raw: string) => T;
@@ -214,6 +217,13 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
     parse: trustProxy,
     doc: 'trust X-Forwarded-For from these proxies (client address for the auth throttle and logs)',
   },
+  POD_DELETION_COST: {
+    default: false,
+    parse: bool,
+    doc: "workers: keep this pod's controller.kubernetes.io/pod-deletion-cost at the number of commands it runs, so a scale-in removes idle workers first (needs POD_NAME, POD_NAMESPACE and a service account allowed to patch pods)",
+  },
+  POD_NAME: { parse: text, doc: "this pod's name, from the downward API (POD_DELETION_COST)" },
+  POD_NAMESPACE: { parse: text, doc: "this pod's namespace, from the downward API (POD_DELETION_COST)" },
 };
 
 /**
@@ -252,6 +262,14 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
       problems.push('REDIS_USERNAME is set and REDIS_URL names a user too: keep one');
     if (url && env.REDIS_TLS_CA_FILE !== undefined && url.protocol !== 'rediss:')
       problems.push('REDIS_TLS_CA_FILE needs a rediss:// REDIS_URL (TLS)');
+    if (env.POD_DELETION_COST && (!env.POD_NAME || !env.POD_NAMESPACE))
+      problems.push(
+        'POD_DELETION_COST needs POD_NAME and POD_NAMESPACE (the downward API: metadata.name, metadata.namespace)',
+      );
+    if (env.POD_DELETION_COST && !env.REDIS_URL)
+      problems.push('POD_DELETION_COST needs queue mode (REDIS_URL): it is the cost of a worker pod');
+    if (env.POD_DELETION_COST && env.ROLE === 'api')
+      problems.push('POD_DELETION_COST is for workers (ROLE=worker or all): an api pod runs no commands');
     if (env.REDIS_URL && !env.PROXY_PASSWORD && !env.JOB_ENCRYPTION_KEY) {
       problems.push('JOB_ENCRYPTION_KEY (or PROXY_PASSWORD) is required in queue mode to seal job payloads');
     }

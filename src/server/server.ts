@@ -12,6 +12,7 @@ import { EmbeddedDispatcher } from '../dispatch/embedded-dispatcher';
 import type { ServerEnv } from './env';
 import { redisTarget } from './redis-settings';
 import { ShutdownState } from './shutdown-state';
+import { PodDeletionCost } from './pod-deletion-cost';
 import { separateMetricsPort, startMetricsListener, type MetricsListener } from './metrics-server';
 
 export interface RunningServer {
@@ -43,9 +44,14 @@ function jobCrypto(env: ServerEnv): JobCrypto {
 /** Wires the mode and role the environment asks for, then listens. */
 export async function startServer(
   env: ServerEnv,
-  deps: { runner: CommandRunner; logger: PinoLogger; redisHealth?: RedisHealth },
+  deps: { runner: CommandRunner; logger: PinoLogger; redisHealth?: RedisHealth; podDeletionCost?: PodDeletionCost },
 ): Promise<RunningServer> {
   const { runner, logger } = deps;
+  const podCost =
+    deps.podDeletionCost ??
+    (env.POD_DELETION_COST && env.ROLE !== 'api'
+      ? PodDeletionCost.inCluster({ name: env.POD_NAME!, namespace: env.POD_NAMESPACE! }, logger)
+      : undefined);
   const serveApi = env.ROLE !== 'worker';
   let dispatcher: CommandDispatcher | undefined;
   let worker: CommandWorker | undefined;
@@ -67,6 +73,7 @@ export async function startServer(
         lockDurationMs: env.WORKER_LOCK_MS,
         stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
         redisHealth,
+        ...(podCost ? { onRunningChange: (n: number) => podCost.set(n) } : {}),
         stream: {
           progressIntervalMs: Math.max(5, Math.min(1000, Math.floor(env.REQUEST_TIMEOUT_MS / 4))),
           readerIdleTimeoutMs: env.REQUEST_TIMEOUT_MS,
@@ -129,6 +136,7 @@ export async function startServer(
         await app.close();
         await dispatcher?.close();
       } finally {
+        podCost?.close();
         // Last, so a draining pod can still be scraped.
         await metrics?.close();
       }

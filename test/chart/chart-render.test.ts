@@ -82,6 +82,8 @@ describe('chart renders every ci/ scenario into valid Kubernetes objects', () =>
       'PodDisruptionBudget',
       'NetworkPolicy',
       'ServiceAccount',
+      'Role',
+      'RoleBinding',
       'ServiceMonitor',
       'PrometheusRule',
       'ConfigMap',
@@ -154,7 +156,9 @@ describe('api and worker Deployments', () => {
       expect(c.resources?.requests?.cpu).toBeTruthy();
       expect(c.resources?.requests?.memory).toBeTruthy();
       expect(c.resources?.limits?.memory).toBeTruthy();
-      expect(at(dep, 'spec', 'template', 'spec', 'automountServiceAccountToken')).toBe(false);
+      // Only a worker keeping its pod deletion cost (it scales) carries a token.
+      const token = envOf(dep, 'POD_DELETION_COST')?.value === 'true';
+      expect(at(dep, 'spec', 'template', 'spec', 'automountServiceAccountToken')).toBe(token);
       expect(at(dep, 'spec', 'template', 'spec', 'serviceAccountName')).toBe(FULL);
       expect(at(dep, 'spec', 'template', 'spec', 'topologySpreadConstraints')).toHaveLength(1);
     }
@@ -352,6 +356,45 @@ describe('scaling', () => {
     ]);
     expect(at(find(custom.objects, 'ScaledObject', WORKER), 'spec', 'advanced')).toBeUndefined();
     expect(envOf(find(custom.objects, 'Deployment', WORKER), 'QUEUE_NAME')?.value).toBe('other-queue');
+  });
+
+  it('workers that scale keep their pod deletion cost: downward API, a token, get/patch pods only; none when nothing scales them', () => {
+    for (const s of ['keda-values.yaml', 'keda-existing-secret-values.yaml']) {
+      const r = rendered(s);
+      const [api, worker] = deployments(r);
+      expect(envOf(worker!, 'POD_DELETION_COST')?.value).toBe('true');
+      expect(envOf(worker!, 'POD_NAME')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+      expect(envOf(worker!, 'POD_NAMESPACE')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.namespace' } });
+      expect(at(worker, 'spec', 'template', 'spec', 'automountServiceAccountToken')).toBe(true);
+      // The api never calls the Kubernetes API: no token, no variable.
+      expect(at(api, 'spec', 'template', 'spec', 'automountServiceAccountToken')).toBe(false);
+      expect(envOf(api!, 'POD_DELETION_COST')).toBeUndefined();
+      expect(at(find(r.objects, 'Role', WORKER), 'rules')).toEqual([
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'patch'] },
+      ]);
+      const binding = find(r.objects, 'RoleBinding', WORKER);
+      expect(at(binding, 'roleRef')).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: WORKER });
+      const account = at<string>(worker, 'spec', 'template', 'spec', 'serviceAccountName');
+      expect(at(binding, 'subjects')).toEqual([
+        { kind: 'ServiceAccount', name: account, namespace: expect.any(String) },
+      ]);
+    }
+    const hpa = render({ valuesFiles: ['defaults-values.yaml'], set: { 'worker.autoscaling.enabled': true } });
+    expect(envOf(find(hpa.objects, 'Deployment', WORKER), 'POD_DELETION_COST')?.value).toBe('true');
+    // Fixed replicas: nothing scales the workers in, so nothing to tell Kubernetes and no RBAC.
+    const fixed = rendered('defaults-values.yaml');
+    expect(envOf(find(fixed.objects, 'Deployment', WORKER), 'POD_DELETION_COST')).toBeUndefined();
+    expect(
+      at(find(fixed.objects, 'Deployment', WORKER), 'spec', 'template', 'spec', 'automountServiceAccountToken'),
+    ).toBe(false);
+    expect(ofKind(fixed.objects, 'Role')).toEqual([]);
+    const off = render({ valuesFiles: ['keda-values.yaml'], set: { 'worker.podDeletionCost.enabled': false } });
+    expect(envOf(find(off.objects, 'Deployment', WORKER), 'POD_DELETION_COST')).toBeUndefined();
+    expect(ofKind(off.objects, 'RoleBinding')).toEqual([]);
+    // rbac.create=false: the operator binds the account; the worker still keeps its cost.
+    const own = render({ valuesFiles: ['keda-values.yaml'], set: { 'rbac.create': false } });
+    expect(envOf(find(own.objects, 'Deployment', WORKER), 'POD_DELETION_COST')?.value).toBe('true');
+    expect(ofKind(own.objects, 'Role')).toEqual([]);
   });
 
   it('a worker told to stop (scale-in) finishes running jobs: long grace, SHUTDOWN_GRACE_MS inside it, no preStop delay', () => {

@@ -38,7 +38,9 @@ function podEnv(r: Rendered, dep: K8sObject): Record<string, string> {
   const env: Record<string, string> = {};
   for (const e of containerOf(dep).env ?? []) {
     const ref = e.valueFrom?.secretKeyRef;
-    if (ref) {
+    // The downward API (POD_NAME, POD_NAMESPACE): what the kubelet fills in.
+    if (e.valueFrom?.fieldRef) env[e.name] = `kubelet-${e.valueFrom.fieldRef.fieldPath}`;
+    else if (ref) {
       const data = secrets.get(ref.name);
       env[e.name] = data ? Buffer.from(data[ref.key] ?? '', 'base64').toString('utf8') : (EXTERNAL[e.name] ?? 'x');
     } else {

@@ -47,7 +47,8 @@ spec:
         {{- end }}
     spec:
       serviceAccountName: {{ include "fusion-proxy.serviceAccountName" $ }}
-      automountServiceAccountToken: {{ $.Values.serviceAccount.automountServiceAccountToken }}
+      {{- /* A worker keeping its pod deletion cost calls the Kubernetes API with the pod's token. */}}
+      automountServiceAccountToken: {{ or $.Values.serviceAccount.automountServiceAccountToken (and (eq $component "worker") (eq (include "fusion-proxy.worker.podDeletionCost" $) "true")) }}
       {{- with $.Values.imagePullSecrets }}
       imagePullSecrets:
         {{- toYaml . | nindent 8 }}
@@ -134,6 +135,18 @@ spec:
               value: {{ $.Values.config.workerConcurrency | int64 | quote }}
             - name: WORKER_QUICK_CONCURRENCY
               value: {{ $.Values.config.workerQuickConcurrency | int64 | quote }}
+            {{- if include "fusion-proxy.worker.podDeletionCost" $ }}
+            - name: POD_DELETION_COST
+              value: "true"
+            - name: POD_NAME
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            - name: POD_NAMESPACE
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.namespace
+            {{- end }}
             {{- if not (kindIs "invalid" $.Values.config.matchingThreads) }}
             - name: MATCHING_THREADS
               value: {{ $.Values.config.matchingThreads | int64 | quote }}

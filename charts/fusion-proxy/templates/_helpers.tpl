@@ -247,6 +247,12 @@ them); a wrong name makes KEDA read LLEN 0 forever.
 {{- printf "bull:%s-shards:active" .Values.config.queueName -}}
 {{- end -}}
 
+{{/* "true" when workers keep their pod deletion cost: only while something scales them in. */}}
+{{- define "fusion-proxy.worker.podDeletionCost" -}}
+{{- $w := .Values.worker -}}
+{{- if and $w.podDeletionCost.enabled (or $w.keda.enabled $w.autoscaling.enabled) -}}true{{- end -}}
+{{- end -}}
+
 {{/* Jobs (waiting + running) per worker replica: one worker runs workerConcurrency at once. */}}
 {{- define "fusion-proxy.keda.jobsPerReplica" -}}
 {{- $n := int .Values.worker.keda.jobsPerReplica -}}

@@ -129,7 +129,7 @@ export function at<T = unknown>(value: unknown, ...keys: Array<string | number>)
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+  valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } };
 }
 
 export interface Container {
