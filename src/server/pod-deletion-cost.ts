@@ -12,7 +12,7 @@ import type { Logger as PinoLogger } from 'pino';
 
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
 /** Where the kubelet mounts the service account's token and the cluster's CA. */
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 const RETRY_MS = 10_000;
 const WARN_EVERY_MS = 60_000;
