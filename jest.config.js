@@ -1,3 +1,5 @@
+const { scaled } = require('./test/support/time-factor');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -11,7 +13,12 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 30000,
+  // Marks every process a test starts; global-teardown fails the run when one is left.
+  setupFilesAfterEnv: ['<rootDir>/test/support/mark-children.ts'],
+  // Per-file wall times to .test-times.json; tools/slowest-tests.mjs prints the slowest.
+  reporters: ['default', '<rootDir>/test/support/timing-reporter.js'],
+  // Per-test limit; TEST_TIME_FACTOR scales it with every readiness wait (test/support/time-factor.js).
+  testTimeout: scaled(30_000),
   maxWorkers: 2,
   // npm test passes --coverage: the thresholds sit a little under the figures measured on
   // 2026-11-25 (lines 96.9 %, branches 86.7 %, functions 96.8 %), so a change that drops tests fails.
