@@ -47,6 +47,11 @@ export function markChildren(testFile: string): void {
   proto.fusionMarked = true;
   const spawn = proto.spawn;
   proto.spawn = function (this: ChildProcess, options: SpawnOptions) {
+    if (process.env.TEST_UNIT === '1')
+      throw new Error(
+        `${proto.fusionTestFile ?? 'a test'} starts a process: npm run test:unit runs in-process tests only; ` +
+          'add the file to STARTS_PROCESSES in jest.config.js',
+      );
     if (Array.isArray(options?.envPairs))
       options.envPairs.push(`${CHILD_MARK}=${run}`, `${FILE_MARK}=${proto.fusionTestFile ?? '?'}`);
     return spawn.call(this, options);
