@@ -7,7 +7,7 @@
 import { createLogger } from '../../src/observability/logger';
 import { METRIC } from '../../src/observability/metric-names';
 import { COMMAND_TYPES } from '../../src/core/command-types';
-import { startWorkerMatchingShards, type MatchingShards } from '../../src/runtime/matching-shards';
+import { startWorkerMatchingShards, type MatchingShards } from '../../src/queue/worker-matching-shards';
 import { createProductionRunner } from '../../src/runtime/production-runner';
 import { loadEnv } from '../../src/server/env';
 import { startServer, type RunningServer } from '../../src/server/server';

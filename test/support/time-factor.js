@@ -20,4 +20,4 @@ function scaled(ms) {
   return Math.round(ms * TIME_FACTOR);
 }
 
-module.exports = { TIME_FACTOR, parseFactor, scaled };
+module.exports = { parseFactor, scaled };
