@@ -1,6 +1,6 @@
 /**
- * The architecture as rules (npm run lint:deps): no import cycles, and each layer imports only
- * what sits below it. src/README.md draws the same picture.
+ * The architecture as rules (npm run lint runs dependency-cruiser): no import cycles, and each folder
+ * of src/ imports only what sits below it: one rule per folder, the same table as src/README.md.
  */
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -32,31 +32,106 @@ module.exports = {
       },
     },
     {
-      name: 'platform-not-server-or-queue',
+      name: 'ports-import-nothing',
+      severity: 'error',
+      comment: 'Ports are the bottom of core: interfaces only (the logging ones are defined in observability).',
+      from: { path: '^src/core/ports/' },
+      to: { path: '^src/(?!(core/ports/|observability/(logger|log-sink)-port[.]ts$))' },
+    },
+    {
+      name: 'config-below-aggregation',
+      severity: 'error',
+      comment:
+        'The configuration is read before anything runs: it knows the settings, not the pipeline that uses them (the account filter lives here).',
+      from: { path: '^src/core/config/' },
+      to: {
+        path: '^src/(?!(core/config/|core/(errors|command-types)[.]ts$|core/matching/|core/ports/|errors/|secrets/|observability/))',
+      },
+    },
+    {
+      name: 'platform-layer',
       severity: 'error',
       comment: 'The platform adapter serves every mode; it knows nothing of how commands arrive.',
       from: { path: '^src/platform/' },
-      to: { path: '^src/(server|queue|dispatch|connector|proxy-client|cli|simulator|runtime)/' },
+      to: { path: '^src/(?!(platform/|core/|observability/|errors/|secrets/))' },
+    },
+    {
+      name: 'locks-layer',
+      severity: 'error',
+      comment: 'Run locks implement a core port; nothing else.',
+      from: { path: '^src/locks/' },
+      to: { path: '^src/(?!(locks/|core/|errors/))' },
     },
     {
       name: 'dispatch-is-mode-neutral',
       severity: 'error',
       comment: 'dispatch is what embedded and queue mode share: no Fastify, no BullMQ, no Redis.',
       from: { path: '^src/dispatch/' },
-      to: { path: '^src/(server|queue|locks|connector|cli|simulator)/' },
-    },
-    {
-      name: 'dispatch-no-transport-packages',
-      severity: 'error',
-      from: { path: '^src/dispatch/' },
-      to: { dependencyTypes: ['npm', 'npm-dev'], path: 'node_modules/(fastify|fastify-plugin|bullmq|ioredis)/' },
+      to: { path: '^src/(?!(dispatch/|core/|observability/|errors/|secrets/))' },
     },
     {
       name: 'queue-not-server',
       severity: 'error',
       comment: 'Workers run without the HTTP server; the api uses the queue, never the other way.',
       from: { path: '^src/queue/' },
-      to: { path: '^src/(server|connector|cli|simulator)/' },
+      to: { path: '^src/(?!(queue/|core/|dispatch/|observability/|errors/|secrets/))' },
+    },
+    {
+      name: 'server-layer',
+      severity: 'error',
+      comment: 'The HTTP surface composes a role from the layers below it; the runtime reaches it through the CLI.',
+      from: { path: '^src/server/' },
+      to: { path: '^src/(?!(server/|core/|dispatch/|queue/|observability/|errors/|secrets/))' },
+    },
+    {
+      name: 'runtime-layer',
+      severity: 'error',
+      comment:
+        'The composition root of the core wires ports to adapters; transports (queue, server) wire themselves in cli/.',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/(?!(runtime/|core/|platform/|locks/|observability/|errors/|secrets/))' },
+    },
+    {
+      name: 'connector-layer',
+      severity: 'error',
+      comment: 'The SDK connector runs a command or forwards it; it never starts a server.',
+      from: { path: '^src/connector/' },
+      to: { path: '^src/(?!(connector/|core/|proxy-client/|runtime/|observability/|errors/|secrets/))' },
+    },
+    {
+      name: 'proxy-client-layer',
+      severity: 'error',
+      comment: 'The forwarder is small and loaded inside the platform: errors, ports and secrets only.',
+      from: { path: '^src/proxy-client/' },
+      to: { path: '^src/(?!(proxy-client/|core/|errors/|secrets/))' },
+    },
+    {
+      name: 'observability-below-core',
+      severity: 'error',
+      comment: 'One direction only: core -> observability (metrics, the logging types), never back.',
+      from: { path: '^src/observability/' },
+      to: { path: '^src/(?!(observability/|errors/|secrets/))' },
+    },
+    {
+      name: 'errors-import-nothing',
+      severity: 'error',
+      comment: 'The error-code table is the bottom layer.',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/(?!(errors/))' },
+    },
+    {
+      name: 'secrets-import-nothing',
+      severity: 'error',
+      comment: 'The one secret rule is the bottom layer.',
+      from: { path: '^src/secrets/' },
+      to: { path: '^src/(?!(secrets/))' },
+    },
+    {
+      name: 'nothing-imports-cli',
+      severity: 'error',
+      comment: 'cli/ is the top: it may import everything, and nothing imports it.',
+      from: { path: '^src/(?!cli/)' },
+      to: { path: '^src/cli/' },
     },
     {
       name: 'src-not-test',
@@ -67,12 +142,10 @@ module.exports = {
     {
       name: 'simulator-is-independent',
       severity: 'error',
-      comment: 'The simulator plays the platform: it shares no code with what it tests except error codes.',
+      comment:
+        'The simulator plays the platform: it shares no code with what it tests except error codes and the secret rule.',
       from: { path: '^src/simulator/' },
-      to: {
-        path: '^src/(core|platform|server|queue|dispatch|connector|proxy-client|locks|runtime)/',
-        pathNot: '^src/core/errors[.]ts$',
-      },
+      to: { path: '^src/(?!(simulator/|secrets/|errors/|core/errors[.]ts$))' },
     },
     {
       name: 'not-to-unresolvable',

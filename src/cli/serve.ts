@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { errorMessage } from '../core/errors';
 import { createLogger } from '../observability/logger';
-import { startWorkerMatchingShards, type MatchingShards } from '../runtime/matching-shards';
+import { startWorkerMatchingShards, type MatchingShards } from '../queue/worker-matching-shards';
 import { createProductionRunner } from '../runtime/production-runner';
 import { loadEnv, type ServerEnv } from '../server/env';
 import { RedisHealth } from '../queue/redis-health';

@@ -1,4 +1,4 @@
-import type { LogFn, Logger } from '../core/ports/logger';
+import type { LogFn, Logger } from './logger-port';
 
 type Level = keyof Logger;
 const LEVELS: readonly Level[] = ['error', 'warn', 'info', 'debug'];

@@ -3,7 +3,7 @@
  * JSON array). The buffer is bounded; when it is full, or the URL is down, records are dropped and
  * counted. Nothing here ever blocks or fails the command that logs.
  */
-import type { LogRecord, LogSink } from '../core/ports/log-sink';
+import type { LogRecord, LogSink } from './log-sink-port';
 import { currentLogContext } from './log-context';
 
 export interface ExternalLogSinkOptions {

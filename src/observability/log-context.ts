@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LogFn, Logger } from '../core/ports/logger';
+import type { LogFn, Logger } from './logger-port';
 
 /** Fields stamped on every log line written while a request or job runs. */
 export interface LogContext {

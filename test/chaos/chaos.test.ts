@@ -17,9 +17,10 @@ import type { Proc } from '../support/serve-process';
 import { Cluster, JOB_KEY, PROXY_PASSWORD } from './cluster';
 import { percentile, seconds, table, type Row } from './figures';
 import { hostileRequests, sendHostile } from './hostile';
+import { scaled } from '../support/time-factor';
 
 const FULL = process.env.CHAOS_FULL === '1';
-jest.setTimeout(FULL ? 20 * 60_000 : 6 * 60_000);
+jest.setTimeout(scaled(FULL ? 20 * 60_000 : 6 * 60_000));
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -258,7 +259,7 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
       const running = aggregate(api);
       await until('the run set its flag', () => c.processingFlag() !== null, 60_000);
       await snapshotRedis();
-      api.child.kill('SIGTERM');
+      api.signal('SIGTERM');
       // While it drains, a new command is refused with the table's 503, not at the socket.
       let refused = 0;
       await until(
@@ -313,7 +314,7 @@ describe(`chaos: 2 api, 2 workers, own Redis, the simulator (${FULL ? 'full' : '
           60_000,
         );
         await snapshotRedis();
-        api.child.kill('SIGKILL');
+        api.signal('SIGKILL');
         await api.exited;
         const t0 = Date.now();
         release();

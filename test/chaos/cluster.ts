@@ -16,6 +16,8 @@ export const JOB_KEY = 'c'.repeat(64);
 export interface ClusterOptions {
   identities?: number;
   accountsPerSource?: number;
+  /** Added to every server's environment (a test that forces a start to fail). */
+  env?: Record<string, string>;
 }
 
 export class Cluster {
@@ -25,10 +27,26 @@ export class Cluster {
   sim!: RunningSimulator;
   control!: Redis;
 
+  private constructor() {}
+
+  /**
+   * Starts everything or nothing: when any part fails to start, what did start is stopped before
+   * start() rejects (the caller has no handle to stop it with).
+   */
   static async start(opts: ClusterOptions = {}): Promise<Cluster> {
     const c = new Cluster();
-    c.redis = await startOwnRedis();
-    c.sim = await startSimulator({
+    try {
+      await c.startParts(opts);
+      return c;
+    } catch (e) {
+      await c.stop();
+      throw e;
+    }
+  }
+
+  private async startParts(opts: ClusterOptions): Promise<void> {
+    this.redis = await startOwnRedis();
+    this.sim = await startSimulator({
       seed: 17,
       tenant: {
         identities: opts.identities ?? 300,
@@ -38,17 +56,19 @@ export class Cluster {
       rateLimit: false,
       logRequests: false,
     });
-    c.control = new Redis(c.redis.url, { maxRetriesPerRequest: 1 });
-    c.control.on('error', () => undefined);
+    this.control = new Redis(this.redis.url, { maxRetriesPerRequest: 1 });
+    this.control.on('error', () => undefined);
     // Every setting at its default: the figures are what a deployment sees. Debug logs give the
     // secrets scan the most output to search.
-    const common = { REDIS_URL: c.redis.url, JOB_ENCRYPTION_KEY: JOB_KEY, LOG_LEVEL: 'debug' };
+    const common = { REDIS_URL: this.redis.url, JOB_ENCRYPTION_KEY: JOB_KEY, LOG_LEVEL: 'debug', ...opts.env };
     for (const i of [1, 2])
-      c.apis.push(new Proc(`api-${i}`, 'api', await freePort(), { ...common, ROLE: 'api', PROXY_PASSWORD }));
+      this.apis.push(new Proc(`api-${i}`, 'api', await freePort(), { ...common, ROLE: 'api', PROXY_PASSWORD }));
     for (const i of [1, 2])
-      c.workers.push(new Proc(`worker-${i}`, 'worker', await freePort(), { ...common, ROLE: 'worker' }));
-    await Promise.all([...c.apis, ...c.workers].map((p) => p.start()));
-    return c;
+      this.workers.push(new Proc(`worker-${i}`, 'worker', await freePort(), { ...common, ROLE: 'worker' }));
+    // allSettled: every start has ended (and spawned what it will) before a failure stops them all.
+    const started = await Promise.allSettled([...this.apis, ...this.workers].map((p) => p.start()));
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   get procs(): Proc[] {
@@ -101,8 +121,9 @@ export class Cluster {
 
   async stop(): Promise<void> {
     await Promise.all(this.procs.map((p) => p.kill('SIGKILL').catch(() => undefined)));
-    this.control?.disconnect();
-    await this.sim?.close();
-    await this.redis?.stop();
+    // Each part may be missing: stop() also cleans up after a start that failed half-way.
+    (this.control as Redis | undefined)?.disconnect();
+    await (this.sim as RunningSimulator | undefined)?.close();
+    await (this.redis as OwnRedis | undefined)?.stop();
   }
 }

@@ -14,9 +14,10 @@ import { Prometheus, operatorTarget } from '../support/prometheus';
 import { Proc } from '../support/serve-process';
 import { Cluster, JOB_KEY, PROXY_PASSWORD } from './cluster';
 import { seconds, table, type Row } from './figures';
+import { scaled } from '../support/time-factor';
 
 const FULL = process.env.CHAOS_FULL === '1';
-jest.setTimeout(FULL ? 15 * 60_000 : 6 * 60_000);
+jest.setTimeout(scaled(FULL ? 15 * 60_000 : 6 * 60_000));
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -144,7 +145,7 @@ describe(`chaos, operations: 2 api, 2 workers, own Redis, the simulator (${FULL 
         expect(refused.code).toBe('QUEUE_UNAVAILABLE');
         await until('readiness still refused', async () => (await fetch(`${all.url}/readyz`)).status === 503, 30_000);
       }
-      all.child.kill('SIGTERM');
+      all.signal('SIGTERM');
       const code = await all.exited;
       const stoppedIn = seconds(Date.now() - down);
       const noise = redisNoise(all, logsAt);

@@ -22,8 +22,9 @@ import { Prometheus, operatorTarget, type PromVector } from '../support/promethe
 import { parsePromText, type Sample } from '../support/prom-text';
 import { Proc } from '../support/serve-process';
 import { CHART_DIR } from './support/helm';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(240_000);
+jest.setTimeout(scaled(240_000));
 
 const NAMESPACE = 'fusion';
 const API_JOB = 'fp-fusion-proxy-api-metrics';
@@ -98,7 +99,7 @@ describe('the Grafana dashboard against a real Prometheus scraping a queue-mode 
       .reduce((a, x) => a + x.value, 0);
   /** Waits until the processes have counted this many answered proxy requests and finished jobs. */
   const settled = async (want: { http: number; jobs: number }): Promise<void> => {
-    const end = Date.now() + 60_000;
+    const end = Date.now() + scaled(60_000);
     for (;;) {
       const s = await scrapeProcesses();
       const got = {

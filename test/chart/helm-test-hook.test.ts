@@ -14,8 +14,9 @@ import { freePort } from '../support/free-port';
 import { redisUrl, uniquePrefix } from '../support/redis';
 import { Proc, runCli } from '../support/serve-process';
 import { type K8sObject, at, find, render } from './support/helm';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const PASSWORD = 'helm-test-proxy-password-1a2b3c4d';
 const POD = 'fp-fusion-proxy-test-connection';

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { MIXED, hrSet } from '../../bench/quality-hr';
 import { truthPairs } from '../../bench/quality-data';
 import { matchCli as cli, matchInputs, renderedDom } from '../support/match-cli';
+import { scaled } from '../support/time-factor';
 
 const { dir, file } = matchInputs('match-diagnostics-');
 
@@ -38,7 +39,7 @@ const ADMIN = [
 const config = file('config.json', JSON.stringify({ matching: { model: 'probabilistic', attributes: ADMIN } }));
 
 describe('fusion-proxy match: configuration diagnostics (issue 26)', () => {
-  jest.setTimeout(180_000);
+  jest.setTimeout(scaled(180_000));
 
   it('warns about correlated, evidence-free and too common attributes, and bounds the candidates per account', async () => {
     const page = join(dir, 'report.html');

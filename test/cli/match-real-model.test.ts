@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { namesakeSet, truthPairs } from '../../bench/quality-data';
 import { matchCli as cli, matchInputs, renderedDom } from '../support/match-cli';
+import { scaled } from '../support/time-factor';
 
 const { dir, file } = matchInputs('match-real-');
 
@@ -41,7 +42,7 @@ interface JsonSummary {
 }
 
 describe('fusion-proxy match with the probabilistic model (real model)', () => {
-  jest.setTimeout(180_000);
+  jest.setTimeout(scaled(180_000));
 
   it('prints pairs at the threshold with their explanation, a consistent sweep, and a report whose charts all draw', async () => {
     const page = join(dir, 'report.html');

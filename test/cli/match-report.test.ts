@@ -17,6 +17,7 @@ import type {
   PotentialDuplicate,
 } from '../../src/core/matching/types';
 import { matchCli as cli, matchInputs, renderedDom } from '../support/match-cli';
+import { scaled } from '../support/time-factor';
 
 const { dir, file } = matchInputs('match-report-');
 
@@ -289,7 +290,7 @@ const count = (svg: string, re: RegExp) => (svg.match(re) ?? []).length;
 const attr = (tag: string, name: string) => Number(new RegExp(`${name}="([^"]+)"`).exec(tag)?.[1]);
 
 describe('the HTML report renders in headless Chromium', () => {
-  jest.setTimeout(180_000);
+  jest.setTimeout(scaled(180_000));
 
   it('probabilistic model with a truth file: four charts, threshold line at 0.9', async () => {
     useStandIn = true;

@@ -2,6 +2,7 @@ import { createAccountListCommand } from '../../src/core/commands/account-comman
 import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-shard';
 import { aggregate, PROBABILISTIC, RULES, tenant } from './aggregation-output';
 import { context, failure } from './support';
+import { scaled } from '../support/time-factor';
 
 describe('aggregation with matching threads', () => {
   afterEach(() => expect(liveMatchingThreads()).toBe(0));
@@ -14,14 +15,18 @@ describe('aggregation with matching threads', () => {
       { enableBatching: false },
     ],
   ] as const) {
-    it(`${label}: the same accounts and review forms as one thread`, async () => {
-      const one = await aggregate(tenant(matching, extra, { threads: 1, minRecords: 0 }));
-      const three = await aggregate(tenant(matching, extra, { threads: 3, minRecords: 0 }));
-      expect(three).toEqual(one);
-      // Enough review forms that equal results say something (the simulated tenant's duplicates; the
-      // probabilistic model opens 7 since it counts a name once: names alone stay below its threshold).
-      expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThanOrEqual(5);
-    }, 120_000);
+    it(
+      `${label}: the same accounts and review forms as one thread`,
+      async () => {
+        const one = await aggregate(tenant(matching, extra, { threads: 1, minRecords: 0 }));
+        const three = await aggregate(tenant(matching, extra, { threads: 3, minRecords: 0 }));
+        expect(three).toEqual(one);
+        // Enough review forms that equal results say something (the simulated tenant's duplicates; the
+        // probabilistic model opens 7 since it counts a name once: names alone stay below its threshold).
+        expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThanOrEqual(5);
+      },
+      scaled(120_000),
+    );
   }
 
   it('default parallelism: same output, and no thread is left when the run ends', async () => {

@@ -11,6 +11,7 @@ import type { CommandType } from '../../src/core/command-types';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { uniquePrefix } from '../support/redis';
 import { context, type LogLine } from './support';
+import { scaled } from '../support/time-factor';
 
 let sim: RunningSimulator;
 let own: OwnRedis;
@@ -54,29 +55,33 @@ function setup() {
   return { lines, fusionId, aggregate: () => runPlatformAggregation({ tenant: sim.tenant, invoke }) };
 }
 
-it('clears the processing flag of a run that fails in a Redis outage, and the next run succeeds', async () => {
-  const { fusionId, aggregate, lines } = setup();
-  // The run is well under way (flag set, lock held) when Redis dies: every accounts page is slow.
-  sim.control.injectFault({ pathTemplate: '/v3/accounts', latencyMs: 400, times: Infinity });
-  const running = aggregate().then(
-    () => undefined,
-    (e: unknown) => e as Error & { code?: string },
-  );
-  const flagSet = async (): Promise<boolean> => {
-    const flag = sim.tenant.source(fusionId).connectorAttributes.processing;
-    return flag !== undefined && flag !== null;
-  };
-  for (let i = 0; i < 800 && !(await flagSet()); i++) await new Promise((r) => setTimeout(r, 25));
-  expect(await flagSet()).toBe(true);
-  await own.kill();
-  const failure = await running;
-  sim.control.clearFaults();
-  expect(failure).toBeDefined();
-  expect(['RATE_LIMITER_UNAVAILABLE', 'AGGREGATION_LOCK_LOST']).toContain(failure!.code);
-  // Taken down although Redis is still down.
-  expect(sim.tenant.source(fusionId).connectorAttributes.processing ?? null).toBeNull();
-  expect(lines.some((l) => /processing flag/.test(l.msg))).toBe(true);
+it(
+  'clears the processing flag of a run that fails in a Redis outage, and the next run succeeds',
+  async () => {
+    const { fusionId, aggregate, lines } = setup();
+    // The run is well under way (flag set, lock held) when Redis dies: every accounts page is slow.
+    sim.control.injectFault({ pathTemplate: '/v3/accounts', latencyMs: 400, times: Infinity });
+    const running = aggregate().then(
+      () => undefined,
+      (e: unknown) => e as Error & { code?: string },
+    );
+    const flagSet = async (): Promise<boolean> => {
+      const flag = sim.tenant.source(fusionId).connectorAttributes.processing;
+      return flag !== undefined && flag !== null;
+    };
+    for (let i = 0; i < 800 && !(await flagSet()); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await flagSet()).toBe(true);
+    await own.kill();
+    const failure = await running;
+    sim.control.clearFaults();
+    expect(failure).toBeDefined();
+    expect(['RATE_LIMITER_UNAVAILABLE', 'AGGREGATION_LOCK_LOST']).toContain(failure!.code);
+    // Taken down although Redis is still down.
+    expect(sim.tenant.source(fusionId).connectorAttributes.processing ?? null).toBeNull();
+    expect(lines.some((l) => /processing flag/.test(l.msg))).toBe(true);
 
-  await own.start();
-  await expect(aggregate()).resolves.toBeDefined();
-}, 90_000);
+    await own.start();
+    await expect(aggregate()).resolves.toBeDefined();
+  },
+  scaled(90_000),
+);

@@ -10,8 +10,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../support/free-port';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(300_000);
+jest.setTimeout(scaled(300_000));
 
 const root = path.resolve(__dirname, '..', '..');
 

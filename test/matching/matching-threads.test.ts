@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+// buildSync: no esbuild service process lives on in the jest worker (the run checks none is left).
+import { buildSync } from 'esbuild';
 import { buildRunMatcher } from '../../src/core/matching/parallel/parallelism';
 import { buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
 import type { RecordColumns } from '../../src/core/matching/parallel/record-columns';
@@ -11,6 +12,7 @@ import type { Shard } from '../../src/core/matching/parallel/shard';
 import { liveMatchingThreads, workerShard } from '../../src/core/matching/parallel/worker-shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { visible } from './support/visible-result';
+import { scaled } from '../support/time-factor';
 
 const RULES = MAIN_SETTINGS;
 
@@ -33,31 +35,35 @@ describe('matching in worker threads', () => {
     ['rules', RULES],
     ['probabilistic', PROBABILISTIC],
   ] as const) {
-    it(`${label}: 3 threads give the one-thread result, batch after batch`, async () => {
-      const { identities, accounts } = generate(5, 700, 700);
-      const single = buildMatcher(settings);
-      const threads = buildRunMatcher(settings, {}, { threads: 3, minRecords: 0 });
-      try {
-        for (let i = 0; i < identities.length; i += 300) {
-          single.addBaseline(identities.slice(i, i + 300));
-          threads.addBaseline(identities.slice(i, i + 300));
+    it(
+      `${label}: 3 threads give the one-thread result, batch after batch`,
+      async () => {
+        const { identities, accounts } = generate(5, 700, 700);
+        const single = buildMatcher(settings);
+        const threads = buildRunMatcher(settings, {}, { threads: 3, minRecords: 0 });
+        try {
+          for (let i = 0; i < identities.length; i += 300) {
+            single.addBaseline(identities.slice(i, i + 300));
+            threads.addBaseline(identities.slice(i, i + 300));
+          }
+          expect(liveMatchingThreads()).toBe(2);
+          let found = 0;
+          for (let i = 0; i < accounts.length; i += 240) {
+            const news: MatchRecord[] = accounts.slice(i, i + 240);
+            const want = single.match(news);
+            expect(JSON.stringify(visible(await threads.match(news)))).toBe(JSON.stringify(visible(want)));
+            found += want.stats.accountsWithDuplicates;
+            const created = news.filter((r) => !want.duplicates.has(r.id)).map((r) => ({ ...r, id: `k-${r.id}` }));
+            single.addBaseline(created);
+            threads.addBaseline(created);
+          }
+          expect(found).toBeGreaterThan(50);
+        } finally {
+          await threads.close();
         }
-        expect(liveMatchingThreads()).toBe(2);
-        let found = 0;
-        for (let i = 0; i < accounts.length; i += 240) {
-          const news: MatchRecord[] = accounts.slice(i, i + 240);
-          const want = single.match(news);
-          expect(JSON.stringify(visible(await threads.match(news)))).toBe(JSON.stringify(visible(want)));
-          found += want.stats.accountsWithDuplicates;
-          const created = news.filter((r) => !want.duplicates.has(r.id)).map((r) => ({ ...r, id: `k-${r.id}` }));
-          single.addBaseline(created);
-          threads.addBaseline(created);
-        }
-        expect(found).toBeGreaterThan(50);
-      } finally {
-        await threads.close();
-      }
-    }, 120_000);
+      },
+      scaled(120_000),
+    );
   }
 
   it('below minRecords no thread starts; at it they start, and close() ends them', async () => {
@@ -95,7 +101,7 @@ describe('matching in worker threads', () => {
          process.stdout.write(JSON.stringify({ available: workerEntryAvailable(), live, found: r.duplicates.size }));
        });`,
     );
-    await build({
+    buildSync({
       entryPoints: [join(dir, 'entry.ts')],
       bundle: true,
       platform: 'node',

@@ -65,6 +65,17 @@ function run(s: MatchingSettings, parameters?: ModelParameters, exhaustive = fal
   return { result, params: m.parameters() };
 }
 
+let people: ReturnType<typeof run> | undefined;
+/**
+ * run(PEOPLE): the organisation matched with parameters its first match() estimates. The same
+ * figures for every test that compares with it, so it is computed once per file (the tests only read
+ * it); a test that proves something about estimating runs its own matcher.
+ */
+function estimatedPeople(): ReturnType<typeof run> {
+  people ??= run(PEOPLE);
+  return people;
+}
+
 function pairs(result: MatchResult): string[] {
   const out: string[] = [];
   for (const list of result.duplicates.values())
@@ -109,7 +120,7 @@ describe('probabilistic model: estimation', () => {
   });
 
   it('given parameters give the same results as the estimated ones (round trip through JSON)', () => {
-    const first = run(PEOPLE);
+    const first = estimatedPeople();
     expect(first.params).toBeDefined();
     const stored = JSON.parse(JSON.stringify(first.params)) as ModelParameters;
     const second = run(PEOPLE, stored);
@@ -119,7 +130,7 @@ describe('probabilistic model: estimation', () => {
   });
 
   it('stored parameters are matched to the attributes by name: the same attributes in another order reuse them', () => {
-    const first = run(PEOPLE);
+    const first = estimatedPeople();
     const stored = JSON.parse(JSON.stringify(first.params)) as ModelParameters;
     const reordered = settings({ attributes: [...PEOPLE.attributes].reverse() });
     const second = run(reordered, stored);
@@ -134,7 +145,7 @@ describe('probabilistic model: estimation', () => {
   });
 
   it('estimate() of all accounts gives what the first match() of them estimates, matches nothing, and then matches with it', () => {
-    const first = run(PEOPLE);
+    const first = estimatedPeople();
     const { identities, accounts } = organisation(7);
     const m = buildMatcher(PEOPLE);
     m.addBaseline(identities);
@@ -151,7 +162,7 @@ describe('probabilistic model: estimation', () => {
   });
 
   it('estimate() does nothing with given parameters or the rules model; useParameters() switches to stored ones', () => {
-    const { params } = run(PEOPLE);
+    const { params } = estimatedPeople();
     const { identities, accounts } = organisation(7);
     expect(buildMatcher(PEOPLE, { parameters: params }).estimate(accounts)).toBeUndefined();
     expect(
@@ -162,12 +173,12 @@ describe('probabilistic model: estimation', () => {
     m.estimate(accounts.slice(0, 1));
     m.useParameters(params!);
     expect(m.parameters()).toEqual(params);
-    expect(pairs(m.match(accounts, { topK: Infinity }))).toEqual(pairs(run(PEOPLE).result));
+    expect(pairs(m.match(accounts, { topK: Infinity }))).toEqual(pairs(estimatedPeople().result));
     expect(() => m.useParameters({ ...params!, prior: 2 })).toThrow(/re-estimate/);
   });
 
   it('rejects stored parameters that do not fit the configuration', () => {
-    const { params } = run(PEOPLE);
+    const { params } = estimatedPeople();
     const other = settings({ attributes: [{ attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 }] });
     expect(() => buildMatcher(other, { parameters: params })).toThrow(FusionError);
     expect(() => buildMatcher(other, { parameters: params })).toThrow(/re-estimate/);
@@ -184,7 +195,7 @@ describe('probabilistic model: estimation', () => {
 });
 
 describe('probabilistic model: results', () => {
-  const { result } = run(PEOPLE);
+  const { result } = estimatedPeople();
 
   it('sets probability, match weight, one explanation entry per attribute and the prior, score = probability %', () => {
     const all = [...result.duplicates.values()].flat();
@@ -274,17 +285,15 @@ describe('probabilistic model: results', () => {
   it('a namesake with another employee number and e-mail in the same domain falls below the threshold', () => {
     const { identities } = organisation(7);
     const twin = identities.find((i) => i.attributes.lastName !== 'smith')!;
-    const m = buildMatcher(PEOPLE);
-    m.addBaseline(identities);
-    const estimated = m.match(organisation(7).accounts);
-    expect(estimated.duplicates.size).toBeGreaterThan(0);
+    const estimated = estimatedPeople();
+    expect(estimated.result.duplicates.size).toBeGreaterThan(0);
     const a = twin.attributes;
     const same = { id: 'same', attributes: { ...a } };
     const namesake = {
       id: 'namesake',
       attributes: { ...a, email: String(a.email).replace('@', '2@'), employeeNumber: 'E99999' },
     };
-    const fixed = buildMatcher(PEOPLE, { parameters: m.parameters() });
+    const fixed = buildMatcher(PEOPLE, { parameters: estimated.params });
     fixed.addBaseline(identities);
     const r = fixed.match([same, namesake], { topK: Infinity });
     expect(r.duplicates.get('same')?.[0]?.candidateId).toBe(twin.id);

@@ -15,6 +15,7 @@ import { inProcessShard } from '../../src/core/matching/parallel/shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
 import { visible, visibleAcrossSplits } from './support/visible-result';
+import { scaled } from '../support/time-factor';
 
 const RULES: MatchingSettings[] = [
   {
@@ -116,14 +117,18 @@ describe('sharded matching == one thread (phase 1 in slices, merged in order, ph
     });
   }
 
-  it('probabilistic model: the estimate from sharded blocking, then every batch', async () => {
-    const { identities, accounts } = generate(11, 800, 800);
-    const all = [...identities, ...accounts];
-    expect(await replay(PEOPLE, all, identities.length, 500, 2, true)).toBeGreaterThan(100);
-    expect(await replay(PEOPLE, all, identities.length, 300, 1, false)).toBeGreaterThan(100);
-    expect(await replay(PEOPLE, all, identities.length, 400, 0, true)).toBeGreaterThan(100);
-    // A hang guard: three replays of 1,600 records take about 30 s on a loaded 2-core machine.
-  }, 300_000);
+  it(
+    'probabilistic model: the estimate from sharded blocking, then every batch',
+    async () => {
+      const { identities, accounts } = generate(11, 800, 800);
+      const all = [...identities, ...accounts];
+      expect(await replay(PEOPLE, all, identities.length, 500, 2, true)).toBeGreaterThan(100);
+      expect(await replay(PEOPLE, all, identities.length, 300, 1, false)).toBeGreaterThan(100);
+      expect(await replay(PEOPLE, all, identities.length, 400, 0, true)).toBeGreaterThan(100);
+      // A hang guard: three replays of 1,600 records take about 30 s on a loaded 2-core machine.
+    },
+    scaled(300_000),
+  );
 
   it('same-run duplicates: an account of a later slice finds one of an earlier slice', async () => {
     const settings: MatchingSettings = {
@@ -147,33 +152,37 @@ describe('sharded matching == one thread (phase 1 in slices, merged in order, ph
 });
 
 describe('the combined (surname key, name token) index across threads', () => {
-  it('main configuration at 10k: the same duplicates and counts with 1 and 2 threads, whichever index each thread chose', async () => {
-    const { identities, accounts } = generate(20261120, 10_000, 1_000);
-    const single = buildMatcher(MAIN_SETTINGS);
-    const sharded = buildParallelMatcher(MAIN_SETTINGS, {}, { shards: 1, startShard: inProcessShard, minRecords: 0 });
-    const combined = `${MAIN_SETTINGS.attributes[0]!.attribute}+${MAIN_SETTINGS.attributes[1]!.attribute}`;
-    let viaCombined = 0;
-    let found = 0;
-    try {
-      single.addBaseline(identities);
-      sharded.addBaseline(identities);
-      for (let i = 0; i < accounts.length; i += 250) {
-        const batch = accounts.slice(i, i + 250);
-        const want = single.match(batch, { topK: Infinity });
-        const got = await sharded.match(batch, { topK: Infinity });
-        expect(JSON.stringify(visibleAcrossSplits(got))).toBe(JSON.stringify(visibleAcrossSplits(want)));
-        viaCombined += want.stats.generatorUse[combined] ?? 0;
-        found += want.stats.accountsWithDuplicates;
-        single.addBaseline(batch);
-        sharded.addBaseline(batch);
+  it(
+    'main configuration at 10k: the same duplicates and counts with 1 and 2 threads, whichever index each thread chose',
+    async () => {
+      const { identities, accounts } = generate(20261120, 10_000, 1_000);
+      const single = buildMatcher(MAIN_SETTINGS);
+      const sharded = buildParallelMatcher(MAIN_SETTINGS, {}, { shards: 1, startShard: inProcessShard, minRecords: 0 });
+      const combined = `${MAIN_SETTINGS.attributes[0]!.attribute}+${MAIN_SETTINGS.attributes[1]!.attribute}`;
+      let viaCombined = 0;
+      let found = 0;
+      try {
+        single.addBaseline(identities);
+        sharded.addBaseline(identities);
+        for (let i = 0; i < accounts.length; i += 250) {
+          const batch = accounts.slice(i, i + 250);
+          const want = single.match(batch, { topK: Infinity });
+          const got = await sharded.match(batch, { topK: Infinity });
+          expect(JSON.stringify(visibleAcrossSplits(got))).toBe(JSON.stringify(visibleAcrossSplits(want)));
+          viaCombined += want.stats.generatorUse[combined] ?? 0;
+          found += want.stats.accountsWithDuplicates;
+          single.addBaseline(batch);
+          sharded.addBaseline(batch);
+        }
+      } finally {
+        await sharded.close();
       }
-    } finally {
-      await sharded.close();
-    }
-    // The case this guards: accounts whose candidates came from the combined index.
-    expect(viaCombined).toBeGreaterThan(0);
-    expect(found).toBeGreaterThan(100);
-  }, 120_000);
+      // The case this guards: accounts whose candidates came from the combined index.
+      expect(viaCombined).toBeGreaterThan(0);
+      expect(found).toBeGreaterThan(100);
+    },
+    scaled(120_000),
+  );
 });
 
 describe('a long call lets the event loop turn (run-lock and job-lock renewals, progress, cancels)', () => {

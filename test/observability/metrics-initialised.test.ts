@@ -7,7 +7,7 @@
 import { createLogger } from '../../src/observability/logger';
 import { METRIC } from '../../src/observability/metric-names';
 import { COMMAND_TYPES } from '../../src/core/command-types';
-import { startWorkerMatchingShards, type MatchingShards } from '../../src/runtime/matching-shards';
+import { startWorkerMatchingShards, type MatchingShards } from '../../src/queue/worker-matching-shards';
 import { createProductionRunner } from '../../src/runtime/production-runner';
 import { loadEnv } from '../../src/server/env';
 import { startServer, type RunningServer } from '../../src/server/server';
@@ -15,6 +15,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { proxyItems } from '../../src/proxy-client';
 import { parsePromText, samples, type Sample } from '../support/prom-text';
 import { redisUrl, uniquePrefix } from '../support/redis';
+import { scaled } from '../support/time-factor';
 
 const PASSWORD = 'metrics-test-password-0123456789';
 /** Counters with no series at start: the limiter key is only known once a tenant is served (see limiterLabel). */
@@ -102,7 +103,7 @@ describe('metrics at start (queue mode, api and worker in one process, productio
     expect(res.status).toBe(401);
     // The count lands when the response is finished, which the client may see first.
     let all = await scrape();
-    const end = Date.now() + 10_000;
+    const end = Date.now() + scaled(10_000);
     while (samples(all, METRIC.httpRequests, { status: '401' })[0]?.value !== 1 && Date.now() < end)
       all = await scrape();
     const routes = new Set(samples(all, METRIC.httpRequests).map((s) => s.labels.route));

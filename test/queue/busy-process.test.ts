@@ -8,8 +8,9 @@ import { JobCrypto } from '../../src/queue/job-crypto';
 import { QueueDispatcher } from '../../src/queue/queue-dispatcher';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { uniquePrefix } from '../support/redis';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 function blockFor(ms: number): void {
   const end = performance.now() + ms;

@@ -17,6 +17,7 @@ import { ShardJobWorker, type ShardJobWorkerOptions } from '../../src/queue/shar
 import { aggregate, PROBABILISTIC, RULES, tenant } from '../core/aggregation-output';
 import { collect, context, failure } from '../core/support';
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
+import { scaled } from '../support/time-factor';
 
 const SECRET = 'top-secret-value';
 
@@ -109,112 +110,136 @@ describe('aggregation over matching child jobs', () => {
       { enableBatching: false },
     ],
   ] as const) {
-    it(`${label}: the same accounts and review forms as one thread, nothing secret or left in Redis`, async () => {
-      const one = await aggregate(tenant(matching, extra, { threads: 1, minRecords: 0 }));
-      let scanned = '';
-      startWorker({
-        // Mid-run, with the run's baseline, new records and job data all in Redis.
-        beforeWrite: async () => {
-          if (!scanned) scanned = await everything();
-        },
-      });
-      const h = tenant(matching, extra, { threads: 1, minRecords: 0 });
-      h.deps.matchingShards = provider;
-      expect(await aggregate(h)).toEqual(one);
-      // Enough forms that equal results say something (the probabilistic model opens 7 on this tenant).
-      expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThanOrEqual(5);
-      // The children did the work, and saw what they needed.
-      expect(completed.length).toBeGreaterThanOrEqual(2);
-      expect(scanned).toContain('fusion:shard:');
-      expect(scanned).not.toContain(SECRET);
-      expect(scanned).not.toContain('clientSecret');
-      expect(await leftovers()).toEqual([]);
-    }, 120_000);
+    it(
+      `${label}: the same accounts and review forms as one thread, nothing secret or left in Redis`,
+      async () => {
+        const one = await aggregate(tenant(matching, extra, { threads: 1, minRecords: 0 }));
+        let scanned = '';
+        startWorker({
+          // Mid-run, with the run's baseline, new records and job data all in Redis.
+          beforeWrite: async () => {
+            if (!scanned) scanned = await everything();
+          },
+        });
+        const h = tenant(matching, extra, { threads: 1, minRecords: 0 });
+        h.deps.matchingShards = provider;
+        expect(await aggregate(h)).toEqual(one);
+        // Enough forms that equal results say something (the probabilistic model opens 7 on this tenant).
+        expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThanOrEqual(5);
+        // The children did the work, and saw what they needed.
+        expect(completed.length).toBeGreaterThanOrEqual(2);
+        expect(scanned).toContain('fusion:shard:');
+        expect(scanned).not.toContain(SECRET);
+        expect(scanned).not.toContain('clientSecret');
+        expect(await leftovers()).toEqual([]);
+      },
+      scaled(120_000),
+    );
   }
 
-  it('matching threads serve the children by default (the worker entry is there)', async () => {
-    const one = await aggregate(tenant(RULES, {}, { threads: 1, minRecords: 0 }));
-    startWorker({ startShard: undefined });
-    const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
-    h.deps.matchingShards = provider;
-    expect(await aggregate(h)).toEqual(one);
-    expect(completed.length).toBeGreaterThanOrEqual(2);
-  }, 120_000);
+  it(
+    'matching threads serve the children by default (the worker entry is there)',
+    async () => {
+      const one = await aggregate(tenant(RULES, {}, { threads: 1, minRecords: 0 }));
+      startWorker({ startShard: undefined });
+      const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
+      h.deps.matchingShards = provider;
+      expect(await aggregate(h)).toEqual(one);
+      expect(completed.length).toBeGreaterThanOrEqual(2);
+    },
+    scaled(120_000),
+  );
 
-  it('a child whose worker stops mid-job (lock lapses) is run again by another worker: same output, no duplicate', async () => {
-    const one = await aggregate(tenant(RULES, {}, { threads: 1, minRecords: 0 }));
-    const stuck = gate();
-    const release = gate();
-    let stuckJob: string | undefined;
-    const dying = startWorker({
-      concurrency: 1,
-      lockDurationMs: 1000,
-      beforeWrite: async (job: Job<ShardJobData>) => {
-        if (stuckJob) return;
-        stuckJob = String(job.id);
-        stuck.open();
-        await release.wait;
-      },
-    });
-    const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
-    h.deps.matchingShards = provider;
-    const output = aggregate(h);
-    await stuck.wait;
-    // Hard stop: no lock renewal, the job stays active with its slice unwritten.
-    await dying.worker.close(true);
-    startWorker({ lockDurationMs: 1000, stalledIntervalMs: 200 });
-    expect(await output).toEqual(one);
-    expect(completed).toContain(stuckJob);
-    // The stopped worker's late write after the run is refused: nothing appears.
-    release.open();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await leftovers()).toEqual([]);
-  }, 120_000);
+  it(
+    'a child whose worker stops mid-job (lock lapses) is run again by another worker: same output, no duplicate',
+    async () => {
+      const one = await aggregate(tenant(RULES, {}, { threads: 1, minRecords: 0 }));
+      const stuck = gate();
+      const release = gate();
+      let stuckJob: string | undefined;
+      const dying = startWorker({
+        concurrency: 1,
+        lockDurationMs: 1000,
+        beforeWrite: async (job: Job<ShardJobData>) => {
+          if (stuckJob) return;
+          stuckJob = String(job.id);
+          stuck.open();
+          await release.wait;
+        },
+      });
+      const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
+      h.deps.matchingShards = provider;
+      const output = aggregate(h);
+      await stuck.wait;
+      // Hard stop: no lock renewal, the job stays active with its slice unwritten.
+      await dying.worker.close(true);
+      startWorker({ lockDurationMs: 1000, stalledIntervalMs: 200 });
+      expect(await output).toEqual(one);
+      expect(completed).toContain(stuckJob);
+      // The stopped worker's late write after the run is refused: nothing appears.
+      release.open();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await leftovers()).toEqual([]);
+    },
+    scaled(120_000),
+  );
 
-  it('cancel: the run ends at once, its waiting children are removed and no key is left', async () => {
-    const stuck = gate();
-    const release = gate();
-    startWorker({
-      concurrency: 1,
-      beforeWrite: async () => {
-        stuck.open();
-        await release.wait;
-      },
-    });
-    const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
-    h.deps.matchingShards = provider;
-    const abort = new AbortController();
-    const done = failure(createAccountListCommand(h.deps)({}, h.config, context([], abort.signal)));
-    await stuck.wait;
-    abort.abort();
-    expect((await done).code).toBe('COMMAND_CANCELLED');
-    // The second child never started: it is gone from the queue.
-    expect(await redis.llen(`${prefix}:fusion-commands-shards:wait`)).toBe(0);
-    release.open();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await leftovers()).toEqual([]);
-  }, 120_000);
+  it(
+    'cancel: the run ends at once, its waiting children are removed and no key is left',
+    async () => {
+      const stuck = gate();
+      const release = gate();
+      startWorker({
+        concurrency: 1,
+        beforeWrite: async () => {
+          stuck.open();
+          await release.wait;
+        },
+      });
+      const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
+      h.deps.matchingShards = provider;
+      const abort = new AbortController();
+      const done = failure(createAccountListCommand(h.deps)({}, h.config, context([], abort.signal)));
+      await stuck.wait;
+      abort.abort();
+      expect((await done).code).toBe('COMMAND_CANCELLED');
+      // The second child never started: it is gone from the queue.
+      expect(await redis.llen(`${prefix}:fusion-commands-shards:wait`)).toBe(0);
+      release.open();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await leftovers()).toEqual([]);
+    },
+    scaled(120_000),
+  );
 
-  it('a child that keeps failing fails the run with MATCHING_SHARD_FAILED, naming the job and the cause', async () => {
-    startWorker({
-      startShard: (settings: MatchingSettings): Shard => {
-        const real = inProcessShard(settings);
-        return { ...real, block: () => Promise.reject(new Error('engine exploded')) };
-      },
-    });
-    const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
-    h.deps.matchingShards = provider;
-    const e = await failure(createAccountListCommand(h.deps)({}, h.config, context()));
-    expect(e.code).toBe('MATCHING_SHARD_FAILED');
-    expect(e.message).toMatch(/matching child job .+-0-\d failed: engine exploded/);
-    expect(await leftovers()).toEqual([]);
-  }, 120_000);
+  it(
+    'a child that keeps failing fails the run with MATCHING_SHARD_FAILED, naming the job and the cause',
+    async () => {
+      startWorker({
+        startShard: (settings: MatchingSettings): Shard => {
+          const real = inProcessShard(settings);
+          return { ...real, block: () => Promise.reject(new Error('engine exploded')) };
+        },
+      });
+      const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
+      h.deps.matchingShards = provider;
+      const e = await failure(createAccountListCommand(h.deps)({}, h.config, context()));
+      expect(e.code).toBe('MATCHING_SHARD_FAILED');
+      expect(e.message).toMatch(/matching child job .+-0-\d failed: engine exploded/);
+      expect(await leftovers()).toEqual([]);
+    },
+    scaled(120_000),
+  );
 
-  it('batches too small for children (batching off, rules model: one account per call) stay in-thread', async () => {
-    startWorker();
-    const h = tenant(RULES, { enableBatching: false }, { threads: 1, minRecords: 0 });
-    h.deps.matchingShards = provider;
-    await collect(createAccountListCommand(h.deps)({}, h.config, context()));
-    expect(completed).toEqual([]);
-  }, 120_000);
+  it(
+    'batches too small for children (batching off, rules model: one account per call) stay in-thread',
+    async () => {
+      startWorker();
+      const h = tenant(RULES, { enableBatching: false }, { threads: 1, minRecords: 0 });
+      h.deps.matchingShards = provider;
+      await collect(createAccountListCommand(h.deps)({}, h.config, context()));
+      expect(completed).toEqual([]);
+    },
+    scaled(120_000),
+  );
 });

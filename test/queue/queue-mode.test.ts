@@ -8,6 +8,7 @@ import { waitListKey } from '../../src/queue/queue-names';
 import { CLIENT_SECRET, PASSWORD, commandBody, delay, post, startHarness, workerFor } from '../server/harness';
 import { redisUrl } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
+import { scaled } from '../support/time-factor';
 
 /** Every value stored under keys matching `pattern`, whatever the Redis type. */
 async function dumpKeys(redis: Redis, pattern: string): Promise<{ keys: string[]; text: string }> {
@@ -41,7 +42,7 @@ function startRequest(url: string, body: unknown): { cut: () => void; done: Prom
   return { cut: () => req.destroy(), done };
 }
 
-async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = scaled(5000)): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

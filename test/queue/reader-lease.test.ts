@@ -22,8 +22,9 @@ import {
   workerFor,
   type Harness,
 } from '../server/harness';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 describe('reader lease (queue mode)', () => {
   let h: Harness;
@@ -61,7 +62,7 @@ describe('reader lease (queue mode)', () => {
     expect(ttl).toBeLessThanOrEqual(READER_LEASE_MS);
     expect(heldPastLifetime).toBe(true);
     expect(h.runner.executions[before]!.cancelled).toBe(false);
-    const end = Date.now() + 10_000;
+    const end = Date.now() + scaled(10_000);
     while ((await leaseKeys()).length > 0 && Date.now() < end) await delay(25);
     expect(await leaseKeys()).toEqual([]);
   });
@@ -105,7 +106,7 @@ describe('reader lease (queue mode)', () => {
           // What a Redis paused longer than the lease leaves: the key expired, the api alive.
           const keys = await leaseKeys();
           await h.redis!.del(...keys);
-          const end = Date.now() + 30_000;
+          const end = Date.now() + scaled(30_000);
           while (!restored && Date.now() < end) {
             restored = (await h.redis!.exists(keys[0]!)) === 1;
             await delay(25);
@@ -140,7 +141,7 @@ describe('reader lease (queue mode)', () => {
       await h.redis!.del(keys.reader);
       await runner.waitFor((e) => e[0]?.cancelled === true, 60_000);
       expect(runner.executions[0]).toMatchObject({ cancelled: true, finished: false });
-      const end = Date.now() + 10_000;
+      const end = Date.now() + scaled(10_000);
       while ((worker.activeJobs > 0 || (await h.redis!.exists(keys.stream)) === 1) && Date.now() < end) await delay(25);
       expect(worker.activeJobs).toBe(0);
       expect(await h.redis!.exists(keys.stream)).toBe(0);
@@ -174,7 +175,7 @@ describe('reader lease (queue mode)', () => {
       );
       await queue.queue.add('std:account:list', legacy, { jobId: 'legacy', removeOnComplete: true });
       await runner.waitFor((e) => e.length === 1, 30_000);
-      const end = Date.now() + 30_000;
+      const end = Date.now() + scaled(30_000);
       while ((await queue.queue.getJob('orphan')) && Date.now() < end) await delay(25);
       expect(await queue.queue.getJob('orphan')).toBeUndefined();
       expect(runner.executions.map((e) => e.jobId)).toEqual(['legacy']);

@@ -14,8 +14,9 @@ import { redisTarget } from '../../src/server/redis-settings';
 import { commandBody, ndjsonItems, post, startHarness, type Harness } from '../server/harness';
 import { freePort } from '../support/free-port';
 import { redisServerBinary } from '../support/own-redis';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const USER = 'fusion';
 /** What the issue saw KEDA receive URL-encoded (p%40ss): here it must arrive as is everywhere. */
@@ -134,7 +135,7 @@ describe('Redis over TLS with a private CA and an ACL user', () => {
       retryStrategy: () => null,
     });
     probe.on('error', () => undefined);
-    const end = Date.now() + 20_000;
+    const end = Date.now() + scaled(20_000);
     for (;;) {
       try {
         await probe.connect();

@@ -13,6 +13,7 @@ import { ResultStreamReader } from '../../src/queue/result-stream-reader';
 import { ResultStreamWriter, type ResultStreamWriterOptions } from '../../src/queue/result-stream-writer';
 import { redisPing } from '../support/redis-ping';
 import { redisUrl, uniquePrefix } from '../support/redis';
+import { scaled } from '../support/time-factor';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -22,7 +23,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
-async function until(fn: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+async function until(fn: () => Promise<boolean>, timeoutMs = scaled(10_000)): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await fn())) {
     if (Date.now() > end) throw new Error('condition not met in time');

@@ -6,10 +6,11 @@ import { resultKeys, type ResultKeys } from '../../src/queue/result-keys';
 import { ResultStreamReader } from '../../src/queue/result-stream-reader';
 import { ResultStreamWriter, type ResultStreamWriterOptions } from '../../src/queue/result-stream-writer';
 import { redisUrl, uniquePrefix } from '../support/redis';
+import { scaled } from '../support/time-factor';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until(fn: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+async function until(fn: () => Promise<boolean>, timeoutMs = scaled(10_000)): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await fn())) {
     if (Date.now() > end) throw new Error('condition not met in time');

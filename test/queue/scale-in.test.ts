@@ -12,8 +12,9 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { freePort } from '../support/free-port';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { Proc } from '../support/serve-process';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(180_000);
+jest.setTimeout(scaled(180_000));
 
 const PASSWORD = 'scale-in-proxy-password-5b2e8c1d';
 const QUEUE = 'fusion-commands';
@@ -99,7 +100,7 @@ describe('scale-in during an aggregation (SIGTERM to the worker running it)', ()
     expect(await control.llen(waitListKey(QUEUE))).toBe(0);
     expect(await control.llen(activeListKey(QUEUE))).toBe(1);
 
-    worker.child.kill('SIGTERM');
+    worker.signal('SIGTERM');
     // It drains: out of rotation, still alive, the job still active.
     await until('the worker reports not ready', async () => (await fetch(`${worker.url}/readyz`)).status === 503);
     expect(worker.alive).toBe(true);
@@ -134,7 +135,7 @@ describe('scale-in during an aggregation (SIGTERM to the worker running it)', ()
     const running = aggregate();
     running.catch(() => undefined);
     await until('the run is held', () => sim.control.counters().faultsInjected > heldBefore);
-    worker.child.kill('SIGTERM');
+    worker.signal('SIGTERM');
     await expect(running).rejects.toThrow(/shut down before it finished/);
     expect(await worker.exited).toBe(0);
     sim.control.releaseHeld();
@@ -164,7 +165,7 @@ describe('scale-in during an aggregation (SIGTERM to the worker running it)', ()
     const running = aggregate();
     running.catch(() => undefined);
     await until('the run is held', () => sim.control.counters().faultsInjected > heldBefore);
-    worker.child.kill('SIGTERM');
+    worker.signal('SIGTERM');
     await expect(running).rejects.toThrow(/shut down before it finished/);
     sim.control.releaseHeld();
     // The worker stays to be scraped once more (it used to exit within 0.1-0.2 s, its last counters unread).

@@ -10,8 +10,9 @@ import { READER_LEASE_MS, resultKeys } from '../../src/queue/result-keys';
 import { ScriptedRunner } from '../support/scripted-runner';
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
 import { HARNESS_JOB_KEY, commandBody, delay } from '../server/harness';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 it('a job whose key vanished while it ran is reported as such, not as "Redis cannot be used"', async () => {
   const redis = openRedis();
@@ -42,7 +43,7 @@ it('a job whose key vanished while it ran is reported as such, not as "Redis can
     // The job's hash goes away under the running job (an eviction, a removal by an operator).
     await redis.del(`bull:${queueName}:vanish`);
     runner.release('go');
-    const end = Date.now() + 20_000;
+    const end = Date.now() + scaled(20_000);
     while (!lines.some((l) => /vanish/.test(l) && /"level":"(warn|error)"/.test(l)) && Date.now() < end)
       await delay(25);
     const text = lines.join('');

@@ -2,7 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+// buildSync: no esbuild service process lives on in the jest worker (the run checks none is left).
+import { buildSync } from 'esbuild';
 
 const ROOT = resolve(__dirname, '..', '..');
 export const NODE_MODULES = join(ROOT, 'node_modules');
@@ -14,7 +15,7 @@ export const NODE_MODULES = join(ROOT, 'node_modules');
  */
 export async function buildForSpcx(): Promise<string> {
   const out = join(mkdtempSync(join(tmpdir(), 'fusion-spcx-')), 'index.js');
-  await build({
+  buildSync({
     entryPoints: [join(ROOT, 'src/connector/index.ts')],
     bundle: true,
     platform: 'node',

@@ -11,8 +11,9 @@ import { OWNER_CHUNK } from '../../src/core/matching/parallel/parallel-matcher';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { execInChild, packAndExtract } from './connector-build';
 import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(180_000);
+jest.setTimeout(scaled(180_000));
 
 const MODELS = {
   rules: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },

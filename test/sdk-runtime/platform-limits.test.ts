@@ -18,8 +18,9 @@ import { startFakeProxyServer, writeChunk, type TestServer } from '../support/fa
 import { captureLogger } from '../proxy-client/capture-logger';
 import { buildForSpcx, execInChild, packAndExtract } from './connector-build';
 import { spcxInvoke, startSpcx } from './spcx';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(180_000);
+jest.setTimeout(scaled(180_000));
 
 const PASSWORD = 'platform-limits-password-7781';
 const servers: TestServer[] = [];

@@ -18,8 +18,9 @@ import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
 import { buildForSpcx, execInChild, packAndExtract, type ExecCommand, type ExecResult } from './connector-build';
 import { spcxInvoke, startSpcx } from './spcx';
 import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const PASSWORD = 'sdk-runtime-proxy-password-5521';
 const LEVELS: Array<string | undefined> = [undefined, 'error', 'warn', 'info', 'debug'];

@@ -5,8 +5,9 @@
  */
 import type { EmbeddedDispatcher } from '../../src/dispatch/embedded-dispatcher';
 import { commandBody, delay, post, startHarness, type Harness, type Mode } from './harness';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 describe.each<Mode>(['embedded', 'queue'])('a client that leaves while the api waits on it (%s mode)', (mode) => {
   let h: Harness;

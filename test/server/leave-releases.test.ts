@@ -25,8 +25,9 @@ import {
   type Harness,
   type Mode,
 } from './harness';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(90_000);
+jest.setTimeout(scaled(90_000));
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;

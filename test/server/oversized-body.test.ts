@@ -6,8 +6,9 @@
 import net from 'node:net';
 import { proxyItems } from '../../src/proxy-client';
 import { commandBody, PASSWORD, startHarness, type Harness } from './harness';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const ELEVEN_MB = 11 * 1024 * 1024;
 

@@ -11,6 +11,7 @@ import {
   type Harness,
   type Mode,
 } from './harness';
+import { scaled } from '../support/time-factor';
 
 const MODES: Mode[] = ['embedded', 'queue'];
 
@@ -196,7 +197,7 @@ describe.each(MODES)('proxy endpoint, %s mode', (mode) => {
     expect(exec.cancelled).toBe(true);
     expect(exec.finished).toBe(false);
     if (mode === 'queue') {
-      const deadline = Date.now() + 3000;
+      const deadline = Date.now() + scaled(3000);
       while (h.server.worker!.activeJobs > 0 && Date.now() < deadline) await delay(20);
       expect(h.server.worker!.activeJobs).toBe(0);
     }

@@ -7,8 +7,9 @@
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { freePort } from '../support/free-port';
 import { Proc } from '../support/serve-process';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const PASSWORD = 'redis-gone-password-0123456789';
 
@@ -51,7 +52,7 @@ it('Redis gone: the outage is logged once, commands get 503; SIGTERM stops the p
   for (let i = 0; i < 5; i++) refused.push((await post()).status);
   expect(refused).toEqual([503, 503, 503, 503, 503]);
 
-  server.child.kill('SIGTERM');
+  server.signal('SIGTERM');
   expect(await server.exited).toBe(0);
   const text = server.logs.join('');
   expect(text).toContain('fusion-proxy stopped');

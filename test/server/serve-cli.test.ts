@@ -1,4 +1,5 @@
 import { run } from '../../src/cli/serve';
+import { scaled } from '../support/time-factor';
 
 /** Runs `fusion-proxy serve` in this process with a given environment, capturing stderr. */
 async function withEnv<T>(env: Record<string, string | undefined>, fn: (stderr: string[]) => Promise<T>): Promise<T> {
@@ -44,7 +45,7 @@ describe('fusion-proxy serve', () => {
         async (stderr) => {
           const listenersBefore = process.listenerCount('SIGTERM');
           const running = run([]);
-          const deadline = Date.now() + 5000;
+          const deadline = Date.now() + scaled(5000);
           while (!stderr.join('').includes('generated password') && Date.now() < deadline)
             await new Promise((r) => setTimeout(r, 20));
           expect(stderr.join('')).toMatch(

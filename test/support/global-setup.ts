@@ -1,5 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { redisServerBinary, startOwnRedis, waitForPing } from './own-redis';
+import { setTestRunDir } from './test-run';
+import { scaled } from './time-factor';
 
 /**
  * Provides a real Redis for the whole test run, in this order: REDIS_URL, a redis-server
@@ -29,9 +34,11 @@ async function startContainer(): Promise<{ url?: string; why: string }> {
 }
 
 export default async function globalSetup(): Promise<void> {
+  // The run's folder and the mark on every process a test starts (test-run.ts; checked in global-teardown.ts).
+  setTestRunDir(mkdtempSync(path.join(tmpdir(), 'fusion-test-run-')));
   const given = process.env.REDIS_URL;
   if (given) {
-    if (!(await waitForPing(given, 3000))) {
+    if (!(await waitForPing(given, scaled(3000)))) {
       throw new Error(`REDIS_URL=${given.replace(/\/\/[^@]*@/, '//***@')} does not answer PING`);
     }
     return;

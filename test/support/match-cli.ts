@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runMatch } from '../../src/cli/match';
+import { scaled } from './time-factor';
 
 /** A temporary folder for the calling test file, removed after its tests; `file` writes one file in it. */
 export function matchInputs(prefix: string): { dir: string; file: (name: string, content: string) => string } {
@@ -55,7 +56,7 @@ export async function renderedDom(page: string): Promise<string> {
   const { stdout } = await promisify(execFile)(
     chromiumBinary(),
     ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', `file://${page}`],
-    { maxBuffer: 32 * 1024 * 1024, timeout: 120_000 },
+    { maxBuffer: 32 * 1024 * 1024, timeout: scaled(120_000) },
   );
   return stdout;
 }

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
+import { scaled } from './time-factor';
 
 export interface RunningNginx {
   url: string;
@@ -21,8 +22,11 @@ function nginxBinary(): string {
 }
 
 async function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
+  const end = Date.now() + scaled(10_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}: ${log()}`);
+    if (Date.now() > end)
+      throw new Error(`nginx did not listen on port ${port} within ${scaled(10_000) / 1000} s: ${log()}`);
     const open = await new Promise<boolean>((resolve) => {
       const s = net.connect(port, '127.0.0.1');
       s.once('connect', () => {
@@ -70,14 +74,17 @@ http {
   let log = '';
   child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  await waitForPort(port, child, () => log);
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGQUIT');
-      }),
-  };
+  const close = (signal: NodeJS.Signals): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  try {
+    await waitForPort(port, child, () => log);
+  } catch (e) {
+    await close('SIGKILL');
+    throw e;
+  }
+  return { url: `http://127.0.0.1:${port}`, close: () => close('SIGQUIT') };
 }

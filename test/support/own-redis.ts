@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './free-port';
 import { redisPing } from './redis-ping';
+import { scaled } from './time-factor';
 
 /** A redis-server of the test's own (no persistence) that it may kill and start again on the same port. */
 export interface OwnRedis {
@@ -59,9 +60,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
         ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
         { stdio: 'ignore' },
       );
-      if (!(await waitForPing(url, 5000))) {
+      if (!(await waitForPing(url, scaled(5000)))) {
         killNow();
-        throw new Error(`redis-server from ${bin} did not answer PING on port ${port} within 5 s`);
+        throw new Error(`redis-server from ${bin} did not answer PING on port ${port} within ${scaled(5000) / 1000} s`);
       }
     },
     pause() {

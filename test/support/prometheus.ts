@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from './free-port';
+import { scaled } from './time-factor';
 
 const PROMETHEUS_BIN = '/usr/bin/prometheus';
 
@@ -85,15 +86,25 @@ export class Prometheus {
     p.child.on('error', (e) => p.output.push(String(e)));
     p.child.stdout!.on('data', (d: Buffer) => p.output.push(d.toString()));
     p.child.stderr!.on('data', (d: Buffer) => p.output.push(d.toString()));
-    const end = Date.now() + 60_000;
+    try {
+      await p.ready();
+      return p;
+    } catch (e) {
+      await p.stop();
+      throw e;
+    }
+  }
+
+  private async ready(): Promise<void> {
+    const end = Date.now() + scaled(60_000);
     for (;;) {
-      if (p.child.exitCode !== null) throw new Error(`prometheus exited: ${p.output.join('').slice(-2000)}`);
+      if (this.child.exitCode !== null) throw new Error(`prometheus exited: ${this.output.join('').slice(-2000)}`);
       try {
-        if ((await fetch(`${p.url}/-/ready`)).status === 200) return p;
+        if ((await fetch(`${this.url}/-/ready`)).status === 200) return;
       } catch {
         // not listening yet
       }
-      if (Date.now() > end) throw new Error(`prometheus not ready: ${p.output.join('').slice(-2000)}`);
+      if (Date.now() > end) throw new Error(`prometheus not ready: ${this.output.join('').slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -135,7 +146,7 @@ export class Prometheus {
 
   /** Resolves once every target has been scraped (successfully) after `afterSeconds`. */
   async scrapedAfter(afterSeconds: number, targets: number): Promise<void> {
-    const end = Date.now() + 60_000;
+    const end = Date.now() + scaled(60_000);
     for (;;) {
       // timestamp() of a bare selector is the scrape's time (of an expression, it would be the query's).
       const [up, at] = await Promise.all([this.query('up'), this.query('timestamp(up)')]);
@@ -147,7 +158,7 @@ export class Prometheus {
   }
 
   async stop(): Promise<void> {
-    if (this.child && this.child.exitCode === null) {
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((r) => this.child.once('exit', r));
       this.child.kill('SIGTERM');
       await exited;

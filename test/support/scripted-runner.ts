@@ -1,6 +1,7 @@
 import type { CommandContext, CommandOutput, CommandRunner } from '../../src/core/command-runner';
 import type { CommandType } from '../../src/core/command-types';
 import { FusionError } from '../../src/core/errors';
+import { scaled } from './time-factor';
 
 /**
  * What a scripted command does, sent by the test in `input.script` so the same runner works
@@ -79,7 +80,7 @@ export class ScriptedRunner {
   }
 
   /** Resolves when some execution satisfies `predicate` (checked on every change). */
-  async waitFor(predicate: (e: Execution[]) => boolean, timeoutMs = 5000): Promise<void> {
+  async waitFor(predicate: (e: Execution[]) => boolean, timeoutMs = scaled(5000)): Promise<void> {
     const end = Date.now() + timeoutMs;
     while (!predicate(this.executions)) {
       if (Date.now() > end) throw new Error('ScriptedRunner.waitFor timed out');

@@ -6,7 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+// buildSync: no esbuild service process lives on in the jest worker (the run checks none is left).
+import { buildSync } from 'esbuild';
+import { scaled } from './time-factor';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -22,7 +24,7 @@ function buildCli(): Promise<string> {
     mkdirSync(dir, { recursive: true });
     const own = join(dir, `main-${process.pid}.cjs`);
     const out = join(dir, 'main.cjs');
-    await build({
+    buildSync({
       entryPoints: [join(ROOT, 'src/cli/main.ts')],
       bundle: true,
       platform: 'node',
@@ -60,7 +62,7 @@ export async function runCli(
 export type Role = 'api' | 'worker' | 'all';
 
 export class Proc {
-  child!: ChildProcess;
+  child?: ChildProcess;
   readonly logs: string[] = [];
   exited!: Promise<number | null>;
 
@@ -69,43 +71,69 @@ export class Proc {
     readonly role: Role,
     readonly port: number,
     private readonly env: Record<string, string>,
+    /** How long start() waits for /readyz before it kills the process and rejects (scaled by TEST_TIME_FACTOR). */
+    private readonly readyWithinMs = 30_000,
   ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Started and not exited (false before start()). */
   get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Spawns `serve` and waits for /readyz; on any failure the process is killed before start() rejects. */
   async start(): Promise<void> {
     const cli = await buildCli();
-    this.child = spawn(process.execPath, [cli, 'serve'], {
+    const child = spawn(process.execPath, [cli, 'serve'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    this.child = child;
     const keep = (d: Buffer): void => void this.logs.push(d.toString('utf8'));
-    this.child.stdout!.on('data', keep);
-    this.child.stderr!.on('data', keep);
-    this.exited = new Promise((r) => this.child.once('exit', (code) => r(code)));
-    const end = Date.now() + 30_000;
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
+    try {
+      await this.ready();
+    } catch (e) {
+      await this.kill('SIGKILL');
+      throw e;
+    }
+  }
+
+  private async ready(): Promise<void> {
+    const limit = scaled(this.readyWithinMs);
+    const end = Date.now() + limit;
     for (;;) {
       if (!this.alive) throw new Error(`${this.name} exited at start: ${this.logs.join('').slice(-2000)}`);
       try {
-        const res = await fetch(`${this.url}/readyz`);
+        const res = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(limit) });
         if (res.status === 200) return;
       } catch {
         // not listening yet
       }
-      if (Date.now() > end) throw new Error(`${this.name} not ready within 30 s: ${this.logs.join('').slice(-2000)}`);
+      if (Date.now() > end)
+        throw new Error(`${this.name} not ready within ${limit / 1000} s: ${this.logs.join('').slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
 
+  /** Sends a signal without waiting for the exit (await `exited` for that). */
+  signal(signal: NodeJS.Signals): void {
+    if (!this.child) throw new Error(`${this.name} was never started`);
+    this.child.kill(signal);
+  }
+
   async kill(signal: NodeJS.Signals): Promise<void> {
-    if (!this.alive) return;
+    if (!this.child || !this.alive) return;
     this.child.kill(signal);
     await this.exited;
   }
@@ -134,7 +162,7 @@ export class Proc {
   /** Resident memory in MB, from /proc (Linux). */
   rssMb(): number {
     try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.child.pid}/status`, 'utf8'));
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.child?.pid}/status`, 'utf8'));
       return m ? Math.round(Number(m[1]) / 1024) : 0;
     } catch {
       return 0;

@@ -8,7 +8,7 @@ import type { CoreDeps } from '../core-deps';
 import type { Logger } from '../ports/logger';
 import type { CallOptions, PlatformSession, PlatformSource } from '../ports/platform';
 import { RecordingReviewQueue, type ReviewQueue } from '../ports/review-queue';
-import { compileAccountFilter, type AccountPredicate } from './account-filter';
+import { compileAccountFilter, type AccountPredicate } from '../config/account-filter';
 import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
 import { COUNTERS_KEY, CounterStore } from './counter-store';

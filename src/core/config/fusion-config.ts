@@ -1,4 +1,4 @@
-import { parseAccountFilterOrThrow } from '../aggregation/account-filter';
+import { parseAccountFilterOrThrow } from './account-filter';
 import { readApiUseSettings, type ApiUseSettings } from './api-use-settings';
 import { ConfigReader, isRecord } from './config-reader';
 import { errorMessage, isFusionError } from '../errors';

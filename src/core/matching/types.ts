@@ -49,14 +49,9 @@ export interface MatchingSettings {
 export const PRIOR_ATTRIBUTE = 'prior';
 export const PRIOR_LEVEL = 'share of matches';
 
-/** One attribute's contribution to a probabilistic match: its comparison level and that level's weight. */
-export interface LevelContribution {
-  attribute: string;
-  /** Comparison level name, e.g. "exact", "fuzzy >= 0.92", "different", "missing". */
-  level: string;
-  /** log2(m/u) of that level, after term-frequency adjustment; 0 for missing. */
-  weight: number;
-}
+import type { LevelContribution } from '../ports/match-explanation';
+
+export type { LevelContribution };
 
 /**
  * Estimated parameters of the probabilistic model: plain JSON, stored on the connector's source so

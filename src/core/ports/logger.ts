@@ -1,15 +1,3 @@
-/** The logging surface the core needs; pino loggers satisfy it. */
-export interface LogFn {
-  (obj: Record<string, unknown>, msg?: string): void;
-  (msg: string): void;
-}
-
-export interface Logger {
-  error: LogFn;
-  warn: LogFn;
-  info: LogFn;
-  debug: LogFn;
-}
-
-const noop: LogFn = () => undefined;
-export const silentLogger: Logger = { error: noop, warn: noop, info: noop, debug: noop };
+// The logging surface as the core sees it. Defined in observability, which owns logging and imports
+// nothing from core (the one direction between them: core -> observability).
+export { type LogFn, type Logger, silentLogger } from '../../observability/logger-port';

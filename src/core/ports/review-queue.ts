@@ -1,4 +1,4 @@
-import type { LevelContribution } from '../matching/types';
+import type { LevelContribution } from './match-explanation';
 
 /**
  * Where the aggregation sends a new account that has potential duplicates: it is NOT emitted as

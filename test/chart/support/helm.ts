@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { testRunDir } from '../../support/test-run';
 import { parseAllDocuments } from 'yaml';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -76,9 +78,59 @@ function templateArgs(opts: RenderOptions): string[] {
   return args;
 }
 
+/** Every file of a chart folder, hashed: a render is reused only for the same chart content. */
+function chartDigest(dir: string): string {
+  const hash = createHash('sha256');
+  const walk = (d: string): void => {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile())
+        hash.update(path.relative(dir, full)).update('\0').update(readFileSync(full)).update('\0');
+    }
+  };
+  walk(dir);
+  return hash.digest('hex');
+}
+
+const renders = new Map<string, HelmResult>();
+
+/**
+ * `helm template` memoised by its arguments and the chart's content: the same render is asked for by
+ * many tests in several files (about 45 helm processes otherwise). In this process a Map; across the
+ * run's jest workers a file under the run's folder (test/support/test-run.ts), written atomically.
+ */
+function template(opts: RenderOptions): HelmResult {
+  const args = templateArgs(opts);
+  const valueFiles = (opts.valuesFiles ?? []).map((f) => readFileSync(path.join(CI_VALUES_DIR, f)));
+  const key = createHash('sha256')
+    .update(JSON.stringify(args))
+    .update(chartDigest(opts.chartDir ?? CHART_DIR))
+    .update(Buffer.concat(valueFiles))
+    .digest('hex');
+  const known = renders.get(key);
+  if (known) return known;
+  const runDir = testRunDir();
+  const file = runDir && path.join(runDir, 'helm-renders', `${key}.json`);
+  if (file && existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as HelmResult;
+    renders.set(key, stored);
+    return stored;
+  }
+  const res = helm(args);
+  renders.set(key, res);
+  if (file) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, JSON.stringify(res));
+    renameSync(partial, file);
+  }
+  return res;
+}
+
 /** `helm template`, expected to fail: returns its stderr. */
 export function renderFailure(opts: RenderOptions): string {
-  const res = helm(templateArgs(opts));
+  const res = template(opts);
   if (res.status === 0) throw new Error(`helm template unexpectedly succeeded with ${JSON.stringify(opts)}`);
   return res.stderr;
 }
@@ -90,7 +142,7 @@ export interface Rendered {
 
 /** `helm template` that must succeed; returns the raw YAML and the parsed objects. */
 export function render(opts: RenderOptions = {}): Rendered {
-  const res = helm(templateArgs(opts));
+  const res = template(opts);
   if (res.status !== 0) throw new Error(`helm template failed (${JSON.stringify(opts)}):\n${res.stderr}`);
   const objects: K8sObject[] = [];
   for (const doc of parseAllDocuments(res.stdout)) {

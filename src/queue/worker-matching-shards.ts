@@ -5,11 +5,19 @@
  */
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
-import type { ServerEnv } from '../server/env';
-import { shardQueueName } from '../queue/queue-names';
-import { QueueShardProvider } from '../queue/queue-shard-provider';
-import { ShardJobWorker } from '../queue/shard-job-worker';
-import type { RedisHealth } from '../queue/redis-health';
+import { shardQueueName } from './queue-names';
+import { QueueShardProvider } from './queue-shard-provider';
+import { ShardJobWorker } from './shard-job-worker';
+import type { RedisHealth } from './redis-health';
+
+/** The worker's settings this needs, by their environment names (server/env.ts validates them). */
+export interface WorkerShardSettings {
+  QUEUE_NAME: string;
+  MATCHING_SHARD_JOBS: number | undefined;
+  WORKER_CONCURRENCY: number;
+  WORKER_LOCK_MS: number;
+  WORKER_STALLED_INTERVAL_MS: number;
+}
 
 export interface MatchingShards {
   provider: QueueShardProvider;
@@ -63,10 +71,7 @@ function startMatchingShards(opts: {
  * loads (the metrics tests) calls this, not its own copy of the mapping.
  */
 export function startWorkerMatchingShards(
-  env: Pick<
-    ServerEnv,
-    'QUEUE_NAME' | 'MATCHING_SHARD_JOBS' | 'WORKER_CONCURRENCY' | 'WORKER_LOCK_MS' | 'WORKER_STALLED_INTERVAL_MS'
-  >,
+  env: WorkerShardSettings,
   redis: { url: string; options?: RedisOptions },
   logger: Logger,
   /** The process's one view of Redis (shared with the command worker): one outage report. */
