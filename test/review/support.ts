@@ -56,7 +56,16 @@ export function pendingReview(over: Partial<PendingReview> & { candidates: Revie
   };
 }
 
-/** One "run": a queue over a fresh fusion-source namespace unless `fusionSourceId` is given. */
+/** Submits the reviews and sends them, as a run does once matching is over. */
+export async function submitAndSend(queue: ReviewFormQueue, ...reviews: PendingReview[]): Promise<void> {
+  for (const r of reviews) await queue.submit(r);
+  await queue.send();
+}
+
+/**
+ * One "run": a queue over a fresh fusion-source namespace unless `fusionSourceId` is given. Without
+ * `platform` in `over`, the queue has no notification outbox (the namespace is no platform source).
+ */
 export class Harness {
   readonly review: ReviewPlatform;
   readonly ownerId: string;
@@ -76,7 +85,7 @@ export class Harness {
     const log = capturingLogger();
     const queue = new ReviewFormQueue({
       review: this.review,
-      platform: this.client,
+      platform: { getIdentity: (id, opts) => this.client.getIdentity(id, opts) },
       fusionSource: { id: fusionSourceId, name: 'Identity Fusion', owner: { id: this.ownerId, name: 'owner' } },
       ownerIsGlobalReviewer: false,
       expirationDays: 7,
@@ -108,6 +117,14 @@ export class Harness {
       .workflowRuns()
       .map((r) => r.input as { subject: string; body: string; recipients: string[] })
       .filter((i) => typeof i.body === 'string' && i.body.includes(`id ${accountId})`));
+  }
+
+  /** The candidates with the display data a run takes from its baseline (identity name and attributes). */
+  withDetails(list: ReviewCandidate[]): ReviewCandidate[] {
+    return list.map((c) => {
+      const identity = this.sim.tenant.identities.get(c.candidateId);
+      return identity ? { ...c, details: { name: identity.name, attributes: identity.attributes } } : c;
+    });
   }
 
   /** Identity ids holding "<source> Reviewer" in the simulated tenant. */
