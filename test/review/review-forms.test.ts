@@ -174,7 +174,8 @@ describe('review forms against the simulator', () => {
     const contractors = h.holders('Contractors').filter((id) => id !== h.ownerId);
     // Every reviewer is told once: the owner (global reviewer) of all three forms, the others of theirs.
     const received = (id: string): Array<{ subject: string; body: string }> =>
-      runs.map((r) => r.input as { subject: string; body: string; recipients: string[] })
+      runs
+        .map((r) => r.input as { subject: string; body: string; recipients: string[] })
         .filter((r) => r.recipients.includes(emailOf(id)));
     const reviewers = [...new Set([h.ownerId, ...ldap, ...contractors])];
     for (const id of reviewers) expect(received(id)).toHaveLength(1);

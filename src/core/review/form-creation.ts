@@ -14,7 +14,7 @@ import { label, pendingEntry, type AccountRef } from './review-log';
 import type { Reviewer } from './types';
 
 export async function createReviewForm(
-c: QueueContext,
+  c: QueueContext,
   review: PendingReview,
   reviewers: Reviewer[],
   forms: Map<string, ReviewFormGroup>,
@@ -94,4 +94,3 @@ c: QueueContext,
     ...(inst.url ? { url: inst.url } : {}),
   });
 }
-

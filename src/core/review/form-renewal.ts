@@ -13,7 +13,7 @@ import { noticeOf } from './review-notices';
 import type { ReviewDecision } from './types';
 
 export async function renewExpired(
-c: QueueContext,
+  c: QueueContext,
   d: Extract<ReviewDecision, { kind: 'expired' }>,
   g: ReviewFormGroup,
   reading: GroupReading,
@@ -75,4 +75,3 @@ c: QueueContext,
   c.notices.add(noticeOf(d, inst));
   return renewed;
 }
-

@@ -155,8 +155,7 @@ export class ReviewNotices {
         `${reviewerIds.length} reviewer(s) were not notified of ${entries.length} review form(s): ${outcome.reason}. The forms are in their task list${retry ? '; the next run sends the notification again' : ''}`,
       );
       if (retry) return;
-    }
-    else stats.notificationsSent++;
+    } else stats.notificationsSent++;
     const missing = reviewers.filter((r) => !r.email).map((r) => `${r.name} (${r.id})`);
     if (missing.length)
       log.warn(
