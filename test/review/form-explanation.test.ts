@@ -1,7 +1,6 @@
 import type { ReviewCandidate } from '../../src/core/ports/review-queue';
 import { readFormAnswer } from '../../src/core/review/form-answer';
 import { buildFormContent, storedCandidates } from '../../src/core/review/form-content';
-import type { JsonObject } from '../../src/simulator/records';
 import { type Harness, candidates, pendingReview, submitAndSend, uid, useReviewSimulator } from './support';
 
 interface Section {
@@ -157,8 +156,7 @@ describe('a probabilistic review form on the simulator', () => {
     const review = pendingReview({ candidates: probabilistic() });
     const { queue } = h.queue(uid('fs'));
     await submitAndSend(queue, review);
-    const [def] = h.definitionsOf(review.accountId) as [JsonObject];
-    const all = JSON.stringify(def['formElements']);
+    const all = JSON.stringify(h.onlyInstance(review.accountId)['formElements']);
     expect(all).toContain('identity best, probability >99.9%');
     expect(all).toContain('email: exact, +9.8; lastName: different, -4.1');
     const input = h.onlyInstance(review.accountId)['formInput'] as Record<string, string>;

@@ -43,7 +43,13 @@ describe('the notification outbox', () => {
     await second.queue.readDecisions();
     await submitAndSend(second.queue, review);
     expect(h.instancesOf(review.accountId)).toHaveLength(1);
-    expect(h.definitionsOf(review.accountId)).toHaveLength(1);
+    expect(
+      new Set(
+        [...h.sim.tenant.formInstances.values()]
+          .filter((i) => (i['formInput'] as Record<string, unknown>)['accountId'] === review.accountId)
+          .map((i) => i['id']),
+      ).size,
+    ).toBe(1);
     const holders = h.holders('LDAP');
     const emails = new Set(holders.map((id) => String(h.sim.tenant.identities.get(id)?.attributes['email'])));
     const runs = h.sim.control

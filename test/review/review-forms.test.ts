@@ -6,7 +6,6 @@ import {
 } from '../../src/core/review';
 import { METRIC } from '../../src/observability/metric-names';
 import { registry } from '../../src/observability/metrics-registry';
-import type { JsonObject } from '../../src/simulator/records';
 import { type Harness, candidates, pendingReview, submitAndSend, uid, useReviewSimulator } from './support';
 
 const DAY = 86_400_000;
@@ -35,10 +34,13 @@ describe('review forms against the simulator', () => {
     const before = await formsCreatedMetric();
     await submitAndSend(queue, review);
 
-    const [def] = h.definitionsOf(review.accountId) as [JsonObject];
-    expect(def['name']).toBe(`Fusion Review - Ann Lee [LDAP] #${review.accountId}`);
-    expect(def['description']).toContain('Showing 10 of 300 candidates');
-    const sections = def['formElements'] as Array<{
+    // One shared definition of the layout; the instance shows the account's own content.
+    const rendered = h.onlyInstance(review.accountId);
+    const def = h.definitionOf(rendered);
+    expect(def['name']).toMatch(/^Fusion Review - shared layout [0-9a-f]{16}$/);
+    expect(JSON.stringify(def)).not.toContain(review.accountId);
+    expect(JSON.stringify(def)).not.toContain('Ann Lee');
+    const sections = rendered['formElements'] as Array<{
       id: string;
       config: { label: string; formElements: Array<{ key: string; config: Record<string, unknown> }> };
     }>;
@@ -116,7 +118,7 @@ describe('review forms against the simulator', () => {
     for (let run = 0; run < 2; run++) {
       const { queue, log } = h.queue(ns());
       await submitAndSend(queue, review);
-      expect(h.definitionsOf(review.accountId)).toEqual([]);
+      expect(h.instancesOf(review.accountId)).toEqual([]);
       const errors = log.at('error');
       expect(errors).toHaveLength(1);
       expect(errors[0]!.msg).toContain('No reviewer for the potential duplicate Ann Lee [Unreviewed]');
@@ -146,7 +148,6 @@ describe('review forms against the simulator', () => {
     await queue.submit(review);
     await queue.send();
     await submitAndSend(h.queue(fs).queue, review);
-    expect(h.definitionsOf(review.accountId)).toHaveLength(1);
     expect(h.instancesOf(review.accountId)).toHaveLength(1);
     expect(h.runsFor(review.accountId)).toHaveLength(1);
     expect(queue.summary().formsCreated).toBe(1);
@@ -154,8 +155,12 @@ describe('review forms against the simulator', () => {
     // Two accounts with the same display name never share a form.
     const twin = pendingReview({ candidates: candidates(h.identityIds().slice(0, 2)) });
     await submitAndSend(queue, twin);
-    expect(h.definitionsOf(twin.accountId)).toHaveLength(1);
-    expect(h.definitionsOf(twin.accountId)[0]!['id']).not.toBe(h.definitionsOf(review.accountId)[0]!['id']);
+    expect(h.instancesOf(twin.accountId)).toHaveLength(1);
+    expect(h.instancesOf(twin.accountId)[0]!['id']).not.toBe(h.instancesOf(review.accountId)[0]!['id']);
+    // ... but the same layout's definition.
+    expect(h.instancesOf(twin.accountId)[0]!['formDefinitionId']).toBe(
+      h.instancesOf(review.accountId)[0]!['formDefinitionId'],
+    );
   });
 
   it('one message per reviewer per run, listing how many forms and linking each, through one workflow created once', async () => {
@@ -268,13 +273,13 @@ describe('review forms against the simulator', () => {
     });
     expect(s.invalid).toEqual([expect.objectContaining({ accountId: garbled.accountId })]);
     expect(log.at('error')[0]!.msg).toContain('cannot be applied');
-    expect(h.definitionsOf(garbled.accountId)).toEqual([]); // deleted: the account gets a new form
+    expect(h.instancesOf(garbled.accountId)).toEqual([]); // closed: the account gets a new form
 
     // A decided account is not re-formed before the aggregation completes the decision.
     await run2.submit(fresh);
-    expect(h.definitionsOf(fresh.accountId)).toHaveLength(1);
+    expect(h.instancesOf(fresh.accountId)).toHaveLength(1);
     for (const id of [fresh.accountId, linkA.accountId, linkB.accountId]) await run2.completeDecision(id);
-    for (const id of [fresh.accountId, linkA.accountId, linkB.accountId]) expect(h.definitionsOf(id)).toEqual([]);
+    for (const id of [fresh.accountId, linkA.accountId, linkB.accountId]) expect(h.instancesOf(id)).toEqual([]);
     await submitAndSend(run2, garbled);
     expect(h.instancesOf(garbled.accountId)).toHaveLength(1);
 
@@ -332,8 +337,12 @@ describe('review forms against the simulator', () => {
     }
     expect(h.runsFor(review.accountId)).toHaveLength(2);
 
-    // The operator deletes the form definition: the next run sends a fresh review.
-    await h.review.deleteFormDefinition(String(h.definitionsOf(review.accountId)[0]!['id']));
+    // The operator closes the instances, as the warning says: the next run sends a fresh review.
+    const warning = h.queue(fs);
+    await warning.queue.readDecisions();
+    const said = warning.log.at('warn').find((l) => l.msg.startsWith('Review expired:'))!;
+    expect(said.msg).toContain('close its form instance(s)');
+    for (const id of said.obj['instances'] as string[]) await h.review.closeFormInstance(id, 'operator', false);
     const r = h.queue(fs);
     expect((await r.queue.readDecisions()).has(review.accountId)).toBe(false);
     await submitAndSend(r.queue, review);
@@ -375,8 +384,8 @@ describe('review forms against the simulator', () => {
     const { queue } = h.queue(fs);
     await submitAndSend(queue, kept, gone);
     expect(await h.queue(fs).queue.discardUnseen(new Set([kept.accountId]))).toBe(1);
-    expect(h.definitionsOf(gone.accountId)).toEqual([]);
-    expect(h.definitionsOf(kept.accountId)).toHaveLength(1);
+    expect(h.instancesOf(gone.accountId)).toEqual([]);
+    expect(h.instancesOf(kept.accountId)).toHaveLength(1);
   });
 
   it('refuses nonsensical settings with CONFIG_INVALID', () => {

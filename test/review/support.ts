@@ -96,14 +96,24 @@ export class Harness {
     return { queue, log };
   }
 
-  /** Our definitions of an account in the simulator (by the "#<id>" key). */
+  /** Definitions of an account's own (forms made before shared layouts), by the "#<id>" key. */
   definitionsOf(accountId: string): JsonObject[] {
     return [...this.sim.tenant.formDefinitions.values()].filter((d) => String(d['name']).endsWith(` #${accountId}`));
   }
 
+  /** The account's form instances the connector has not closed (own or shared definitions). */
   instancesOf(accountId: string): JsonObject[] {
-    const ids = new Set(this.definitionsOf(accountId).map((d) => d['id']));
-    return [...this.sim.tenant.formInstances.values()].filter((i) => ids.has(i['formDefinitionId']));
+    const own = new Set(this.definitionsOf(accountId).map((d) => d['id']));
+    return [...this.sim.tenant.formInstances.values()].filter((i) => {
+      const closed = (i['formData'] as Record<string, unknown> | null)?.['fusionClosed'];
+      const input = i['formInput'] as Record<string, unknown>;
+      return !closed && (own.has(i['formDefinitionId']) || input['accountId'] === accountId);
+    });
+  }
+
+  /** The definition an instance belongs to. */
+  definitionOf(instance: JsonObject): JsonObject {
+    return this.sim.tenant.formDefinitions.get(String(instance['formDefinitionId'])) as JsonObject;
   }
 
   onlyInstance(accountId: string): JsonObject {

@@ -25,12 +25,17 @@ export async function renewExpired(
     since: d.since,
     rounds: d.rounds,
   };
-  const defName = g.definitions[0]?.name ?? '';
+  const defName = g.definitions[0]?.name;
+  const instances = g.instances.map((i) => i.id);
+  // A form of its own is deleted with its definition; a shared layout's instances are closed one by one.
+  const action = defName
+    ? `delete the form definition "${defName}"`
+    : `close its form instance(s) ${instances.join(', ')} (PATCH /beta/form-instances/{id} adding formData.fusionClosed, see docs/review-forms.md)`;
   if (d.rounds >= REVIEW_ROUNDS) {
     c.stats.expired.push({ ...entry, renewed: false });
     c.log.warn(
-      { accountId: d.accountId, rounds: d.rounds, since: d.since, form: defName },
-      `Review expired: the review of ${label(d)} expired ${d.rounds} times without an answer (first sent ${d.since}). The account stays out of the aggregation; delete the form definition "${defName}" to send a new review`,
+      { accountId: d.accountId, rounds: d.rounds, since: d.since, ...(defName ? { form: defName } : { instances }) },
+      `Review expired: the review of ${label(d)} expired ${d.rounds} times without an answer (first sent ${d.since}). The account stays out of the aggregation; ${action} to send a new review`,
     );
     return d;
   }

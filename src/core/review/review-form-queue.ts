@@ -18,7 +18,14 @@ import { FusionError } from '../errors';
 import type { Logger } from '../ports/logger';
 import type { CallOptions } from '../ports/platform';
 import type { PendingReview, ReviewQueue } from '../ports/review-queue';
-import { readGroup, scanReviewForms, type GroupReading, type ReviewFormGroup } from './decisions';
+import {
+  OPEN_STATES,
+  readGroup,
+  scanReviewForms,
+  type GroupReading,
+  type ReviewFormGroup,
+  type ReviewForms,
+} from './decisions';
 import { sourceOutbox } from './notification-outbox';
 import { ReviewNotifier } from './notifications';
 import { createReviewForm } from './form-creation';
@@ -57,7 +64,7 @@ export class ReviewFormQueue implements ReviewQueue {
   private readonly notices: ReviewNotices;
   /** Reviews submitted in this run, created by send(). */
   private readonly queued = new Map<string, PendingReview>();
-  private forms?: Promise<Map<string, ReviewFormGroup>>;
+  private forms?: Promise<ReviewForms>;
 
   constructor(private readonly o: ReviewFormQueueOptions) {
     if (!(o.expirationDays > 0))
@@ -99,8 +106,9 @@ export class ReviewFormQueue implements ReviewQueue {
    * Call once at the start of a run, before `submit`.
    */
   async readDecisions(): Promise<Map<string, ReviewDecision>> {
-    const groups = await scanReviewForms(this.o.review, this.o.fusionSource.id, this.opts);
-    this.forms = Promise.resolve(groups);
+    const forms = await scanReviewForms(this.o.review, this.o.fusionSource.id, this.opts);
+    this.forms = Promise.resolve(forms);
+    const groups = forms.groups;
     const now = this.now();
     const out = new Map<string, ReviewDecision>();
     for (const [accountId, g] of [...groups]) {
@@ -111,7 +119,7 @@ export class ReviewFormQueue implements ReviewQueue {
           { accountId, definitions: g.definitions.map((x) => x.name) },
           `A review form of account id ${accountId} had no form instance (an earlier run stopped while creating it); it was deleted and the account gets a new form`,
         );
-        await this.deleteGroup(g, groups);
+        await this.deleteGroup(g, groups, 'no instance');
         continue;
       }
       out.set(accountId, await this.apply(d, g, reading, groups));
@@ -161,7 +169,7 @@ export class ReviewFormQueue implements ReviewQueue {
           { accountId: d.accountId, reason: d.reason },
           `The review answer for ${label(d)} cannot be applied: ${d.reason}. The form is deleted and the account gets a new review form`,
         );
-        await this.deleteGroup(g, groups);
+        await this.deleteGroup(g, groups, `answer invalid: ${d.reason}`);
         return d;
       case 'expired':
         return renewExpired(this.context(), d, g, reading);
@@ -174,8 +182,8 @@ export class ReviewFormQueue implements ReviewQueue {
    * is not used: the queue resolves the reviewers itself.
    */
   async submit(review: PendingReview): Promise<void> {
-    const forms = await this.index();
-    if (forms.has(review.accountId) || this.queued.has(review.accountId)) {
+    const { groups } = await this.index();
+    if (groups.has(review.accountId) || this.queued.has(review.accountId)) {
       this.log.debug({ accountId: review.accountId }, 'The account already has a review form; no new form');
       return;
     }
@@ -208,7 +216,7 @@ export class ReviewFormQueue implements ReviewQueue {
     for (const p of planned) await createReviewForm(this.context(), p.review, p.reviewers, forms);
     const now = this.now();
     await this.notices.sendAll((accountId) => {
-      const g = forms.get(accountId);
+      const g = forms.groups.get(accountId);
       const reading = g && readGroup(g, now);
       return reading?.decision?.kind === 'pending' && reading.latest
         ? noticeOf(reading.decision, reading.latest)
@@ -218,9 +226,9 @@ export class ReviewFormQueue implements ReviewQueue {
 
   /** After the aggregation applied a decision: deletes the account's form(s) so it is never applied twice. */
   async completeDecision(accountId: string): Promise<void> {
-    const forms = await this.index();
-    const g = forms.get(accountId);
-    if (g) await this.deleteGroup(g, forms);
+    const { groups } = await this.index();
+    const g = groups.get(accountId);
+    if (g) await this.deleteGroup(g, groups, 'decision applied');
   }
 
   /**
@@ -229,11 +237,11 @@ export class ReviewFormQueue implements ReviewQueue {
    * all source account ids. Returns the number of accounts whose forms were deleted.
    */
   async discardUnseen(seen: ReadonlySet<string>): Promise<number> {
-    const forms = await this.index();
+    const { groups } = await this.index();
     let n = 0;
-    for (const g of [...forms.values()]) {
+    for (const g of [...groups.values()]) {
       if (seen.has(g.accountId) || this.queued.has(g.accountId)) continue;
-      await this.deleteGroup(g, forms);
+      await this.deleteGroup(g, groups, 'account no longer exists');
       n++;
       this.log.info(
         { accountId: g.accountId },
@@ -265,7 +273,7 @@ export class ReviewFormQueue implements ReviewQueue {
     };
   }
 
-  private index(): Promise<Map<string, ReviewFormGroup>> {
+  private index(): Promise<ReviewForms> {
     if (!this.forms) {
       this.forms = scanReviewForms(this.o.review, this.o.fusionSource.id, this.opts);
       this.forms.catch(() => {
@@ -275,8 +283,16 @@ export class ReviewFormQueue implements ReviewQueue {
     return this.forms;
   }
 
-  private async deleteGroup(g: ReviewFormGroup, groups: Map<string, ReviewFormGroup>): Promise<void> {
+  /**
+   * Removes an account's form: a definition of its own is deleted (its instances with it); an
+   * instance of a shared layout is closed (marked, and cancelled while still open).
+   */
+  private async deleteGroup(g: ReviewFormGroup, groups: Map<string, ReviewFormGroup>, reason: string): Promise<void> {
     for (const def of g.definitions) await this.o.review.deleteFormDefinition(def.id, this.opts);
+    const own = new Set(g.definitions.map((d) => d.id));
+    for (const inst of g.instances)
+      if (!own.has(inst.formDefinitionId))
+        await this.o.review.closeFormInstance(inst.id, reason, OPEN_STATES.has(inst.state), this.opts);
     groups.delete(g.accountId);
   }
 
