@@ -19,6 +19,7 @@ import type {
   WorkflowCreate,
   WorkflowRef,
 } from '../core/ports/review-platform';
+import { CLOSED_FORM_FIELD } from '../core/ports/review-platform';
 import { ENDPOINT, PAGE_MAX } from './endpoint-templates';
 import { offsetPages } from './paging';
 import { filterValue } from './filter-value';
@@ -197,6 +198,14 @@ export class ReviewPlatform implements ReviewPlatformPort {
       opts,
     );
     return toInstance(res.data);
+  }
+
+  async closeFormInstance(id: string, reason: string, cancel: boolean, opts?: CallOptions): Promise<void> {
+    const req: PlatformRequest = { method: 'PATCH', endpoint: ENDPOINT.formInstance, idempotent: true };
+    const ops: Array<Record<string, unknown>> = [{ op: 'add', path: `/formData/${CLOSED_FORM_FIELD}`, value: reason }];
+    if (cancel) ops.push({ op: 'replace', path: '/state', value: 'CANCELLED' });
+    const body = ops as unknown as Array<{ [key: string]: object }>;
+    await this.client.call(req, (ax, o) => this.forms(ax).patchFormInstance({ formInstanceID: id, body }, o), opts);
   }
 
   async findAccessProfileByName(name: string, opts?: CallOptions): Promise<AccessProfileRef | undefined> {

@@ -1,8 +1,7 @@
 import type { ReviewCandidate } from '../../src/core/ports/review-queue';
 import { readFormAnswer } from '../../src/core/review/form-answer';
 import { buildFormContent, storedCandidates } from '../../src/core/review/form-content';
-import type { JsonObject } from '../../src/simulator/records';
-import { type Harness, candidates, pendingReview, uid, useReviewSimulator } from './support';
+import { type Harness, candidates, pendingReview, submitAndSend, uid, useReviewSimulator } from './support';
 
 interface Section {
   id: string;
@@ -156,9 +155,8 @@ describe('a probabilistic review form on the simulator', () => {
   it('the created form explains its candidates, its instance keeps them, and the notification says the same', async () => {
     const review = pendingReview({ candidates: probabilistic() });
     const { queue } = h.queue(uid('fs'));
-    await queue.submit(review);
-    const [def] = h.definitionsOf(review.accountId) as [JsonObject];
-    const all = JSON.stringify(def['formElements']);
+    await submitAndSend(queue, review);
+    const all = JSON.stringify(h.onlyInstance(review.accountId)['formElements']);
     expect(all).toContain('identity best, probability >99.9%');
     expect(all).toContain('email: exact, +9.8; lastName: different, -4.1');
     const input = h.onlyInstance(review.accountId)['formInput'] as Record<string, string>;
@@ -176,10 +174,12 @@ describe('a probabilistic review form on the simulator', () => {
   it('a renewed form (expired, sent again) keeps the explanation in its input and its notification', async () => {
     const fs = uid('fs');
     const review = pendingReview({ candidates: probabilistic() });
-    await h.queue(fs).queue.submit(review);
+    await submitAndSend(h.queue(fs).queue, review);
     expect(h.sim.control.expireFormInstances([String(h.onlyInstance(review.accountId)['id'])])).toBe(1);
 
-    const decision = (await h.queue(fs).queue.readDecisions()).get(review.accountId);
+    const run2 = h.queue(fs).queue;
+    const decision = (await run2.readDecisions()).get(review.accountId);
+    await run2.send();
     expect(decision).toMatchObject({ kind: 'expired', renewed: true });
     const renewed = h.instancesOf(review.accountId)[1]!;
     const input = renewed['formInput'] as Record<string, string>;

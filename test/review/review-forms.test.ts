@@ -6,8 +6,7 @@ import {
 } from '../../src/core/review';
 import { METRIC } from '../../src/observability/metric-names';
 import { registry } from '../../src/observability/metrics-registry';
-import type { JsonObject } from '../../src/simulator/records';
-import { type Harness, candidates, pendingReview, uid, useReviewSimulator } from './support';
+import { type Harness, candidates, pendingReview, submitAndSend, uid, useReviewSimulator } from './support';
 
 const DAY = 86_400_000;
 
@@ -30,15 +29,18 @@ describe('review forms against the simulator', () => {
     );
     // scores in shuffled order: the form must rank them
     const scores = ids.map((_, i) => (i === 3 ? 99.9 : 60 + ((i * 37) % 300) / 10));
-    const review = pendingReview({ candidates: candidates(ids, (i) => scores[i] as number) });
+    const review = pendingReview({ candidates: h.withDetails(candidates(ids, (i) => scores[i] as number)) });
     const { queue } = h.queue(ns());
     const before = await formsCreatedMetric();
-    await queue.submit(review);
+    await submitAndSend(queue, review);
 
-    const [def] = h.definitionsOf(review.accountId) as [JsonObject];
-    expect(def['name']).toBe(`Fusion Review - Ann Lee [LDAP] #${review.accountId}`);
-    expect(def['description']).toContain('Showing 10 of 300 candidates');
-    const sections = def['formElements'] as Array<{
+    // One shared definition of the layout; the instance shows the account's own content.
+    const rendered = h.onlyInstance(review.accountId);
+    const def = h.definitionOf(rendered);
+    expect(def['name']).toMatch(/^Fusion Review - shared layout [0-9a-f]{16}$/);
+    expect(JSON.stringify(def)).not.toContain(review.accountId);
+    expect(JSON.stringify(def)).not.toContain('Ann Lee');
+    const sections = rendered['formElements'] as Array<{
       id: string;
       config: { label: string; formElements: Array<{ key: string; config: Record<string, unknown> }> };
     }>;
@@ -79,8 +81,8 @@ describe('review forms against the simulator', () => {
     expect(summary.pending.map((p) => p.accountId)).toEqual([review.accountId]);
     expect(await formsCreatedMetric()).toBe(before + 1);
     const [run] = h.runsFor(review.accountId);
-    expect(run!.body).toContain('Showing 10 of 300 candidates');
-    expect(run!.body.split('\n').filter((l) => /^\d+\. /.test(l))).toHaveLength(10);
+    expect(run!.body).toContain('Best 3 of 300 candidates');
+    expect(run!.body.split('\n').filter((l) => /^ +\d+\. /.test(l))).toHaveLength(3);
   });
 
   it('resolves reviewers: "<source> Reviewer" holders, plus the owner only with "Owner is global reviewer?", exact names', async () => {
@@ -115,8 +117,8 @@ describe('review forms against the simulator', () => {
     const review = pendingReview({ sourceName: 'Unreviewed', candidates: candidates(['x1']) });
     for (let run = 0; run < 2; run++) {
       const { queue, log } = h.queue(ns());
-      await queue.submit(review);
-      expect(h.definitionsOf(review.accountId)).toEqual([]);
+      await submitAndSend(queue, review);
+      expect(h.instancesOf(review.accountId)).toEqual([]);
       const errors = log.at('error');
       expect(errors).toHaveLength(1);
       expect(errors[0]!.msg).toContain('No reviewer for the potential duplicate Ann Lee [Unreviewed]');
@@ -134,7 +136,7 @@ describe('review forms against the simulator', () => {
     }
     // The owner as global reviewer makes the review possible.
     const { queue } = h.queue(ns(), { ownerIsGlobalReviewer: true });
-    await queue.submit(review);
+    await submitAndSend(queue, review);
     expect(h.onlyInstance(review.accountId)['recipients']).toEqual([{ type: 'IDENTITY', id: h.ownerId }]);
   });
 
@@ -144,38 +146,59 @@ describe('review forms against the simulator', () => {
     const { queue } = h.queue(fs);
     await Promise.all([queue.submit(review), queue.submit(review)]);
     await queue.submit(review);
-    await h.queue(fs).queue.submit(review);
-    expect(h.definitionsOf(review.accountId)).toHaveLength(1);
+    await queue.send();
+    await submitAndSend(h.queue(fs).queue, review);
     expect(h.instancesOf(review.accountId)).toHaveLength(1);
     expect(h.runsFor(review.accountId)).toHaveLength(1);
     expect(queue.summary().formsCreated).toBe(1);
 
     // Two accounts with the same display name never share a form.
     const twin = pendingReview({ candidates: candidates(h.identityIds().slice(0, 2)) });
-    await queue.submit(twin);
-    expect(h.definitionsOf(twin.accountId)).toHaveLength(1);
-    expect(h.definitionsOf(twin.accountId)[0]!['id']).not.toBe(h.definitionsOf(review.accountId)[0]!['id']);
+    await submitAndSend(queue, twin);
+    expect(h.instancesOf(twin.accountId)).toHaveLength(1);
+    expect(h.instancesOf(twin.accountId)[0]!['id']).not.toBe(h.instancesOf(review.accountId)[0]!['id']);
+    // ... but the same layout's definition.
+    expect(h.instancesOf(twin.accountId)[0]!['formDefinitionId']).toBe(
+      h.instancesOf(review.accountId)[0]!['formDefinitionId'],
+    );
   });
 
-  it('notifies all reviewers through one "Fusion review notification" workflow, created once', async () => {
+  it('one message per reviewer per run, listing how many forms and linking each, through one workflow created once', async () => {
     const { queue } = h.queue(ns(), { ownerIsGlobalReviewer: true });
     const a = pendingReview({ candidates: candidates(h.identityIds().slice(0, 3)) });
+    const a2 = pendingReview({ accountName: 'Bo Ray', candidates: candidates(h.identityIds().slice(1, 2)) });
     const b = pendingReview({ sourceName: 'Contractors', candidates: candidates(h.identityIds().slice(3, 4)) });
-    await queue.submit(a);
-    await queue.submit(b);
+    const runsBefore = h.sim.control.workflowRuns().length;
+    await submitAndSend(queue, a, a2, b);
     const workflows = [...h.sim.tenant.workflows.values()].filter((w) => w['name'] === NOTIFICATION_WORKFLOW);
     expect(workflows).toHaveLength(1);
-    const emailOf = (id: string): unknown => h.sim.tenant.identities.get(id)?.attributes['email'];
-    const [ra] = h.runsFor(a.accountId);
-    expect(ra!.subject).toBe('Identity Fusion review required: Ann Lee [LDAP]');
-    expect(ra!.recipients.sort()).toEqual([...new Set([...h.holders('LDAP'), h.ownerId])].map(emailOf).sort());
-    expect(ra!.body).toContain(String(h.onlyInstance(a.accountId)['standAloneFormUrl']));
-    const [rb] = h.runsFor(b.accountId);
-    expect(rb!.recipients.sort()).toEqual([...new Set([...h.holders('Contractors'), h.ownerId])].map(emailOf).sort());
-    expect(
-      h.sim.control.workflowRuns().filter((r) => r.workflowId === workflows[0]!['id']).length,
-    ).toBeGreaterThanOrEqual(2);
-    expect(queue.summary().notificationsSent).toBe(2);
+    const runs = h.sim.control.workflowRuns().slice(runsBefore);
+    expect(runs.every((r) => r.workflowId === workflows[0]!['id'])).toBe(true);
+    const emailOf = (id: string): string => String(h.sim.tenant.identities.get(id)?.attributes['email']);
+    const ldap = h.holders('LDAP').filter((id) => id !== h.ownerId);
+    const contractors = h.holders('Contractors').filter((id) => id !== h.ownerId);
+    // Every reviewer is told once: the owner (global reviewer) of all three forms, the others of theirs.
+    const received = (id: string): Array<{ subject: string; body: string }> =>
+      runs
+        .map((r) => r.input as { subject: string; body: string; recipients: string[] })
+        .filter((r) => r.recipients.includes(emailOf(id)));
+    const reviewers = [...new Set([h.ownerId, ...ldap, ...contractors])];
+    for (const id of reviewers) expect(received(id)).toHaveLength(1);
+    expect(runs.length).toBeLessThanOrEqual(reviewers.length);
+    const [own] = received(h.ownerId);
+    expect(own!.subject).toBe('Identity Fusion review required: 3 review forms');
+    expect(own!.body).toContain('3 review forms are waiting for you');
+    for (const r of [a, a2, b]) {
+      expect(own!.body).toContain(`(id ${r.accountId})`);
+      expect(own!.body).toContain(String(h.onlyInstance(r.accountId)['standAloneFormUrl']));
+    }
+    const onlyLdap = ldap.find((id) => !contractors.includes(id));
+    if (onlyLdap) {
+      const [mine] = received(onlyLdap);
+      expect(mine!.subject).toBe('Identity Fusion review required: 2 review forms');
+      expect(mine!.body).not.toContain(b.accountId);
+    }
+    expect(queue.summary().notificationsSent).toBe(runs.length);
   });
 
   it('a failed notification is a warning and a summary entry; the form is still created and pending', async () => {
@@ -183,7 +206,7 @@ describe('review forms against the simulator', () => {
     const review = pendingReview({ candidates: candidates(h.identityIds().slice(0, 1)) });
     h.sim.control.injectFault({ method: 'POST', pathTemplate: '/v3/workflows/{id}/test', status: 400 });
     try {
-      await queue.submit(review);
+      await submitAndSend(queue, review);
     } finally {
       h.sim.control.clearFaults();
     }
@@ -208,7 +231,7 @@ describe('review forms against the simulator', () => {
       pendingReview({ candidates: candidates([target, ids[6] as string, ids[7] as string]) });
     const [fresh, linkA, linkB, waiting, submitted, garbled] = [mk(), mk(), mk(), mk(), mk(), mk()];
     const run1 = h.queue(fs).queue;
-    for (const r of [fresh, linkA, linkB, waiting, submitted, garbled]) await run1.submit(r);
+    await submitAndSend(run1, fresh, linkA, linkB, waiting, submitted, garbled);
 
     const complete = (accountId: string, data: Record<string, unknown>, state?: 'SUBMITTED'): void => {
       h.sim.control.completeFormInstance(String(h.onlyInstance(accountId)['id']), data, state ? { state } : undefined);
@@ -250,14 +273,14 @@ describe('review forms against the simulator', () => {
     });
     expect(s.invalid).toEqual([expect.objectContaining({ accountId: garbled.accountId })]);
     expect(log.at('error')[0]!.msg).toContain('cannot be applied');
-    expect(h.definitionsOf(garbled.accountId)).toEqual([]); // deleted: the account gets a new form
+    expect(h.instancesOf(garbled.accountId)).toEqual([]); // closed: the account gets a new form
 
     // A decided account is not re-formed before the aggregation completes the decision.
     await run2.submit(fresh);
-    expect(h.definitionsOf(fresh.accountId)).toHaveLength(1);
+    expect(h.instancesOf(fresh.accountId)).toHaveLength(1);
     for (const id of [fresh.accountId, linkA.accountId, linkB.accountId]) await run2.completeDecision(id);
-    for (const id of [fresh.accountId, linkA.accountId, linkB.accountId]) expect(h.definitionsOf(id)).toEqual([]);
-    await run2.submit(garbled);
+    for (const id of [fresh.accountId, linkA.accountId, linkB.accountId]) expect(h.instancesOf(id)).toEqual([]);
+    await submitAndSend(run2, garbled);
     expect(h.instancesOf(garbled.accountId)).toHaveLength(1);
 
     // The read-only reader agrees and sees the rest.
@@ -276,7 +299,7 @@ describe('review forms against the simulator', () => {
   it('expiry: sent again once with a fresh expiry and a warning, then reported as "review expired" every run', async () => {
     const fs = ns();
     const review = pendingReview({ candidates: candidates(h.identityIds().slice(0, 12)) });
-    await h.queue(fs).queue.submit(review);
+    await submitAndSend(h.queue(fs).queue, review);
     const first = h.onlyInstance(review.accountId);
     expect(h.sim.control.expireFormInstances([String(first['id'])])).toBe(1);
 
@@ -295,6 +318,7 @@ describe('review forms against the simulator', () => {
       expect.objectContaining({ accountId: review.accountId, renewed: true, rounds: 1 }),
     ]);
     expect(run2.queue.summary().pending.map((p) => p.accountId)).toEqual([review.accountId]);
+    await run2.queue.send();
     const runs = h.runsFor(review.accountId);
     expect(runs).toHaveLength(2);
     expect(runs[1]!.body).toContain('sent again');
@@ -308,16 +332,20 @@ describe('review forms against the simulator', () => {
       expect(r.queue.summary().expired).toEqual([
         expect.objectContaining({ accountId: review.accountId, renewed: false, rounds: 2 }),
       ]);
-      await r.queue.submit(review); // no new form while the expired one exists
+      await submitAndSend(r.queue, review); // no new form (nor message) while the expired one exists
       expect(h.instancesOf(review.accountId)).toHaveLength(2);
     }
     expect(h.runsFor(review.accountId)).toHaveLength(2);
 
-    // The operator deletes the form definition: the next run sends a fresh review.
-    await h.review.deleteFormDefinition(String(h.definitionsOf(review.accountId)[0]!['id']));
+    // The operator closes the instances, as the warning says: the next run sends a fresh review.
+    const warning = h.queue(fs);
+    await warning.queue.readDecisions();
+    const said = warning.log.at('warn').find((l) => l.msg.startsWith('Review expired:'))!;
+    expect(said.msg).toContain('close its form instance(s)');
+    for (const id of said.obj['instances'] as string[]) await h.review.closeFormInstance(id, 'operator', false);
     const r = h.queue(fs);
     expect((await r.queue.readDecisions()).has(review.accountId)).toBe(false);
-    await r.queue.submit(review);
+    await submitAndSend(r.queue, review);
     expect(h.onlyInstance(review.accountId)['formInput']).toMatchObject({ round: '1' });
   });
 
@@ -327,7 +355,7 @@ describe('review forms against the simulator', () => {
       candidates: candidates(h.identityIds().slice(0, 2)),
       expiresAt: new Date(Date.now() + DAY).toISOString(),
     });
-    await h.queue(fs).queue.submit(review);
+    await submitAndSend(h.queue(fs).queue, review);
     const later = new Date(Date.now() + 2 * DAY);
     const { queue } = h.queue(fs, { now: () => later });
     expect((await queue.readDecisions()).get(review.accountId)).toMatchObject({ kind: 'expired', renewed: true });
@@ -354,11 +382,10 @@ describe('review forms against the simulator', () => {
     const kept = pendingReview({ candidates: candidates(h.identityIds().slice(0, 1)) });
     const gone = pendingReview({ candidates: candidates(h.identityIds().slice(0, 1)) });
     const { queue } = h.queue(fs);
-    await queue.submit(kept);
-    await queue.submit(gone);
+    await submitAndSend(queue, kept, gone);
     expect(await h.queue(fs).queue.discardUnseen(new Set([kept.accountId]))).toBe(1);
-    expect(h.definitionsOf(gone.accountId)).toEqual([]);
-    expect(h.definitionsOf(kept.accountId)).toHaveLength(1);
+    expect(h.instancesOf(gone.accountId)).toEqual([]);
+    expect(h.instancesOf(kept.accountId)).toHaveLength(1);
   });
 
   it('refuses nonsensical settings with CONFIG_INVALID', () => {

@@ -56,7 +56,16 @@ export function pendingReview(over: Partial<PendingReview> & { candidates: Revie
   };
 }
 
-/** One "run": a queue over a fresh fusion-source namespace unless `fusionSourceId` is given. */
+/** Submits the reviews and sends them, as a run does once matching is over. */
+export async function submitAndSend(queue: ReviewFormQueue, ...reviews: PendingReview[]): Promise<void> {
+  for (const r of reviews) await queue.submit(r);
+  await queue.send();
+}
+
+/**
+ * One "run": a queue over a fresh fusion-source namespace unless `fusionSourceId` is given. Without
+ * `platform` in `over`, the queue has no notification outbox (the namespace is no platform source).
+ */
 export class Harness {
   readonly review: ReviewPlatform;
   readonly ownerId: string;
@@ -76,7 +85,7 @@ export class Harness {
     const log = capturingLogger();
     const queue = new ReviewFormQueue({
       review: this.review,
-      platform: this.client,
+      platform: { getIdentity: (id, opts) => this.client.getIdentity(id, opts) },
       fusionSource: { id: fusionSourceId, name: 'Identity Fusion', owner: { id: this.ownerId, name: 'owner' } },
       ownerIsGlobalReviewer: false,
       expirationDays: 7,
@@ -87,14 +96,24 @@ export class Harness {
     return { queue, log };
   }
 
-  /** Our definitions of an account in the simulator (by the "#<id>" key). */
+  /** Definitions of an account's own (forms made before shared layouts), by the "#<id>" key. */
   definitionsOf(accountId: string): JsonObject[] {
     return [...this.sim.tenant.formDefinitions.values()].filter((d) => String(d['name']).endsWith(` #${accountId}`));
   }
 
+  /** The account's form instances the connector has not closed (own or shared definitions). */
   instancesOf(accountId: string): JsonObject[] {
-    const ids = new Set(this.definitionsOf(accountId).map((d) => d['id']));
-    return [...this.sim.tenant.formInstances.values()].filter((i) => ids.has(i['formDefinitionId']));
+    const own = new Set(this.definitionsOf(accountId).map((d) => d['id']));
+    return [...this.sim.tenant.formInstances.values()].filter((i) => {
+      const closed = (i['formData'] as Record<string, unknown> | null)?.['fusionClosed'];
+      const input = i['formInput'] as Record<string, unknown>;
+      return !closed && (own.has(i['formDefinitionId']) || input['accountId'] === accountId);
+    });
+  }
+
+  /** The definition an instance belongs to. */
+  definitionOf(instance: JsonObject): JsonObject {
+    return this.sim.tenant.formDefinitions.get(String(instance['formDefinitionId'])) as JsonObject;
   }
 
   onlyInstance(accountId: string): JsonObject {
@@ -108,6 +127,14 @@ export class Harness {
       .workflowRuns()
       .map((r) => r.input as { subject: string; body: string; recipients: string[] })
       .filter((i) => typeof i.body === 'string' && i.body.includes(`id ${accountId})`));
+  }
+
+  /** The candidates with the display data a run takes from its baseline (identity name and attributes). */
+  withDetails(list: ReviewCandidate[]): ReviewCandidate[] {
+    return list.map((c) => {
+      const identity = this.sim.tenant.identities.get(c.candidateId);
+      return identity ? { ...c, details: { name: identity.name, attributes: identity.attributes } } : c;
+    });
   }
 
   /** Identity ids holding "<source> Reviewer" in the simulated tenant. */

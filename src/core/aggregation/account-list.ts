@@ -46,6 +46,7 @@ import { ModelLifecycle } from './model-lifecycle';
 import { MODEL_PARAMETERS_KEY } from './model-parameters';
 import { RecordPacker, type PackedAccount } from './packed-account';
 import { enterRun, type RunGuard } from './run-guard';
+import { CandidateDirectory } from './candidate-directory';
 import { loadIdentityBaseline, readConnectorAccounts, type RunInputsArgs } from './run-inputs';
 import { RunScope } from './run-scope';
 import { RESET_KEY, prepareRun, type RunState } from './run-setup';
@@ -70,6 +71,8 @@ class AggregationRun {
   private readonly registry: UniqueRegistry;
   private matcher?: AsyncMatcher;
   private model?: ModelLifecycle;
+  /** Display data of the baseline for review forms (see candidate-directory.ts). */
+  private directory?: CandidateDirectory;
   /**
    * Full probabilistic run: the new accounts, held until every source is read so that the estimate
    * sees all of them (an estimate from the first batch alone could rest on no pair at all).
@@ -184,6 +187,7 @@ class AggregationRun {
       items: new AccountItemBuilder(config, this.state.generator, decisions, this.summary),
       reviewDefaults: {
         createdKeys,
+        ...(this.directory ? { directory: this.directory } : {}),
         reviewers: config.fusionOwnerIsGlobalReviewer && own.owner ? [own.owner.id] : [],
         expiresAt: () =>
           new Date(
@@ -283,11 +287,12 @@ class AggregationRun {
       return;
     }
     this.matcher = this.buildMatcher();
+    this.directory = new CandidateDirectory(config.matching.attributes.map((a) => a.attribute));
     if (!config.includeIdentities) {
       this.logger.info('Include identities in the scope? is off: new accounts are matched only against each other');
       return;
     }
-    await loadIdentityBaseline(this.inputs(), this.matcher, resetIdentities);
+    await loadIdentityBaseline(this.inputs(), this.matcher, resetIdentities, this.directory);
   }
 
   private buildMatcher(): AsyncMatcher {

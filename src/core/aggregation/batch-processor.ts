@@ -111,6 +111,7 @@ export class BatchProcessor {
       items.push(item);
       if (matcher) {
         this.d.createdKeys.add(item.identity);
+        this.d.reviewDefaults.directory?.add(item.identity, s.account.name, s.merged);
         baseline.push({ id: item.identity, attributes: s.merged });
       }
     }

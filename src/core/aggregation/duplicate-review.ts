@@ -1,6 +1,7 @@
 import type { PotentialDuplicate } from '../matching/types';
 import type { PlatformAccount } from '../ports/platform';
 import type { PendingReview } from '../ports/review-queue';
+import type { CandidateDirectory } from './candidate-directory';
 
 /** What every review of one run shares. */
 export interface ReviewDefaults {
@@ -10,6 +11,8 @@ export interface ReviewDefaults {
   reviewers: string[];
   /** ISO time a review submitted now expires ("Manual review expiration days"). */
   expiresAt: () => string;
+  /** Display data of the baseline's records: the form shows them without a platform look-up. */
+  directory?: CandidateDirectory;
 }
 
 /**
@@ -30,15 +33,19 @@ export function duplicateReview(
     accountName: account.name,
     sourceName: account.sourceName,
     attributes: merged,
-    candidates: duplicates.map((d) => ({
-      candidateId: d.candidateId,
-      candidateKind: defaults.createdKeys.has(d.candidateId) ? ('account' as const) : d.candidateKind,
-      score: d.score,
-      scores: d.scores,
-      ...(d.probability !== undefined ? { probability: d.probability } : {}),
-      ...(d.matchWeight !== undefined ? { matchWeight: d.matchWeight } : {}),
-      ...(d.explanation ? { explanation: d.explanation } : {}),
-    })),
+    candidates: duplicates.map((d) => {
+      const details = defaults.directory?.details(d.candidateId);
+      return {
+        candidateId: d.candidateId,
+        candidateKind: defaults.createdKeys.has(d.candidateId) ? ('account' as const) : d.candidateKind,
+        score: d.score,
+        scores: d.scores,
+        ...(d.probability !== undefined ? { probability: d.probability } : {}),
+        ...(d.matchWeight !== undefined ? { matchWeight: d.matchWeight } : {}),
+        ...(d.explanation ? { explanation: d.explanation } : {}),
+        ...(details ? { details } : {}),
+      };
+    }),
     reviewers: defaults.reviewers,
     expiresAt: defaults.expiresAt(),
   };

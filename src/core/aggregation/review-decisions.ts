@@ -99,6 +99,8 @@ export class ReviewDecisions {
   /** Completes the applied decisions and, after a full run, discards forms of accounts not read. */
   async close(scope: RunScope): Promise<unknown> {
     const r = this.reviews;
+    // Forms first: a decision completed below never races a form of this run.
+    await r.send?.();
     for (const accountId of this.applied) await r.completeDecision?.(accountId);
     // Forms of accounts that were not read (including disabled sources) no longer have an account.
     if (scope.mayDiscardForms && r.discardUnseen) await r.discardUnseen(this.seen);

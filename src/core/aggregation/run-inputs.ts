@@ -4,6 +4,7 @@
  * them on every run) and the identity baseline ("Identity Scope Query") the matcher compares against.
  */
 import type { FusionConfig } from '../config/fusion-config';
+import type { CandidateDirectory } from './candidate-directory';
 import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
 import type { MatchRecord } from '../matching/types';
 import type { Logger } from '../ports/logger';
@@ -55,12 +56,14 @@ export async function loadIdentityBaseline(
   a: RunInputsArgs,
   matcher: AsyncMatcher,
   resetIdentities: ReadonlySet<string>,
+  directory?: CandidateDirectory,
 ): Promise<void> {
   const { config, summary, logger } = a;
   let chunk: MatchRecord[] = [];
   for await (const identity of a.platform.searchIdentities(config.identityScopeQuery, a.opts)) {
     if (resetIdentities.has(identity.id)) continue;
     chunk.push({ id: identity.id, attributes: identity.attributes });
+    directory?.add(identity.id, identity.name, identity.attributes);
     summary.baselineIdentities++;
     if (chunk.length >= 1000) {
       matcher.addBaseline(chunk);

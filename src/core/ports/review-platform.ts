@@ -8,6 +8,9 @@ import type { CallOptions, PlatformIdentity } from './platform-common';
  * are streamed and either complete or throw.
  */
 
+/** formData field that marks an instance the connector is done with (see ReviewPlatformPort.closeFormInstance). */
+export const CLOSED_FORM_FIELD = 'fusionClosed';
+
 export type FormInstanceState = 'ASSIGNED' | 'IN_PROGRESS' | 'SUBMITTED' | 'COMPLETED' | 'CANCELLED';
 
 export interface FormDefinitionCreate {
@@ -89,6 +92,11 @@ export interface ReviewPlatformPort {
   listFormInstances(formDefinitionId: string, opts?: CallOptions): AsyncIterable<FormInstance>;
   getFormInstance(id: string, opts?: CallOptions): Promise<FormInstance | undefined>;
   setFormInstanceState(id: string, state: FormInstanceState, opts?: CallOptions): Promise<FormInstance>;
+  /**
+   * Marks an instance as done with (formData.fusionClosed = reason) and, when `cancel`, cancels it:
+   * instances of a shared definition cannot be deleted one by one.
+   */
+  closeFormInstance(id: string, reason: string, cancel: boolean, opts?: CallOptions): Promise<void>;
 
   /** Exact, case-sensitive name match (e.g. "HR Reviewer"). */
   findAccessProfileByName(name: string, opts?: CallOptions): Promise<AccessProfileRef | undefined>;

@@ -16,6 +16,11 @@ export interface ReviewCandidate {
   probability?: number;
   matchWeight?: number;
   explanation?: LevelContribution[];
+  /**
+   * What the form shows of the candidate (display name, attribute values), taken from the baseline the
+   * run already read: the review never looks a candidate up on the platform.
+   */
+  details?: { name?: string; attributes?: Record<string, unknown> };
 }
 
 export interface PendingReview {
@@ -37,7 +42,10 @@ export interface PendingReview {
  * a run are applied by the aggregation, which then completes them; see docs/review-forms.md.
  */
 export interface ReviewQueue {
+  /** Queues the account's review; forms are created by `send()`, once the run knows all of them. */
   submit(review: PendingReview): Promise<void>;
+  /** After matching: creates the run's forms and sends one notification per reviewer (owed ones too). */
+  send?(): Promise<void>;
   /** Decisions per source account id, read once at the start of a run. */
   readDecisions?(): Promise<Map<string, ReviewDecisionView>>;
   /** Called at the end of a run for every decision the run applied (deletes its form). */

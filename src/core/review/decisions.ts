@@ -7,17 +7,37 @@
  * that is late to cancel never makes us wait silently.
  */
 import type { CallOptions } from '../ports/platform';
-import type { FormDefinition, FormInstance, ReviewPlatformPort } from '../ports/review-platform';
+import {
+  CLOSED_FORM_FIELD,
+  type FormDefinition,
+  type FormInstance,
+  type ReviewPlatformPort,
+} from '../ports/review-platform';
 import { readFormAnswer } from './form-answer';
 import { INPUT, storedCandidates } from './form-content';
-import { FORM_NAME_PREFIX, accountIdOfForm, labelsOfForm } from './form-naming';
+import { FORM_NAME_PREFIX, accountIdOfForm, labelsOfForm, layoutOfForm } from './form-naming';
 import type { ReviewDecision, ReviewFormRef } from './types';
 
-/** Every definition and instance of one account's review (normally one definition). */
+/**
+ * Every definition and instance of one account's review: the instances of shared layout definitions
+ * that carry the account's id (`definitions` empty), or a definition of its own (forms created before
+ * shared layouts).
+ */
 export interface ReviewFormGroup {
   accountId: string;
   definitions: FormDefinition[];
   instances: FormInstance[];
+}
+
+/** Our forms: per account id its group, and the shared layout definitions by layout key. */
+export interface ReviewForms {
+  groups: Map<string, ReviewFormGroup>;
+  layouts: Map<string, FormDefinition>;
+}
+
+export function isClosed(inst: FormInstance): boolean {
+  const v = inst.formData[CLOSED_FORM_FIELD];
+  return v !== undefined && v !== null && v !== '';
 }
 
 export interface GroupReading {
@@ -29,33 +49,50 @@ export interface GroupReading {
   latest?: FormInstance;
 }
 
-const OPEN = new Set(['ASSIGNED', 'IN_PROGRESS', 'SUBMITTED']);
+export const OPEN_STATES: ReadonlySet<string> = new Set(['ASSIGNED', 'IN_PROGRESS', 'SUBMITTED']);
 
 function time(s: string | undefined): number {
   const t = s ? Date.parse(s) : NaN;
   return Number.isNaN(t) ? 0 : t;
 }
 
-/** Our definitions (prefix search, then our fusion-source marker) and their instances, grouped by account id. */
+/**
+ * Our definitions (prefix search, then our fusion-source marker) and their instances, grouped by
+ * account id; instances the connector closed are left out.
+ */
 export async function scanReviewForms(
   review: Pick<ReviewPlatformPort, 'searchFormDefinitions' | 'listFormInstances'>,
   fusionSourceId: string,
   opts?: CallOptions,
-): Promise<Map<string, ReviewFormGroup>> {
+): Promise<ReviewForms> {
   const groups = new Map<string, ReviewFormGroup>();
+  const layouts = new Map<string, FormDefinition>();
   for await (const def of review.searchFormDefinitions({ name: FORM_NAME_PREFIX, prefix: true }, opts)) {
+    const layout = layoutOfForm(def, fusionSourceId);
+    if (layout) {
+      layouts.set(layout, def);
+      continue;
+    }
     const accountId = accountIdOfForm(def, fusionSourceId);
     if (!accountId) continue;
     let g = groups.get(accountId);
     if (!g) groups.set(accountId, (g = { accountId, definitions: [], instances: [] }));
     g.definitions.push(def);
   }
-  for (const g of groups.values()) {
+  for (const g of groups.values())
     for (const def of g.definitions)
-      for await (const inst of review.listFormInstances(def.id, opts)) g.instances.push(inst);
-    g.instances.sort((a, b) => time(a.created) - time(b.created));
-  }
-  return groups;
+      for await (const inst of review.listFormInstances(def.id, opts)) if (!isClosed(inst)) g.instances.push(inst);
+  for (const def of layouts.values())
+    for await (const inst of review.listFormInstances(def.id, opts)) {
+      const accountId = inst.formInput[INPUT.accountId];
+      if (isClosed(inst) || typeof accountId !== 'string' || inst.formInput[INPUT.fusionSourceId] !== fusionSourceId)
+        continue;
+      let g = groups.get(accountId);
+      if (!g) groups.set(accountId, (g = { accountId, definitions: [], instances: [] }));
+      g.instances.push(inst);
+    }
+  for (const g of groups.values()) g.instances.sort((a, b) => time(a.created) - time(b.created));
+  return { groups, layouts };
 }
 
 function refOf(g: ReviewFormGroup, latest: FormInstance | undefined): ReviewFormRef {
@@ -79,7 +116,7 @@ function refOf(g: ReviewFormGroup, latest: FormInstance | undefined): ReviewForm
 export function readGroup(g: ReviewFormGroup, now: Date): GroupReading {
   const latest = g.instances.at(-1);
   const overdue = g.instances.filter(
-    (i) => OPEN.has(i.state) && i.expire !== undefined && time(i.expire) <= now.getTime(),
+    (i) => OPEN_STATES.has(i.state) && i.expire !== undefined && time(i.expire) <= now.getTime(),
   );
   if (!latest) return { overdue };
   const ref = refOf(g, latest);
@@ -100,7 +137,7 @@ export function readGroup(g: ReviewFormGroup, now: Date): GroupReading {
     return { decision, overdue, latest };
   }
 
-  const live = g.instances.filter((i) => OPEN.has(i.state) && !overdue.includes(i));
+  const live = g.instances.filter((i) => OPEN_STATES.has(i.state) && !overdue.includes(i));
   const newest = live.at(-1);
   if (newest) {
     const expiries = live
@@ -152,7 +189,7 @@ export async function readReviewDecisions(
 ): Promise<Map<string, ReviewDecision>> {
   const now = query.now ?? new Date();
   const out = new Map<string, ReviewDecision>();
-  for (const [id, g] of await scanReviewForms(review, query.fusionSourceId, opts)) {
+  for (const [id, g] of (await scanReviewForms(review, query.fusionSourceId, opts)).groups) {
     const d = readGroup(g, now).decision;
     if (d) out.set(id, d);
   }

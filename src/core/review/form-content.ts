@@ -32,6 +32,8 @@ export const INPUT = {
 /** A candidate as kept in the form input: id, kind, overall and per-attribute scores (and the explanation). */
 export interface StoredCandidate {
   id: string;
+  /** Display name (from the baseline), so a renewed form and a late notification name the candidate. */
+  name?: string;
   kind: CandidateKind;
   score: number;
   scores: Record<string, number>;
@@ -40,7 +42,7 @@ export interface StoredCandidate {
   explanation?: LevelContribution[];
 }
 
-/** Optional display data of a candidate (identities of the top K are looked up). */
+/** Optional display data of a candidate (from the baseline the run read; see ReviewCandidate.details). */
 export interface CandidateDetails {
   name?: string;
   attributes?: Record<string, unknown>;
@@ -59,6 +61,13 @@ export function rankCandidates(candidates: readonly ReviewCandidate[]): ReviewCa
     if (a.candidateKind !== b.candidateKind) return a.candidateKind === 'identity' ? -1 : 1;
     return a.candidateId < b.candidateId ? -1 : a.candidateId > b.candidateId ? 1 : 0;
   });
+}
+
+/** The display data the matcher's caller attached to the candidates. */
+export function candidateDetails(ranked: readonly ReviewCandidate[]): Map<string, CandidateDetails> {
+  const out = new Map<string, CandidateDetails>();
+  for (const c of ranked) if (c.details) out.set(c.candidateId, c.details);
+  return out;
 }
 
 export function shownCount(total: number, topK: number): number {
@@ -269,6 +278,7 @@ export function buildFormContent(
   ];
   const stored: StoredCandidate[] = ranked.map((c) => ({
     id: c.candidateId,
+    ...(details.get(c.candidateId)?.name ? { name: details.get(c.candidateId)?.name } : {}),
     kind: c.candidateKind,
     score: c.score,
     scores: c.scores,
@@ -314,6 +324,7 @@ export function storedCandidates(formInput: Record<string, unknown>): StoredCand
         kind: o.kind,
         score: o.score,
         scores: (o.scores && typeof o.scores === 'object' ? o.scores : {}) as Record<string, number>,
+        ...(typeof o.name === 'string' && o.name ? { name: o.name } : {}),
         ...storedExplanation(o),
       });
     }

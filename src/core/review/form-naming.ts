@@ -47,3 +47,22 @@ export function labelsOfForm(name: string): { accountName: string; sourceName: s
   const m = /^(.*) \[([^\]]*)\]$/.exec(body);
   return m ? { accountName: m[1] as string, sourceName: m[2] as string } : { accountName: body, sourceName: '' };
 }
+
+const LAYOUT = /\[fusion-layout:([0-9a-f]+)\]/;
+
+/** The shared definition of one layout (no "#<id>": it is nobody's form on its own). */
+export function layoutName(key: string): string {
+  return `${FORM_NAME_PREFIX}shared layout ${key}`;
+}
+
+export function layoutDescription(key: string, fusionSourceId: string): string {
+  return `Layout shared by the Identity Fusion review forms of this shape; each form instance carries its account and candidates [fusion-layout:${key}] [fusion-source:${fusionSourceId}]`;
+}
+
+/** The layout key of a shared definition of ours, or undefined. */
+export function layoutOfForm(def: { name: string; description?: string }, fusionSourceId: string): string | undefined {
+  if (!def.name.startsWith(FORM_NAME_PREFIX)) return undefined;
+  const owner = FUSION_SOURCE.exec(def.description ?? '');
+  if (!owner || owner[1] !== fusionSourceId) return undefined;
+  return LAYOUT.exec(def.description ?? '')?.[1];
+}

@@ -98,30 +98,53 @@ export class ReviewNotifier {
   }
 }
 
-export interface MessageInput {
+/** Candidates listed per form in a message (the form itself details reviewTopK and lists all). */
+export const CANDIDATES_PER_FORM_IN_MESSAGE = 3;
+
+/** One form a message points a reviewer to. */
+export interface NoticeEntry {
   accountId: string;
   accountName: string;
   sourceName: string;
   ranked: readonly ReviewCandidate[];
-  shown: number;
   details: ReadonlyMap<string, CandidateDetails>;
   url?: string;
-  expiresAt: string;
+  expiresAt?: string;
   /** 2 for a form sent again after it expired unanswered. */
   round: number;
 }
 
-export function reviewMessage(m: MessageInput): ReviewMessage {
-  const again = m.round > 1 ? ' (sent again: the first form expired unanswered)' : '';
-  const lines = [
-    `A new account may belong to a person who already has an identity${again}.`,
-    '',
-    `Account: ${m.accountName} [${m.sourceName}] (id ${m.accountId})`,
-    `${showingText(m.shown, m.ranked.length)}:`,
-    ...candidateLines(m.ranked.slice(0, m.shown), m.details),
-    '',
-    m.url ? `Open the review form: ${m.url}` : 'Open the review form from your task list.',
-    `The form expires on ${m.expiresAt}.${m.round > 1 ? ' This is the last round: if it expires again, the account stays out of the identity list until an administrator acts.' : ''}`,
+function entryLines(e: NoticeEntry, n: number): string[] {
+  const again = e.round > 1 ? ' - sent again: the first form expired unanswered' : '';
+  const shown = Math.min(e.ranked.length, CANDIDATES_PER_FORM_IN_MESSAGE);
+  return [
+    `${n}. Account: ${e.accountName} [${e.sourceName}] (id ${e.accountId})${again}`,
+    `   ${shown < e.ranked.length ? `Best ${shown} of ${e.ranked.length} candidates` : showingText(shown, e.ranked.length)}:`,
+    ...candidateLines(e.ranked.slice(0, shown), e.details).map((l) => `     ${l}`),
+    `   ${e.url ? `Open the review form: ${e.url}` : 'Open the review form from your task list.'}`,
+    ...(e.expiresAt
+      ? [
+          `   The form expires on ${e.expiresAt}.${e.round > 1 ? ' This is the last round: if it expires again, the account stays out of the identity list until an administrator acts.' : ''}`,
+        ]
+      : []),
   ];
-  return { subject: `Identity Fusion review required: ${m.accountName} [${m.sourceName}]`, body: lines.join('\n') };
+}
+
+/** One message for one reviewer (or reviewers with the same forms): how many forms, and each with its link. */
+export function reviewDigest(entries: readonly NoticeEntry[]): ReviewMessage {
+  const n = entries.length;
+  const first = entries[0];
+  const subject =
+    n === 1 && first
+      ? `Identity Fusion review required: ${first.accountName} [${first.sourceName}]`
+      : `Identity Fusion review required: ${n} review forms`;
+  const lines = [
+    n === 1
+      ? 'A new account may belong to a person who already has an identity: 1 review form is waiting for you.'
+      : `New accounts may belong to people who already have an identity: ${n} review forms are waiting for you.`,
+    '',
+    ...entries.flatMap((e, i) => [...entryLines(e, i + 1), '']),
+    'The first answer from any reviewer decides; the account stays out of the identity list until then.',
+  ];
+  return { subject, body: lines.join('\n') };
 }

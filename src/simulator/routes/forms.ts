@@ -1,5 +1,6 @@
 import { objectBody, ok, versioned, type RouteDef, type SimContext, type SimResponse } from '../context';
 import { badRequest, notFound } from '../errors';
+import { renderFormElements } from '../form-render';
 import { checkFilterFields, evalFilter, parseFilter, type FilterOp } from '../filter-parser';
 import { applyPatch, parsePatch } from '../json-patch';
 import { listParams, pageOfQuery, parseSorters, sortBy } from '../paging';
@@ -141,6 +142,7 @@ export function formRoutes(ctx: SimContext): RouteDef[] {
         const state = b['state'] ?? 'ASSIGNED';
         if (typeof state !== 'string' || !STATES.includes(state))
           throw badRequest(`state must be one of ${STATES.join(', ')}`);
+        const formInput = (b['formInput'] ?? {}) as JsonObject;
         const id = tenant.newId();
         const now = tenant.now();
         const inst: JsonObject = {
@@ -152,9 +154,9 @@ export function formRoutes(ctx: SimContext): RouteDef[] {
           formConditions: def['formConditions'],
           formData: null,
           formDefinitionId: defId,
-          formElements: def['formElements'],
+          formElements: renderFormElements(def, formInput),
           formErrors: [],
-          formInput: b['formInput'] ?? {},
+          formInput,
           recipients,
           standAloneForm: b['standAloneForm'] === true,
           standAloneFormUrl: `${ctx.baseurl}/ui/d/forms/${id}`,

@@ -1,0 +1,145 @@
+/**
+ * Platform calls a run spends on review forms (#27 item 3), counted by the simulator.
+ *
+ *   npm run bench:review-calls                       (3,000 identities, two managed sources)
+ *   BENCH_IDENTITIES=1000 npm run bench:review-calls (smaller)
+ *
+ * One std:account:list through the production runner against a simulated tenant, twice on two
+ * simulators with the same seed: once with review forms (the platform's custom forms, reviewers,
+ * notification workflow) and once with the forms off (the recording queue). The difference of the
+ * simulator's counters is what the reviews cost. Goals (exit 1 on a miss): <= 1.5 platform calls
+ * per review form; 0 per-form identity look-ups (the reviewer resolution's calls, at most 3 per
+ * source with forms, are per run and shown apart); notifications <= reviewers.
+ */
+import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
+import type { CommandContext } from '../src/core/command-runner';
+import type { CommandType } from '../src/core/command-types';
+import { silentLogger } from '../src/core/ports/logger';
+import { RecordingReviewQueue } from '../src/core/ports/review-queue';
+import { createProductionRunner } from '../src/runtime/production-runner';
+import { startSimulator, type RunningSimulator, type SimulatorCounters } from '../src/simulator';
+
+const IDENTITIES = Number(process.env.BENCH_IDENTITIES ?? 3000);
+const SEED = 27;
+const GOAL_CALLS_PER_FORM = 1.5;
+/** Reviewer resolution per source: the access profile, its holders, the owner. */
+const RESOLUTION_CALLS_PER_SOURCE = 3;
+const IDENTITY_TEMPLATES = ['POST /v3/search', 'GET /v3/identities/{id}', 'GET /v3/identities'];
+
+interface RunResult {
+  counters: SimulatorCounters;
+  summary: AggregationSummary;
+  reviewers: number;
+  sourcesWithForms: number;
+  seconds: number;
+}
+
+async function run(forms: boolean): Promise<RunResult> {
+  const sim: RunningSimulator = await startSimulator({
+    seed: SEED,
+    tenant: { identities: IDENTITIES, accountsPerSource: Math.round(IDENTITIES * 0.8) },
+    rateLimit: false,
+    logRequests: false,
+  });
+  try {
+    const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId as string);
+    const summaries: AggregationSummary[] = [];
+    const runner = createProductionRunner({
+      onAggregationSummary: (s) => summaries.push(s),
+      ...(forms ? {} : { reviewQueue: () => new RecordingReviewQueue() }),
+    });
+    const config = {
+      baseurl: sim.baseurl,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      spConnectorInstanceId: fusion.connectorAttributes['spConnectorInstanceId'],
+      sources: ['Contractors', 'LDAP'],
+      requestsPerSecond: 1000,
+      maxConcurrentRequests: 20,
+      matching: {
+        attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }],
+      },
+    };
+    const controller = new AbortController();
+    const ctx: CommandContext = {
+      logger: silentLogger,
+      signal: controller.signal,
+      jobId: `bench-${forms ? 'forms' : 'no-forms'}`,
+      progress: () => undefined,
+    };
+    sim.control.resetLog();
+    const started = Date.now();
+    for await (const _ of runner('std:account:list' as CommandType, {}, config, ctx)) void _;
+    const seconds = (Date.now() - started) / 1000;
+    const instances = [...sim.tenant.formInstances.values()];
+    const reviewers = new Set(instances.flatMap((i) => (i['recipients'] as Array<{ id: string }>).map((r) => r.id)))
+      .size;
+    const sourcesWithForms = new Set(instances.map((i) => (i['formInput'] as Record<string, unknown>)['sourceName']))
+      .size;
+    const summary = summaries[0];
+    if (!summary) throw new Error('the aggregation reported no summary');
+    return { counters: sim.control.counters(), summary, reviewers, sourcesWithForms, seconds };
+  } finally {
+    await sim.close();
+  }
+}
+
+function diff(a: SimulatorCounters, b: SimulatorCounters, template: string): number {
+  return (a.byTemplate[template] ?? 0) - (b.byTemplate[template] ?? 0);
+}
+
+async function main(): Promise<void> {
+  const withForms = await run(true);
+  const without = await run(false);
+  const review = withForms.summary.review as { formsCreated: number; notificationsSent: number } | undefined;
+  const forms = review?.formsCreated ?? 0;
+  if (forms === 0) throw new Error('the run created no review form: nothing to measure');
+  if (withForms.summary.potentialDuplicates !== without.summary.potentialDuplicates)
+    throw new Error('the two runs disagree on the potential duplicates: the comparison would be meaningless');
+
+  const total = withForms.counters.requests - without.counters.requests;
+  const identityCalls = IDENTITY_TEMPLATES.reduce((s, t) => s + diff(withForms.counters, without.counters, t), 0);
+  const resolution = RESOLUTION_CALLS_PER_SOURCE * withForms.sourcesWithForms;
+  const perFormLookups = Math.max(0, identityCalls - resolution) / forms;
+  const notifications = diff(withForms.counters, without.counters, 'POST /v3/workflows/{id}/test');
+  const perForm = total / forms;
+
+  const templates = new Set([
+    ...Object.keys(withForms.counters.byTemplate),
+    ...Object.keys(without.counters.byTemplate),
+  ]);
+  console.log(
+    `bench:review-calls - ${IDENTITIES} identities, two managed sources, one std:account:list (seed ${SEED})`,
+  );
+  console.log(
+    `  run with forms ${withForms.seconds.toFixed(1)} s, without ${without.seconds.toFixed(1)} s; ${forms} review forms, ${withForms.summary.accountsEmitted} items`,
+  );
+  console.log('  calls the reviews added, by route:');
+  for (const t of [...templates].sort()) {
+    const d = diff(withForms.counters, without.counters, t);
+    if (d !== 0) console.log(`    ${t.padEnd(40)} ${String(d).padStart(6)}`);
+  }
+  const rows: Array<[string, string, string, boolean]> = [
+    ['platform calls per review form', perForm.toFixed(3), `<= ${GOAL_CALLS_PER_FORM}`, perForm <= GOAL_CALLS_PER_FORM],
+    [
+      'per-form identity look-ups',
+      `${perFormLookups.toFixed(3)} (identity calls ${identityCalls}, reviewer resolution <= ${resolution})`,
+      '0',
+      perFormLookups === 0,
+    ],
+    [
+      'notifications vs reviewers',
+      `${notifications} notifications, ${withForms.reviewers} reviewers`,
+      'notifications <= reviewers',
+      notifications <= withForms.reviewers,
+    ],
+  ];
+  for (const [what, figure, goal, ok] of rows)
+    console.log(`  ${what.padEnd(32)} ${figure}   goal ${goal}   ${ok ? 'PASS' : 'MISS'}`);
+  if (rows.some((r) => !r[3])) process.exit(1);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

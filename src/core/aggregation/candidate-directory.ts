@@ -1,0 +1,42 @@
+/**
+ * What a review form shows of a candidate (display name and the values of the matching attributes),
+ * kept from the baseline the run reads anyway, so a review never looks a candidate up on the platform
+ * (#27: that cost one identity search per form). One packed string per record: the name and the
+ * matching attributes' values, separated by a control character, about 100 bytes per identity.
+ */
+import type { ReviewCandidate } from '../ports/review-queue';
+
+const SEP = '\u001f';
+
+function text(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (Array.isArray(v)) return v.map(text).join(', ');
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v).replaceAll(SEP, ' ');
+}
+
+export class CandidateDirectory {
+  private readonly packed = new Map<string, string>();
+
+  /** `attributes`: the matching attributes (the only ones a form shows per candidate). */
+  constructor(private readonly attributes: readonly string[]) {}
+
+  add(id: string, name: string, attributes: Record<string, unknown>): void {
+    this.packed.set(id, [text(name), ...this.attributes.map((a) => text(attributes[a]))].join(SEP));
+  }
+
+  get size(): number {
+    return this.packed.size;
+  }
+
+  details(id: string): ReviewCandidate['details'] {
+    const p = this.packed.get(id);
+    if (p === undefined) return undefined;
+    const [name, ...values] = p.split(SEP);
+    const attributes: Record<string, unknown> = {};
+    this.attributes.forEach((a, i) => {
+      if (values[i]) attributes[a] = values[i];
+    });
+    return { ...(name ? { name } : {}), attributes };
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Creating one account's review form: one instance of its layout's shared definition (form-layout.ts),
+ * addressed to every reviewer (the first answer decides), carrying the account and its candidates.
+ * The notification is not sent here: the run announces all its forms at once (review-notices.ts),
+ * after the outbox says who is owed which.
+ */
+import type { FormDefinition } from '../ports/review-platform';
+import type { PendingReview } from '../ports/review-queue';
+import type { ReviewForms } from './decisions';
+import { INPUT, buildFormContent, candidateDetails, rankCandidates, shownCount } from './form-content';
+import { splitForm, layoutKey } from './form-layout';
+import { layoutDescription, layoutName } from './form-naming';
+import { recordReviewFormCreated } from './metrics';
+import { DAY_MS, type QueueContext } from './queue-context';
+import { label, pendingEntry, type AccountRef } from './review-log';
+import type { Reviewer } from './types';
+
+export async function createReviewForm(
+  c: QueueContext,
+  review: PendingReview,
+  reviewers: Reviewer[],
+  forms: ReviewForms,
+): Promise<void> {
+  const ref: AccountRef = {
+    accountId: review.accountId,
+    accountName: review.accountName,
+    sourceName: review.sourceName,
+  };
+  const ranked = rankCandidates(review.candidates);
+  const details = candidateDetails(ranked.slice(0, shownCount(ranked.length, c.o.topK)));
+  const content = buildFormContent(review, c.o.fusionSource.id, c.o.topK, details);
+  const now = c.now();
+  const asked = Date.parse(review.expiresAt);
+  const expiresAt =
+    !Number.isNaN(asked) && asked > now.getTime()
+      ? new Date(asked).toISOString()
+      : new Date(now.getTime() + c.o.expirationDays * DAY_MS).toISOString();
+  const reviewerIds = reviewers.map((r) => r.id);
+
+  const layout = splitForm(content.formElements);
+  const declared = [...content.formInputSchema.map((x) => String(x['id'])), ...layout.inputIds];
+  const def = await layoutDefinition(c, forms, layout.skeleton, declared, reviewerIds[0] as string);
+  const inst = await c.o.review.createFormInstance(
+    {
+      formDefinitionId: def.id,
+      recipientIds: reviewerIds,
+      expire: expiresAt,
+      formInput: { ...content.formInput, ...layout.inputs, [INPUT.round]: '1' },
+      createdBySourceId: c.o.fusionSource.id,
+    },
+    c.opts,
+  );
+  forms.groups.set(review.accountId, { accountId: review.accountId, definitions: [], instances: [inst] });
+  recordReviewFormCreated();
+  const since = inst.created ?? now.toISOString();
+  c.stats.formsCreated++;
+  c.stats.created.push({
+    ...ref,
+    candidatesTotal: content.ranked.length,
+    candidatesShown: content.shown,
+    reviewers: reviewerIds,
+    expiresAt,
+  });
+  c.stats.pending.push(pendingEntry({ ...ref, since, reviewers: reviewerIds }, inst.state, now, expiresAt, inst.url));
+  c.log.info(
+    {
+      accountId: review.accountId,
+      candidates: content.ranked.length,
+      shown: content.shown,
+      reviewers: reviewerIds.length,
+      expiresAt,
+    },
+    `Review form created for ${label(ref)}: ${content.ranked.length} candidate(s), ${reviewerIds.length} reviewer(s)`,
+  );
+  c.notices.add({
+    ...ref,
+    ranked: content.ranked,
+    details,
+    expiresAt,
+    round: 1,
+    ...(inst.url ? { url: inst.url } : {}),
+  });
+}
+
+/** The shared definition of this layout: found by the run's scan, or created once. */
+async function layoutDefinition(
+  c: QueueContext,
+  forms: ReviewForms,
+  skeleton: Record<string, unknown>[],
+  declared: string[],
+  fallbackOwnerId: string,
+): Promise<FormDefinition> {
+  const key = layoutKey(skeleton, declared);
+  const known = forms.layouts.get(key);
+  if (known) return known;
+  const def = await c.o.review.createFormDefinition(
+    {
+      name: layoutName(key),
+      description: layoutDescription(key, c.o.fusionSource.id),
+      ownerId: c.o.fusionSource.owner?.id ?? fallbackOwnerId,
+      formElements: skeleton,
+      formInput: declared.map((id) => ({ id, type: 'STRING', label: id, description: id })),
+    },
+    c.opts,
+  );
+  forms.layouts.set(key, def);
+  c.log.info(
+    { layout: key, formDefinitionId: def.id },
+    `Review form layout ${key} created (shared by the forms of this shape)`,
+  );
+  return def;
+}
