@@ -368,6 +368,14 @@ describe('probabilistic comparators', () => {
     expect(localFromNames('ops', ['john', 'smith'])).toBe(false);
   });
 
+  it('identifiers: another number of the same numbering apart from a number of another numbering', () => {
+    expect(level('identifier', '200123', '200123')).toBe('exact');
+    expect(level('identifier', '200123', '200456')).toBe('different, same format');
+    expect(level('identifier', 'e-0012', 'e-93')).toBe('different, same format');
+    expect(level('identifier', '200123', 'c12345')).toBe('different, other format');
+    expect(level('identifier', 'e-0012', '0012')).toBe('different, other format');
+  });
+
   it('birth dates: swapped day/month or one wrong digit', () => {
     expect(level('birthdate', '1980-03-07', '1980-03-07')).toBe('exact');
     expect(level('birthdate', '1980-03-07', '1980-07-03')).toBe('day/month swapped or one digit');

@@ -5,6 +5,7 @@ import { candidatesObserver, recordMatchingStats } from './metrics';
 import { ProbabilisticModel } from './probabilistic/model';
 import { type BlockingMode, SliceBlocker } from './slice-blocking';
 import { finishSlices } from './slice-finish';
+import { drain, type Steps } from './steps';
 import type {
   MatchOptions,
   MatcherOptions,
@@ -66,13 +67,14 @@ export interface MatchEngine extends Matcher {
   appendNew(newRecords: Iterable<MatchRecord>): number;
   dropNew(B: number): void;
   blockSlice(B: number, from: number, to: number): BlockedSlice;
+  /** Phase 2 in steps (steps.ts): drain() runs it in one go. */
   finishSlices(
     B: number,
     count: number,
     slices: readonly BlockedSlice[],
     topK: number,
     estimateOnly?: boolean,
-  ): MatchResult;
+  ): Steps<MatchResult>;
   /**
    * addBaseline() for records given as normalised value lists (values[i][r]: attribute i of record r),
    * as a shard receives them; block-only engines (no model state to feed).
@@ -200,7 +202,7 @@ class EngineMatcher implements MatchEngine {
 
   /** estimateOnly: block and estimate the model's parameters (stats.pairs.matched = blocked pairs), no scoring. */
   private matchAppended(B: number, count: number, topK: number, estimateOnly = false): MatchResult {
-    return this.finishSlices(B, count, [this.blockSlice(B, 0, count)], topK, estimateOnly);
+    return drain(this.finishSlices(B, count, [this.blockSlice(B, 0, count)], topK, estimateOnly));
   }
 
   blockSlice(B: number, from: number, to: number): BlockedSlice {
@@ -213,7 +215,7 @@ class EngineMatcher implements MatchEngine {
     slices: readonly BlockedSlice[],
     topK: number,
     estimateOnly = false,
-  ): MatchResult {
+  ): Steps<MatchResult> {
     const context = {
       rules: this.settings.attributes,
       ids: this.records.ids,

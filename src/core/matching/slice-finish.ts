@@ -13,6 +13,7 @@ import {
   GENERATOR_UNION,
 } from './blocked-slice';
 import type { BlockedAccount, ProbabilisticModel } from './probabilistic/model';
+import { type Steps, ticker } from './steps';
 import { OUTCOMES, type CombinedGenerator } from './slice-blocking';
 import {
   type Algorithm,
@@ -70,14 +71,19 @@ function compareDuplicates(a: PotentialDuplicate, b: PotentialDuplicate): number
   return a.candidateId < b.candidateId ? -1 : a.candidateId > b.candidateId ? 1 : 0;
 }
 
-export function finishSlices(
+/** Accounts between two yields of the slices' loop. */
+const STEP = 4096;
+
+/** Phase 2 in steps (steps.ts): the run matcher gives the event loop a turn between them. */
+export function* finishSlices(
   engine: FinishContext,
   B: number,
   count: number,
   slices: readonly BlockedSlice[],
   topK: number,
   estimateOnly = false,
-): MatchResult {
+): Steps<MatchResult> {
+  const tick = ticker(STEP);
   const { rules, ids, model } = engine;
   const A = rules.length;
   const n = B + count;
@@ -165,13 +171,14 @@ export function finishSlices(
       if (compared > stats.candidatesMax) stats.candidatesMax = compared;
       stats.candidatesHistogram[bucketOf(compared)]!++;
       engine.observe(label, compared);
+      if (tick()) yield;
     }
   }
   if (next !== count) throw new Error(`blocked slices cover ${next} of ${count} new accounts`);
   if (model && estimateOnly) {
-    model.prime(n, blocked, count);
+    yield* model.prime(n, blocked, count);
   } else if (model) {
-    const scored = model.score(n, blocked, count, ids, B);
+    const scored = yield* model.score(n, blocked, count, ids, B);
     stats.pairs.matched -= scored.below;
     stats.pairs.below_threshold += scored.below;
     for (const [accountId, found] of scored.duplicates) finish(accountId, found);

@@ -133,14 +133,29 @@ const nameComparator: Comparator = {
   },
 };
 
+/** An identifier's format: letter runs as `a`, digit runs as `9`, other characters kept (C12345 -> a9). */
+export function identifierFormat(v: string): string {
+  return v.replace(/\p{L}+/gu, 'a').replace(/\d+/g, '9');
+}
+
+/**
+ * Identifiers: a different value in the same format is another number of the same numbering (someone
+ * else's, as a rule); a value in another format comes from another numbering (a contractor's, another
+ * system's), which one person holds beside the first as often as the sources say. Two levels, both
+ * learned: a single "different" level weighed a second numbering like another person's number.
+ */
 const identifierComparator: Comparator = {
   kind: 'identifier',
-  levels: ['exact', 'different'],
+  levels: ['exact', 'different, same format', 'different, other format'],
   neutral: new Set(),
   uProxy: new Map(),
   partLevel: -1,
   fromBase: same,
-  level: (va, vb, score) => (score < 0 ? MISSING : va === vb || score >= 100 ? 0 : 1),
+  level: (va, vb, score) => {
+    if (score < 0) return MISSING;
+    if (va === vb || score >= 100) return 0;
+    return identifierFormat(va) === identifierFormat(vb) ? 1 : 2;
+  },
 };
 
 /** Level of a surname that agrees because the full names agree (set by the model, not the comparator). */

@@ -6,6 +6,8 @@
  * pairs of people who share names, and with it m of the name levels).
  */
 
+import { drain, type Steps, ticker } from '../steps';
+
 /** Per attribute: level counts, or level probabilities; index = level. */
 export type LevelTable = number[][];
 
@@ -57,6 +59,9 @@ function logRatio(m: LevelTable, u: LevelTable, neutral: ReadonlySet<number>[]):
  */
 const M_PRIOR_STRENGTH = 4;
 
+/** Accounts or pairs between two yields: a few milliseconds of work. */
+const STEP = 8192;
+
 /**
  * EM for m and the prior with u fixed. Each account's candidates compete for one unit of
  * probability against "no match among the records before it" (weight 1 - prior) and against the
@@ -72,6 +77,18 @@ export function estimateM(
   assumed: ReadonlyArray<ReadonlyMap<number, number> | undefined> = [],
   maxIterations = 60,
 ): EmEstimate {
+  return drain(estimateMSteps(pairs, u, neutral, assumed, maxIterations));
+}
+
+/** estimateM in steps (steps.ts): a yield every few thousand accounts or pairs. */
+export function* estimateMSteps(
+  pairs: CandidatePairs,
+  u: LevelTable,
+  neutral: ReadonlySet<number>[],
+  assumed: ReadonlyArray<ReadonlyMap<number, number> | undefined> = [],
+  maxIterations = 60,
+): Steps<EmEstimate> {
+  const tick = ticker(STEP);
   const A = pairs.attributes;
   const start: LevelTable = u.map((row) => {
     const k = row.length;
@@ -105,6 +122,7 @@ export function estimateM(
       patterns.push(Array.from(pairs.levels.subarray(p * A, p * A + A)));
     }
     pairPattern[p] = id;
+    if (tick()) yield;
   }
   const patternWeight = new Float64Array(patterns.length);
   const patternPost = new Float64Array(patterns.length);
@@ -141,6 +159,7 @@ export function estimateM(
         matches += post;
         patternPost[pairPattern[p]!]! += post;
       }
+      if (tick()) yield;
     }
     const acc: LevelTable = m.map((row) => row.map(() => 0));
     patterns.forEach((levels, id) => {

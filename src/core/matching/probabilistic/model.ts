@@ -11,7 +11,8 @@ import { PRIOR_ATTRIBUTE, PRIOR_LEVEL } from '../types';
 import { configuredRoles, detectRoles, readRoles, storeRoles } from './attribute-roles';
 import { MISSING } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
-import { type CandidatePairs, estimateM, type LevelTable, seededRandom, uFromCounts } from './estimate';
+import { type Steps, ticker } from '../steps';
+import { type CandidatePairs, estimateMSteps, type LevelTable, seededRandom, uFromCounts } from './estimate';
 import { DEFERRED_SCORE, RecordFeatures } from './record-features';
 
 export { DEFERRED_SCORE, sharedTokens } from './record-features';
@@ -22,6 +23,8 @@ const U_SAMPLE = 100_000;
 const PERSON_RECORDS = 5;
 /** Other records holding a value held only by the pair compared (term frequencies). */
 const TF_FLOOR = 0.5;
+/** Random pairs, or accounts, between two yields of phase 2 (steps.ts): a few milliseconds. */
+const STEP = 2048;
 
 export interface BlockedAccount {
   /** Record number of the account. */
@@ -91,9 +94,9 @@ export class ProbabilisticModel {
     this.u = attributes.map((a) => a.levels.map((l) => l.u));
   }
 
-  /** Estimates the parameters from these blocked accounts when none are in use. */
-  prime(n: number, blocked: readonly BlockedAccount[], accounts: number): void {
-    if (!this.params) this.estimate(n, blocked, accounts);
+  /** Estimates the parameters from these blocked accounts when none are in use (in steps, steps.ts). */
+  *prime(n: number, blocked: readonly BlockedAccount[], accounts: number): Steps<void> {
+    if (!this.params) yield* this.estimate(n, blocked, accounts);
   }
 
   parameters(): ModelParameters | undefined {
@@ -112,8 +115,9 @@ export class ProbabilisticModel {
    * Estimates the parameters from random pairs (u) and the blocked pairs (m, prior); returns the
    * blocked pairs' levels (pair after pair, attributes.length each) for scoring them without a second pass.
    */
-  private estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): Int8Array {
+  private *estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): Steps<Int8Array> {
     const A = this.runtimes.length;
+    const tick = ticker(STEP);
     const f = this.features;
     const rules = this.rules;
     f.setRoles(detectRoles(rules, f.values, n));
@@ -146,6 +150,7 @@ export class ProbabilisticModel {
       }
       f.pairLevels(a, b, sc, 0, lv);
       for (let i = 0; i < A; i++) if (lv[i] !== MISSING) counts[i]![lv[i]!]!++;
+      if (tick()) yield;
     }
     this.u = uFromCounts(counts);
     comparators.forEach((c, i) => {
@@ -165,6 +170,7 @@ export class ProbabilisticModel {
       }
       pairs.start.push(p);
       pairs.before.push(acc.g);
+      if (tick()) yield;
     }
     // Accounts without candidates still count in the prior's denominator.
     for (let k = blocked.length; k < accounts; k++) {
@@ -173,7 +179,7 @@ export class ProbabilisticModel {
     }
     const neutral = comparators.map((c) => c.neutral);
     const assumed = comparators.map((c) => c.assumedM);
-    let em = estimateM(pairs, this.u, neutral, assumed);
+    let em = yield* estimateMSteps(pairs, this.u, neutral, assumed);
     // Random pairs include the true duplicates (about prior x accounts of all pairs): for a rare level
     // (an address both hold, a hyphenated surname) they are much of its count. u is how often
     // different people reach a level, so their expected share comes off, and m is estimated again.
@@ -182,7 +188,7 @@ export class ProbabilisticModel {
     comparators.forEach((c, i) => {
       for (const [level, proxy] of c.uProxy) this.u[i]![level] = this.u[i]![proxy]!;
     });
-    em = estimateM(pairs, this.u, neutral, assumed);
+    em = yield* estimateMSteps(pairs, this.u, neutral, assumed);
     this.m = em.m;
     this.params = {
       version: 1,
@@ -217,16 +223,17 @@ export class ProbabilisticModel {
 
   /**
    * Probabilistic duplicates of the blocked accounts (unsorted, not truncated) and how many blocked
-   * pairs fell below the threshold. Estimates the parameters first when none were given.
+   * pairs fell below the threshold. Estimates the parameters first when none were given. In steps (steps.ts).
    */
-  score(
+  *score(
     n: number,
     blocked: readonly BlockedAccount[],
     accounts: number,
     ids: readonly string[],
     B: number,
-  ): { duplicates: Map<string, PotentialDuplicate[]>; below: number } {
-    const known = this.params ? undefined : this.estimate(n, blocked, accounts);
+  ): Steps<{ duplicates: Map<string, PotentialDuplicate[]>; below: number }> {
+    const known = this.params ? undefined : yield* this.estimate(n, blocked, accounts);
+    const tick = ticker(STEP);
     const prior = this.params!.prior;
     const f = this.features;
     const A = this.runtimes.length;
@@ -299,6 +306,7 @@ export class ProbabilisticModel {
         duplicates.set(ids[acc.g]!, list);
       }
       if (top >= 0 && topProbability >= this.threshold) person[acc.g] = person[top]!;
+      if (tick()) yield;
     }
     return { duplicates, below };
   }
