@@ -15,9 +15,10 @@ import { startServer, type RunningServer } from '../../src/server/server';
 import { generateSelfSignedCert } from '../support/fake-proxy-server';
 import { redisUrl, uniquePrefix } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
+import { scaled } from '../support/time-factor';
 import { commandBody, HARNESS_JOB_KEY, PASSWORD, post } from './harness';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 interface Patch {
   method: string;
@@ -68,8 +69,9 @@ class FakeKubeApi {
 }
 
 async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; !check(); i++) {
-    if (i > 2000) throw new Error(`never: ${what}`);
+  const end = Date.now() + scaled(20_000);
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`never: ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

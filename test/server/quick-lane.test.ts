@@ -11,14 +11,15 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { freePort } from '../support/free-port';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { Proc } from '../support/serve-process';
+import { scaled } from '../support/time-factor';
 
-jest.setTimeout(240_000);
+jest.setTimeout(scaled(240_000));
 
 const PASSWORD = 'quick-lane-proxy-password-7c1e4a9b';
 /** The server's default WORKER_CONCURRENCY (src/server/env.ts). */
 const DEFAULT_LONG_SLOTS = 4;
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 120_000): Promise<void> {
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = scaled(120_000)): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
