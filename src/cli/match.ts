@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { errorMessage, isFusionError } from '../core/errors';
 import {
@@ -49,43 +50,64 @@ class InputError extends Error {}
 /** Bad command line: the usage text follows the message. */
 class UsageError extends InputError {}
 
-function parseArgs(argv: string[]): Options | 'help' {
-  const values: Record<string, string> = {};
-  let summaryJson = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return 'help';
-    if (arg === '--summary-json') {
-      summaryJson = true;
-      continue;
+const OPTIONS = {
+  identities: { type: 'string' },
+  accounts: { type: 'string' },
+  config: { type: 'string' },
+  truth: { type: 'string' },
+  report: { type: 'string' },
+  'top-k': { type: 'string' },
+  'summary-json': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** node:util's parser; its errors are reworded as this command's usage errors (exit code 2). */
+function parseOptions(argv: string[]): ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>> {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const flag = /'(-[^' ]+)/.exec(errorMessage(e))?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      // Missing, or followed by something that starts with "-" (which the parser will not take as a value).
+      const next = argv[argv.indexOf(flag) + 1];
+      if (flag === '--top-k' && next !== undefined)
+        throw new UsageError(`option --top-k needs a whole number of at least 1, got "${next}"`);
+      throw new UsageError(
+        `option ${flag} needs ${flag === '--top-k' ? 'a number' : 'a file name'}` +
+          (next !== undefined ? ` (for a name that starts with "-", write ${flag}=${next})` : ''),
+      );
     }
-    const [flag, inline] = arg.includes('=')
-      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-      : [arg, undefined];
-    if (!['--identities', '--accounts', '--config', '--truth', '--report', '--top-k'].includes(flag))
-      throw new UsageError(`unknown option "${arg}"`);
-    const value = inline ?? argv[++i];
-    if (value === undefined || value === '')
-      throw new UsageError(`option ${flag} needs ${flag === '--top-k' ? 'a number' : 'a file name'}`);
-    values[flag.slice(2)] = value;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option "${flag}"`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+      throw new UsageError(`unexpected argument "${/'([^']*)'/.exec(errorMessage(e))?.[1] ?? ''}"`);
+    throw new UsageError(errorMessage(e));
   }
+}
+
+function readOptions(argv: string[]): Options | 'help' {
+  const { values } = parseOptions(argv);
+  if (values.help) return 'help';
+  for (const [name, value] of Object.entries(values))
+    if (value === '') throw new UsageError(`option --${name} needs ${name === 'top-k' ? 'a number' : 'a file name'}`);
   let topK: number | undefined;
   if (values['top-k'] !== undefined) {
     topK = Number(values['top-k']);
     if (!Number.isInteger(topK) || topK < 1)
       throw new UsageError(`option --top-k needs a whole number of at least 1, got "${values['top-k']}"`);
   }
-  for (const required of ['identities', 'accounts', 'config']) {
-    if (!values[required]) throw new UsageError(`option --${required} is required`);
-  }
+  const { identities, accounts, config } = values;
+  if (!identities) throw new UsageError('option --identities is required');
+  if (!accounts) throw new UsageError('option --accounts is required');
+  if (!config) throw new UsageError('option --config is required');
   return {
-    identities: values.identities!,
-    accounts: values.accounts!,
-    config: values.config!,
+    identities,
+    accounts,
+    config,
     truth: values.truth,
     report: values.report,
     topK,
-    summaryJson,
+    summaryJson: values['summary-json'] ?? false,
   };
 }
 
@@ -284,7 +306,7 @@ function scored(list: Iterable<PotentialDuplicate[]>, isCorrect?: (d: PotentialD
 
 export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
   try {
-    const opts = parseArgs(argv);
+    const opts = readOptions(argv);
     if (opts === 'help') {
       io.stdout(USAGE);
       return 0;
