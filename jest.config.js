@@ -1,5 +1,3 @@
-const { scaled } = require('./test/support/time-factor');
-
 /**
  * Test files that start processes (servers, Redis of their own, nginx, helm, Prometheus, Chromium, the
  * CLI, the SDK runtime). `npm run test:unit` (TEST_UNIT=1) leaves them out: the fast in-process loop;
@@ -49,12 +47,11 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  // Marks every process a test starts; global-teardown fails the run when one is left.
-  setupFilesAfterEnv: ['<rootDir>/test/support/mark-children.ts'],
+  // The default per-test limit (30 s, scaled by TEST_TIME_FACTOR: test/support/time-factor.ts) and the
+  // mark on every process a test starts (global-teardown fails the run when one is left).
+  setupFilesAfterEnv: ['<rootDir>/test/support/setup-each-file.ts'],
   // Per-file wall times to .test-times.json; tools/slowest-tests.mjs prints the slowest.
   reporters: ['default', '<rootDir>/test/support/timing-reporter.js'],
-  // Per-test limit; TEST_TIME_FACTOR scales it with every readiness wait (test/support/time-factor.js).
-  testTimeout: scaled(30_000),
   maxWorkers: 2,
   // npm test passes --coverage: the thresholds sit a little under the figures measured on
   // 2026-11-25 (lines 96.9 %, branches 86.7 %, functions 96.8 %), so a change that drops tests fails.

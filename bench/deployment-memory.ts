@@ -16,8 +16,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { proxyItems } from '../src/proxy-client';
 import { startSimulator } from '../src/simulator';
-import { freePort } from './free-port';
-import { benchConnection, spawnRedis } from './redis-server';
+import { benchConnection, freePort, spawnRedis } from './harness';
 
 const ACCOUNTS_PER_SOURCE = Number(process.env.BENCH_ACCOUNTS_PER_SOURCE ?? 10_000);
 const IDENTITIES = Number(process.env.BENCH_IDENTITIES ?? 12_000);
@@ -167,8 +166,7 @@ async function main(): Promise<number> {
     }
   } finally {
     await sim?.close();
-    redis.child.kill('SIGKILL');
-    fs.rmSync(redis.dir, { recursive: true, force: true });
+    await redis.stop();
   }
   let missed = false;
   process.stdout.write(

@@ -17,14 +17,13 @@
  * and never above it in any 1-s window, as sent and as received; with a platform limit below the
  * configured rate, what the platform accepts stays within the platform's limit.
  */
-import { freePort } from './free-port';
+import { benchConnection, freePort } from './harness';
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { benchConnection } from './redis-server';
 import { silentLogger } from '../src/core/ports/logger';
 import { METRIC } from '../src/observability/metric-names';
 import { registry } from '../src/observability/metrics-registry';

@@ -10,9 +10,8 @@
  * Exits 1 when a goal is missed. Numbers on a shared machine are indicative.
  */
 import { quickLaneLatency, type QuickLaneFigures } from './proxy-quick-lane';
-import { benchConnection, spawnRedis } from './redis-server';
+import { benchConnection, spawnRedis, type BenchRedis } from './harness';
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import type { Redis } from 'ioredis';
@@ -67,8 +66,8 @@ function body(size: 'small' | 'large'): string {
   });
 }
 
-async function startRedis(): Promise<{ url: string; child?: ChildProcess; dir?: string }> {
-  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL };
+async function startRedis(): Promise<BenchRedis> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => undefined };
   return spawnRedis();
 }
 
@@ -465,10 +464,7 @@ async function main(): Promise<void> {
     worker.kill('SIGTERM');
     agent.destroy();
     monitor.disconnect();
-    if (redis.child) {
-      redis.child.kill('SIGKILL');
-      fs.rmSync(redis.dir!, { recursive: true, force: true });
-    }
+    await redis.stop();
   }
   if (missed) {
     console.log(`\n${missed} goal(s) missed`);

@@ -24,7 +24,6 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { CommandType } from '../src/core/command-types';
 import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
@@ -35,7 +34,7 @@ import { QueueShardProvider } from '../src/queue/queue-shard-provider';
 import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { generateTenant, startSimulator } from '../src/simulator';
-import { spawnRedis } from './redis-server';
+import { spawnRedis } from './harness';
 import { aggregationConfig } from './simulated-aggregation';
 import { mainThreadCpu, procCpu, startShardWorkerProcess } from './worker-processes';
 
@@ -297,7 +296,7 @@ export async function aggregationScaleOut(): Promise<string[]> {
   const line = (label: string, r: Run): string =>
     `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review`;
   try {
-    const pid = redis.child.pid!;
+    const pid = redis.pid!;
     const ref = await run(0, { url: redis.url, pid });
     process.stdout.write(`${line('reference (one process, one matching thread, no child jobs)', ref)}\n`);
     for (const p of PROCESSES) {
@@ -322,8 +321,7 @@ export async function aggregationScaleOut(): Promise<string[]> {
       if (speedup < want) misses.push(`aggregation, ${p} processes: speed-up ${fmt(speedup)} < ${fmt(want)}`);
     }
   } finally {
-    redis.child.kill('SIGKILL');
-    rmSync(redis.dir, { recursive: true, force: true });
+    await redis.stop();
   }
   return misses;
 }

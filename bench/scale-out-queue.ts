@@ -12,7 +12,6 @@
  * get less than a core too, so the goal compares like with like: speed-up >= 0.7 x (cores the run
  * obtained / cores the reference obtained). Results must equal the reference's; exit 1 on a miss.
  */
-import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { buildMatcher, type MatchRecord, type MatchResult, type MatchingSettings } from '../src/core/matching';
 import { buildRemoteRunMatcher } from '../src/core/matching/parallel/parallelism';
@@ -20,7 +19,7 @@ import { silentLogger } from '../src/core/ports/logger';
 import { QueueShardProvider } from '../src/queue/queue-shard-provider';
 import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate } from './matching-data';
-import { spawnRedis } from './redis-server';
+import { spawnRedis } from './harness';
 import { resultDigest } from './result-digest';
 import { procCpu, startShardWorkerProcess } from './worker-processes';
 
@@ -116,7 +115,7 @@ export async function queueScaleOut(): Promise<string[]> {
   const redis = await spawnRedis();
   const misses: string[] = [];
   try {
-    const ref = await measure([redis.child.pid!], async () => {
+    const ref = await measure([redis.pid!], async () => {
       const m = buildMatcher(SETTINGS);
       return drive({ addBaseline: (r) => m.addBaseline(r), match: async (r) => m.match(r, { topK: Infinity }) }, data);
     });
@@ -124,7 +123,7 @@ export async function queueScaleOut(): Promise<string[]> {
       `  reference (one thread, no child jobs): ${fmt(ref.wallS, 1)} s, cores obtained ${fmt(ref.cores)}\n`,
     );
     for (const p of PROCESSES) {
-      const run = await sharded(redis.url, p, SETTINGS, data, redis.child.pid!);
+      const run = await sharded(redis.url, p, SETTINGS, data, redis.pid!);
       const speedup = ref.wallS / run.wallS;
       const inUse = run.cores / ref.cores;
       const want = 0.7 * inUse;
@@ -137,8 +136,7 @@ export async function queueScaleOut(): Promise<string[]> {
       if (speedup < want) misses.push(`${p} processes: speed-up ${fmt(speedup)} < ${fmt(want)}`);
     }
   } finally {
-    redis.child.kill('SIGKILL');
-    rmSync(redis.dir, { recursive: true, force: true });
+    await redis.stop();
   }
   return misses;
 }

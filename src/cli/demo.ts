@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 /**
  * `fusion-proxy demo` (`npm run demo`): everything on one laptop, no Redis, no network.
  *
@@ -22,6 +23,7 @@ import { startSimulator } from '../simulator';
 import { connectorConfig } from '../simulator/connector-config';
 import type { PlatformAggregationResult } from '../simulator/platform-aggregation';
 import { aggregateConnectorSource } from './aggregate';
+import { withoutProxyPassword } from '../core/config/proxy-password';
 
 const USAGE = `usage: fusion-proxy demo [--identities N] [--per-source N] [--seed N] [--rps N] [--no-enable]
 
@@ -40,20 +42,39 @@ interface DemoArgs {
   enable: boolean;
 }
 
-function parseArgs(argv: string[]): DemoArgs | string {
-  const args: DemoArgs = { identities: 3000, perSource: 1500, seed: 42, rps: 200, enable: true };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === '--no-enable') {
-      args.enable = false;
-      continue;
-    }
-    const key = { '--identities': 'identities', '--per-source': 'perSource', '--seed': 'seed', '--rps': 'rps' }[a] as
-      keyof DemoArgs | undefined;
-    const n = Number(argv[i + 1]);
-    if (!key || !Number.isInteger(n) || n < 1) return `unexpected argument ${a}${key ? ` ${String(argv[i + 1])}` : ''}`;
-    (args as unknown as Record<string, number>)[key] = n;
-    i++;
+const NUMBERS = { identities: 'identities', 'per-source': 'perSource', seed: 'seed', rps: 'rps' } as const;
+
+/** The command line through node:util's parser; a message for a bad one. */
+function readArgs(argv: string[]): DemoArgs | string {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        identities: { type: 'string' },
+        'per-source': { type: 'string' },
+        seed: { type: 'string' },
+        rps: { type: 'string' },
+        'no-enable': { type: 'boolean' },
+      },
+    }).values;
+  } catch (e) {
+    return errorMessage(e);
+  }
+  const args: DemoArgs = {
+    identities: 3000,
+    perSource: 1500,
+    seed: 42,
+    rps: 200,
+    enable: values['no-enable'] !== true,
+  };
+  for (const [flag, key] of Object.entries(NUMBERS)) {
+    const given = values[flag];
+    if (given === undefined) continue;
+    const n = Number(given);
+    if (!Number.isInteger(n) || n < 1) return `--${flag} needs a whole number of at least 1, got "${String(given)}"`;
+    args[key] = n;
   }
   return args;
 }
@@ -103,7 +124,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const args = parseArgs(argv);
+  const args = readArgs(argv);
   if (typeof args === 'string') {
     process.stderr.write(`fusion-proxy demo: ${args}\n${USAGE}`);
     return 2;
@@ -144,8 +165,7 @@ export async function run(argv: string[]): Promise<number> {
     // Legacy is configured too, and disabled on the platform: the run skips it with a warning.
     sources: ['Contractors', 'LDAP', 'Legacy'],
   };
-  const { proxyPassword: _omitted, ...sourceConfig } = config;
-  sim.control.setConnectorConfig(sourceConfig);
+  sim.control.setConnectorConfig(withoutProxyPassword(config));
   try {
     process.stderr.write(`Simulator at ${sim.baseurl}; proxy server (embedded mode) at ${proxyUrl}\n`);
     for await (const item of proxyItems({ url: proxyUrl, password, type: 'std:test-connection', input: {}, config })) {

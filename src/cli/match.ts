@@ -14,6 +14,7 @@ import { SWEEP_FLOOR, reportData } from './match-report/report-build';
 import { type ScoredPair, type SweepPoint, sweep, sweepThresholds } from './match-report/report-data';
 import { parameterLines, sweepLines } from './match-report/summary-lines';
 import { renderReportPage } from './match-report/report-page';
+import { InputError, UsageError, readOptions } from './match-options';
 
 const USAGE = `usage: fusion-proxy match --identities FILE --accounts FILE --config FILE [--truth FILE]
                           [--top-k N] [--report FILE.html] [--summary-json]
@@ -31,62 +32,6 @@ const USAGE = `usage: fusion-proxy match --identities FILE --accounts FILE --con
 export interface MatchIo {
   stdout(text: string): void;
   stderr(text: string): void;
-}
-
-interface Options {
-  identities: string;
-  accounts: string;
-  config: string;
-  truth?: string;
-  report?: string;
-  /** Candidates kept per account; undefined: all of them. */
-  topK?: number;
-  summaryJson: boolean;
-}
-
-/** Bad usage or bad input: reported as one line, exit code 2. */
-class InputError extends Error {}
-/** Bad command line: the usage text follows the message. */
-class UsageError extends InputError {}
-
-function parseArgs(argv: string[]): Options | 'help' {
-  const values: Record<string, string> = {};
-  let summaryJson = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return 'help';
-    if (arg === '--summary-json') {
-      summaryJson = true;
-      continue;
-    }
-    const [flag, inline] = arg.includes('=')
-      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-      : [arg, undefined];
-    if (!['--identities', '--accounts', '--config', '--truth', '--report', '--top-k'].includes(flag))
-      throw new UsageError(`unknown option "${arg}"`);
-    const value = inline ?? argv[++i];
-    if (value === undefined || value === '')
-      throw new UsageError(`option ${flag} needs ${flag === '--top-k' ? 'a number' : 'a file name'}`);
-    values[flag.slice(2)] = value;
-  }
-  let topK: number | undefined;
-  if (values['top-k'] !== undefined) {
-    topK = Number(values['top-k']);
-    if (!Number.isInteger(topK) || topK < 1)
-      throw new UsageError(`option --top-k needs a whole number of at least 1, got "${values['top-k']}"`);
-  }
-  for (const required of ['identities', 'accounts', 'config']) {
-    if (!values[required]) throw new UsageError(`option --${required} is required`);
-  }
-  return {
-    identities: values.identities!,
-    accounts: values.accounts!,
-    config: values.config!,
-    truth: values.truth,
-    report: values.report,
-    topK,
-    summaryJson,
-  };
 }
 
 function readText(file: string, what: string): string {
@@ -284,7 +229,7 @@ function scored(list: Iterable<PotentialDuplicate[]>, isCorrect?: (d: PotentialD
 
 export async function runMatch(argv: string[], io: MatchIo): Promise<number> {
   try {
-    const opts = parseArgs(argv);
+    const opts = readOptions(argv);
     if (opts === 'help') {
       io.stdout(USAGE);
       return 0;

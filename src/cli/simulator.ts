@@ -4,6 +4,7 @@ import { errorMessage } from '../core/errors';
 import { startSimulator, writeGroundTruth, type SimClient, type SimulatorOptions } from '../simulator';
 import { connectorConfig } from '../simulator/connector-config';
 import { generateTenant } from '../simulator/tenant-generator';
+import { withoutProxyPassword } from '../core/config/proxy-password';
 
 function readConfigFile(file: string): Record<string, unknown> {
   let text: string;
@@ -221,8 +222,7 @@ export async function run(argv: string[], io: SimulatorCliIo = {}): Promise<numb
   };
   // What the platform sends with each command is the source's configuration, without the proxy
   // password (the simulator adds the one it was given when it calls the connector).
-  const { proxyPassword: _omitted, ...sourceConfig } = config;
-  sim.control.setConnectorConfig(sourceConfig);
+  sim.control.setConnectorConfig(withoutProxyPassword(config));
   const writeTo = str('write-config');
   try {
     if (writeTo) writeFileSync(writeTo, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });

@@ -9,7 +9,8 @@ import { redactText, secretsOf } from '../secrets/redaction';
 import { invokeProxy, type ProxyTimeouts } from '../proxy-client/proxy-client';
 import { detectRole, proxyEnabledWithoutUrl, type ConnectorRole, type RoleEnv } from '../proxy-client/role';
 import { toConnectorError } from './connector-errors';
-import { passwordMatches } from './password-match';
+import { passwordMatches } from '../secrets/password-compare';
+import { configForCore } from '../core/config/proxy-password';
 import { fromPlatformForm } from './platform-form';
 import { createResponseSink, type ResponseSink } from './response-sink';
 
@@ -41,12 +42,6 @@ export type CommandRun = <O>(
 
 function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-/** What the core may see: never the proxy password, and never a config that could be forwarded again. */
-function configForCore(config: Record<string, unknown>): Record<string, unknown> {
-  const { proxyPassword: _dropped, ...rest } = config;
-  return { ...rest, proxyEnabled: false };
 }
 
 async function runDirect(

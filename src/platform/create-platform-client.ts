@@ -10,6 +10,7 @@ import { FallbackLimiter } from './fallback-limiter';
 import { HoldOnlyLimiter, type RateLimiter } from './rate-limiter';
 import { RedisTokenBucket } from './redis-token-bucket';
 import type { RetryPolicy } from './retry-policy';
+import { tenantOf } from '../core/config/tenant';
 
 export interface PlatformClientFactoryDeps {
   /** Queue mode: the bucket is shared through Redis by every api and worker pod. */
@@ -25,11 +26,6 @@ export interface PlatformClientFactoryDeps {
   onDispatch?: (endpoint: string) => void;
   /** `cleanup`: a shared bucket that cannot be reached gives way to this process's own (see PlatformFactory). */
   purpose?: 'command' | 'cleanup';
-}
-
-/** The tenant part of the bucket key: the API host, e.g. acme.api.identitynow.com. */
-function tenantOf(baseurl: string): string {
-  return new URL(baseurl).host.toLowerCase();
 }
 
 /**

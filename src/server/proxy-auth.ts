@@ -1,7 +1,7 @@
 import { FusionError } from '../core/errors';
 import { AuthThrottle } from './auth-throttle';
 import { authFailures } from './metrics';
-import { createPasswordCheck } from './password-check';
+import { createPasswordCheck } from '../secrets/password-compare';
 
 /** Proxy password check with per-address throttling of failures. */
 export class ProxyAuth {

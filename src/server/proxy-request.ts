@@ -1,6 +1,7 @@
 import { COMMAND_TYPES, isCommandType } from '../core/command-types';
 import { FusionError } from '../core/errors';
 import type { ProxyCommand } from '../dispatch/command-dispatcher';
+import { configForCore } from '../core/config/proxy-password';
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -42,11 +43,10 @@ export function toProxyCommand(shape: ProxyRequestShape, requestId: string): Pro
   if (shape.input !== undefined && shape.input !== null && !isPlainObject(shape.input)) {
     throw new FusionError('INPUT_INVALID', 'input must be an object when present');
   }
-  const { proxyPassword: _removed, ...config } = shape.config;
   return {
     type: shape.type,
     input: isPlainObject(shape.input) ? shape.input : {},
-    config: { ...config, proxyEnabled: false },
+    config: configForCore(shape.config),
     requestId,
   };
 }

@@ -62,16 +62,23 @@ describe('fusion-proxy demo', () => {
     scaled(180_000),
   );
 
-  it('rejects a bad option with usage and exit code 2', async () => {
+  it.each([
+    [['--identities', 'many'], /--identities needs a whole number of at least 1, got "many"/],
+    [['--rps', '0'], /--rps needs a whole number of at least 1, got "0"/],
+    [['--fast'], /Unknown option '--fast'/],
+    [['--seed'], /--seed <value>' argument missing/],
+    [['extra'], /Unexpected argument 'extra'/],
+  ])('rejects a bad command line %j with its reason, usage and exit code 2', async (argv, reason) => {
     const err: string[] = [];
     const stderr = jest
       .spyOn(process.stderr, 'write')
       .mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
     try {
-      expect(await run(['--identities', 'many'])).toBe(2);
+      expect(await run(argv)).toBe(2);
     } finally {
       stderr.mockRestore();
     }
-    expect(err.join('')).toMatch(/identities/);
+    expect(err.join('')).toMatch(reason);
+    expect(err.join('')).toContain('usage: fusion-proxy demo');
   });
 });

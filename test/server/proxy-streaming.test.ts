@@ -99,7 +99,6 @@ describe.each(MODES)('proxy streaming, %s mode', (mode) => {
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       expect(JSON.parse(res.body).error).toMatch(/too many failed proxy passwords/);
       expect(h.runner.count).toBe(0);
-      expect(PASSWORD).toBeTruthy();
     });
   });
 

@@ -10,6 +10,8 @@ import { scaled } from './time-factor';
 export interface OwnRedis {
   url: string;
   port: number;
+  /** The running redis-server's process id (a bench measures its CPU); undefined while stopped. */
+  readonly pid: number | undefined;
   /** SIGKILL: what a crashed or evicted Redis looks like to its clients. */
   kill(): Promise<void>;
   /** Starts it again on the same port, empty (no persistence), and waits for PING. */
@@ -54,6 +56,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   const own: OwnRedis = {
     url,
     port,
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
     async start() {
       child = spawn(
         bin,

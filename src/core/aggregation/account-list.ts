@@ -53,14 +53,7 @@ import { RESET_KEY, prepareRun, type RunState } from './run-setup';
 import { logFinished, newSummary, recordScope } from './run-summary';
 import { forceAggregation, resolveSources } from './source-resolution';
 import { UniqueRegistry } from './unique-registry';
-
-export function tenantOf(baseurl: string): string {
-  try {
-    return new URL(baseurl).host.toLowerCase();
-  } catch {
-    return baseurl;
-  }
-}
+import { tenantOf } from '../config/tenant';
 
 class AggregationRun {
   readonly runId = randomUUID();

@@ -12,7 +12,8 @@ import { FusionError } from '../errors';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformPort, PlatformSource } from '../ports/platform';
 import { acquireWithin, CREATE_TOKEN_PREFIX, sourceLockKey } from '../ports/run-lock';
-import { aggregateAccounts, tenantOf } from '../aggregation/account-list';
+import { aggregateAccounts } from '../aggregation/account-list';
+import { tenantOf } from '../config/tenant';
 import { AttributeGenerator } from '../aggregation/attribute-generator';
 import {
   ACCOUNTS_ATTRIBUTE,

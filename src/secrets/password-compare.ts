@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
- * Compares a presented password with the expected one in constant time: both are hashed
- * first so neither the length nor a common prefix shows in the timing.
+ * The one password comparison (the proxy password, in the server and in the connector): exact,
+ * case-sensitive, in constant time. Both sides are hashed first, so neither the length nor a common
+ * prefix of the expected password shows in the timing; an empty or non-string answer never matches.
  */
 export function createPasswordCheck(expected: string): (given: unknown) => boolean {
   const expectedHash = createHash('sha256').update(expected, 'utf8').digest();
@@ -10,4 +11,8 @@ export function createPasswordCheck(expected: string): (given: unknown) => boole
     if (typeof given !== 'string' || given.length === 0) return false;
     return timingSafeEqual(createHash('sha256').update(given, 'utf8').digest(), expectedHash);
   };
+}
+
+export function passwordMatches(given: unknown, expected: string): boolean {
+  return createPasswordCheck(expected)(given);
 }
