@@ -8,7 +8,7 @@ import { FusionError } from '../errors';
 import { DEFAULT_MAX_REVIEW_SHARE, type MatchingSettings } from '../matching/types';
 import type { AggregationSummary } from './aggregation-summary';
 
-export const MIN_ACCOUNTS_JUDGED = 100;
+const MIN_ACCOUNTS_JUDGED = 100;
 
 function percent(x: number): string {
   return `${(Math.round(x * 1000) / 10).toFixed(1)} %`;
