@@ -7,8 +7,8 @@
  * - `sourceOptions` as a card list `[{source, forceAggregation, accountFilter}]` becomes the
  *   object keyed by source name the core reads: `{"<source>": {forceAggregation, accountFilter}}`.
  * - `matchingAttributes` (card list of `{attribute, algorithm, threshold, mandatory}`),
- *   `matchingReviewTopK`, `matchingModel` and `matchingProbabilityThreshold` become
- *   `matching: {attributes, reviewTopK, model, probabilityThreshold}`.
+ *   `matchingReviewTopK`, `matchingModel`, `matchingProbabilityThreshold` and `matchingMaxReviewShare`
+ *   become `matching: {attributes, reviewTopK, model, probabilityThreshold, maxReviewShare}`.
  *
  * A configuration already in the core's shape (written by hand, or sent by `fusion-proxy invoke`)
  * passes through unchanged.
@@ -18,6 +18,7 @@ export const FORM_ONLY_KEYS = [
   'matchingReviewTopK',
   'matchingModel',
   'matchingProbabilityThreshold',
+  'matchingMaxReviewShare',
 ] as const;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -47,14 +48,22 @@ function withoutBlankKind(card: unknown): unknown {
 }
 
 export function fromPlatformForm(config: Record<string, unknown>): Record<string, unknown> {
-  const { matchingAttributes, matchingReviewTopK, matchingModel, matchingProbabilityThreshold, ...rest } = config;
+  const {
+    matchingAttributes,
+    matchingReviewTopK,
+    matchingModel,
+    matchingProbabilityThreshold,
+    matchingMaxReviewShare,
+    ...rest
+  } = config;
   const out: Record<string, unknown> = rest;
   if (Array.isArray(rest.sourceOptions)) out.sourceOptions = sourceOptionsFromCards(rest.sourceOptions);
   const formMatching =
     !isBlank(matchingAttributes) ||
     !isBlank(matchingReviewTopK) ||
     !isBlank(matchingModel) ||
-    !isBlank(matchingProbabilityThreshold);
+    !isBlank(matchingProbabilityThreshold) ||
+    !isBlank(matchingMaxReviewShare);
   if (formMatching && rest.matching === undefined) {
     const attributes = Array.isArray(matchingAttributes)
       ? matchingAttributes.map(withoutBlankKind)
@@ -65,15 +74,15 @@ export function fromPlatformForm(config: Record<string, unknown>): Record<string
       typeof matchingReviewTopK === 'string' && /^\d+$/.test(matchingReviewTopK.trim())
         ? Number(matchingReviewTopK)
         : matchingReviewTopK;
-    const probabilityThreshold =
-      typeof matchingProbabilityThreshold === 'string' && /^\s*\d*\.?\d+\s*$/.test(matchingProbabilityThreshold)
-        ? Number(matchingProbabilityThreshold)
-        : matchingProbabilityThreshold;
+    const decimal = (v: unknown): unknown => (typeof v === 'string' && /^\s*\d*\.?\d+\s*$/.test(v) ? Number(v) : v);
+    const probabilityThreshold = decimal(matchingProbabilityThreshold);
+    const maxReviewShare = decimal(matchingMaxReviewShare);
     out.matching = {
       attributes,
       ...(isBlank(reviewTopK) ? {} : { reviewTopK }),
       ...(isBlank(matchingModel) ? {} : { model: matchingModel }),
       ...(isBlank(probabilityThreshold) ? {} : { probabilityThreshold }),
+      ...(isBlank(maxReviewShare) ? {} : { maxReviewShare }),
     };
   }
   return out;

@@ -266,6 +266,13 @@ export const ERROR_CODES = {
     'Correct the matching settings named in the message (docs/matching.md).',
     { requestFault: true },
   ),
+  REVIEW_FLOOD: row(
+    409,
+    'core',
+    false,
+    'Matching would have sent more than matching.maxReviewShare of the new accounts to review; the run stopped before creating any review form or notification.',
+    'Check the matching settings with `fusion-proxy match --report` (an attribute that matches everyone, a threshold too low); for a first aggregation of a source whose accounts mostly belong to existing identities, raise matching.maxReviewShare for that run (1 switches the guard off).',
+  ),
   MATCHING_SHARD_FAILED: row(
     500,
     'server',

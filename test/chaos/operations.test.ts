@@ -213,76 +213,75 @@ describe(`chaos, operations: 2 api, 2 workers, own Redis, the simulator (${FULL 
     }
   });
 
-  it('worker SIGKILL between creating the review forms and notifying: a later run notifies, exactly once; no form twice', async () => {
-    const { sim } = c;
-    // Every potential duplicate gets its form again in the next run (the first run's forms are gone).
-    sim.tenant.formInstances.clear();
-    sim.tenant.formDefinitions.clear();
-    sim.tenant.versions.forms++;
-    const runsBefore = sim.control.workflowRuns().length;
-    const injectedBefore = sim.control.counters().faultsInjected;
-    // The notification is held at the platform: the worker has created every form and waits for it.
-    sim.control.injectFault({ method: 'POST', pathTemplate: '/v3/workflows/{id}/test', hold: true, times: Infinity });
-    const t0 = Date.now();
-    const running = aggregate(c.apis[0]!);
-    await until(
-      'the notification reached the platform',
-      () => sim.control.counters().faultsInjected > injectedBefore,
-      120_000,
-    );
-    const formsAtKill = sim.tenant.formInstances.size;
-    await Promise.all(c.workers.map((w) => w.kill('SIGKILL')));
-    sim.control.clearFaults();
-    sim.control.releaseHeld();
-    expect(sim.control.workflowRuns().length).toBe(runsBefore); // nothing was sent
-    await Promise.all(c.workers.map((w) => w.start()));
-    const o = await running;
-    await until(
-      'run lock and processing flag free',
-      async () => (await c.runLocks()) === 0 && c.processingFlag() === null,
-      180_000,
-    );
-    const released = seconds(Date.now() - t0);
-    const next = await aggregate(c.apis[1]!);
+  // Waits out the killed run's lock (default timings): only in npm run test:chaos, like chaos.test.ts's worker kills.
+  if (FULL)
+    it('worker SIGKILL between creating the review forms and notifying: a later run notifies, exactly once; no form twice', async () => {
+      const { sim } = c;
+      // Every potential duplicate gets its form again in the next run (the first run's forms are gone).
+      sim.tenant.formInstances.clear();
+      sim.tenant.formDefinitions.clear();
+      sim.tenant.versions.forms++;
+      const runsBefore = sim.control.workflowRuns().length;
+      const injectedBefore = sim.control.counters().faultsInjected;
+      // The notification is held at the platform: the worker has created every form and waits for it.
+      sim.control.injectFault({ method: 'POST', pathTemplate: '/v3/workflows/{id}/test', hold: true, times: Infinity });
+      const t0 = Date.now();
+      const running = aggregate(c.apis[0]!);
+      await until(
+        'the notification reached the platform',
+        () => sim.control.counters().faultsInjected > injectedBefore,
+        120_000,
+      );
+      const formsAtKill = sim.tenant.formInstances.size;
+      await Promise.all(c.workers.map((w) => w.kill('SIGKILL')));
+      sim.control.clearFaults();
+      sim.control.releaseHeld();
+      expect(sim.control.workflowRuns().length).toBe(runsBefore); // nothing was sent
+      await Promise.all(c.workers.map((w) => w.start()));
+      const o = await running;
+      // A run whose process died cannot clear its processing flag: the next run replaces it.
+      await until('run lock free', async () => (await c.runLocks()) === 0, 180_000);
+      const released = `lock ${seconds(Date.now() - t0)}${c.processingFlag() !== null ? '; flag left (replaced by the next run)' : ''}`;
+      const next = await aggregate(c.apis[1]!);
 
-    const instances = [...sim.tenant.formInstances.values()];
-    const accountIds = instances.map((i) => String((i['formInput'] as Record<string, unknown>)['accountId']));
-    const runs = sim.control
-      .workflowRuns()
-      .slice(runsBefore)
-      .map((r) => r.input as { body: string; recipients: string[] });
-    // Per reviewer e-mail and form: told exactly once, whichever run told it.
-    const told = new Map<string, number>();
-    for (const r of runs)
-      for (const id of accountIds)
-        if (r.body.includes(`(id ${id})`))
-          for (const to of r.recipients) told.set(`${to} ${id}`, (told.get(`${to} ${id}`) ?? 0) + 1);
-    const emailOf = (id: string): string => String(sim.tenant.identities.get(id)?.attributes['email']);
-    const expected = instances.flatMap((i) =>
-      (i['recipients'] as Array<{ id: string }>).map(
-        (r) => `${emailOf(r.id)} ${String((i['formInput'] as Record<string, unknown>)['accountId'])}`,
-      ),
-    );
-    const outbox = sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes['fusionReviewOutbox'];
-    rows.push({
-      scenario: 'worker SIGKILL between the review forms and their notification',
-      clientSaw: saw(o),
-      shortSuccess: o.complete && o.items !== baseline,
-      released: `${released} after the start`,
-      nextRun: next.complete
-        ? `complete; ${runs.length} messages for ${new Set(accountIds).size} forms (each reviewer told once)`
-        : `FAILED: ${saw(next)} ${next.message ?? ''}`,
-      redisMb: '-',
-      rssMb: '-',
+      const instances = [...sim.tenant.formInstances.values()];
+      const accountIds = instances.map((i) => String((i['formInput'] as Record<string, unknown>)['accountId']));
+      const runs = sim.control
+        .workflowRuns()
+        .slice(runsBefore)
+        .map((r) => r.input as { body: string; recipients: string[] });
+      // Per reviewer e-mail and form: told exactly once, whichever run told it.
+      const told = new Map<string, number>();
+      for (const r of runs)
+        for (const id of accountIds)
+          if (r.body.includes(`(id ${id})`))
+            for (const to of r.recipients) told.set(`${to} ${id}`, (told.get(`${to} ${id}`) ?? 0) + 1);
+      const emailOf = (id: string): string => String(sim.tenant.identities.get(id)?.attributes['email']);
+      const expected = instances.flatMap((i) =>
+        (i['recipients'] as Array<{ id: string }>).map(
+          (r) => `${emailOf(r.id)} ${String((i['formInput'] as Record<string, unknown>)['accountId'])}`,
+        ),
+      );
+      const outbox = sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes['fusionReviewOutbox'];
+      rows.push({
+        scenario: 'worker SIGKILL between the review forms and their notification',
+        clientSaw: saw(o),
+        shortSuccess: o.complete && o.items !== baseline,
+        released: `${released} after the start`,
+        nextRun: next.complete
+          ? `complete; ${runs.length} messages for ${new Set(accountIds).size} forms (each reviewer told once)`
+          : `FAILED: ${saw(next)} ${next.message ?? ''}`,
+        redisMb: '-',
+        rssMb: '-',
+      });
+      figures.push(
+        `review notification after a kill: ${formsAtKill} forms at the kill, ${instances.length} after the next run (goal: the same), ${runs.length} messages, reviewer-form pairs told ${[...told.values()].filter((n) => n === 1).length} once / ${[...told.values()].filter((n) => n > 1).length} more than once / ${expected.filter((k) => !told.has(k)).length} never (goal: all once)`,
+      );
+      expect(next.complete).toBe(true);
+      expect(new Set(accountIds).size).toBe(accountIds.length); // one form per account
+      expect(instances.length).toBe(formsAtKill);
+      expect(expected.length).toBeGreaterThan(0);
+      for (const k of expected) expect([k, told.get(k)]).toEqual([k, 1]);
+      expect(outbox ?? {}).toEqual({});
     });
-    figures.push(
-      `review notification after a kill: ${formsAtKill} forms at the kill, ${instances.length} after the next run (goal: the same), ${runs.length} messages, reviewer-form pairs told ${[...told.values()].filter((n) => n === 1).length} once / ${[...told.values()].filter((n) => n > 1).length} more than once / ${expected.filter((k) => !told.has(k)).length} never (goal: all once)`,
-    );
-    expect(next.complete).toBe(true);
-    expect(new Set(accountIds).size).toBe(accountIds.length); // one form per account
-    expect(instances.length).toBe(formsAtKill);
-    expect(expected.length).toBeGreaterThan(0);
-    for (const k of expected) expect([k, told.get(k)]).toEqual([k, 1]);
-    expect(outbox ?? {}).toEqual({});
-  });
 });

@@ -111,10 +111,14 @@ function keysTheParserReads(): {
 /** Set by the platform itself, never by the operator: not a field of the form. */
 const PLATFORM_SET_KEYS = ['spConnectorInstanceId'];
 /** Scalar form fields that land inside `matching` (platform-form.ts). */
-const MATCHING_FORM_KEYS: Record<string, 'reviewTopK' | 'model' | 'probabilityThreshold' | undefined> = {
+const MATCHING_FORM_KEYS: Record<
+  string,
+  'reviewTopK' | 'model' | 'probabilityThreshold' | 'maxReviewShare' | undefined
+> = {
   matchingReviewTopK: 'reviewTopK',
   matchingModel: 'model',
   matchingProbabilityThreshold: 'probabilityThreshold',
+  matchingMaxReviewShare: 'maxReviewShare',
 };
 
 describe('connector-spec.json declares exactly the configuration the core reads', () => {
@@ -145,7 +149,7 @@ describe('connector-spec.json declares exactly the configuration the core reads'
     expect(cardKeys('attributeDefinitions')).toEqual(reads.definition);
     expect(cardKeys('sourceOptions')).toEqual(['source', ...reads.sourceOptions].sort());
     expect(cardKeys('matchingAttributes')).toEqual(reads.rule);
-    expect(reads.matching).toEqual(['attributes', 'model', 'probabilityThreshold', 'reviewTopK']);
+    expect(reads.matching).toEqual(['attributes', 'maxReviewShare', 'model', 'probabilityThreshold', 'reviewTopK']);
   });
 
   it('select options are the values the parser accepts', () => {
@@ -250,6 +254,7 @@ describe('fromPlatformForm', () => {
       reviewTopK: 3,
       model: 'rules',
       probabilityThreshold: 0.9,
+      maxReviewShare: 0.5,
     });
   });
 

@@ -286,6 +286,7 @@ describe('matching section', () => {
       reviewTopK: 5,
       model: 'rules',
       probabilityThreshold: 0.9,
+      maxReviewShare: 0.5,
     });
   });
 

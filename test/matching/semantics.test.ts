@@ -193,6 +193,7 @@ describe('matching configuration', () => {
       reviewTopK: 5,
       model: 'rules',
       probabilityThreshold: 0.9,
+      maxReviewShare: 0.5,
     });
     expect(
       parseMatchingSettings({ matching: { attributes: [{ attribute: 'a', algorithm: 'exact', threshold: '100' }] } }),
@@ -201,12 +202,14 @@ describe('matching configuration', () => {
       reviewTopK: 10,
       model: 'rules',
       probabilityThreshold: 0.9,
+      maxReviewShare: 0.5,
     });
     expect(parseMatchingSettings({})).toEqual({
       attributes: [],
       reviewTopK: 10,
       model: 'rules',
       probabilityThreshold: 0.9,
+      maxReviewShare: 0.5,
     });
   });
 

@@ -47,6 +47,7 @@ import { MODEL_PARAMETERS_KEY } from './model-parameters';
 import { RecordPacker, type PackedAccount } from './packed-account';
 import { enterRun, type RunGuard } from './run-guard';
 import { CandidateDirectory } from './candidate-directory';
+import { checkReviewFlood } from './review-flood-guard';
 import { loadIdentityBaseline, readConnectorAccounts, type RunInputsArgs } from './run-inputs';
 import { RunScope } from './run-scope';
 import { RESET_KEY, prepareRun, type RunState } from './run-setup';
@@ -252,6 +253,8 @@ class AggregationRun {
     }
 
     this.guard?.assertHeld();
+    // Before close(): it creates the run's forms and notifies.
+    if (this.matcher) checkReviewFlood(config.matching, this.summary);
     const review = await decisions.close(scope);
     if (review !== undefined) this.summary.review = review;
     // Last step: a run that fails before here leaves "Reset accounts?" pending for the next run.

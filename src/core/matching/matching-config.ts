@@ -2,6 +2,7 @@ import { FusionError } from '../errors';
 import {
   ALGORITHMS,
   ATTRIBUTE_KINDS,
+  DEFAULT_MAX_REVIEW_SHARE,
   type Algorithm,
   type AttributeKind,
   type AttributeMatchRule,
@@ -107,10 +108,25 @@ export function parseMatchingSettings(config: Readonly<Record<string, unknown>>)
       throw invalid('matching.probabilityThreshold', t, 'a number between 0 and 1 (exclusive)');
     probabilityThreshold = t;
   }
-  return { attributes, reviewTopK, model, probabilityThreshold };
+  let maxReviewShare = DEFAULT_MAX_REVIEW_SHARE;
+  if (section.maxReviewShare !== undefined) {
+    const m = section.maxReviewShare;
+    if (typeof m !== 'number' || !Number.isFinite(m) || m <= 0 || m > 1)
+      throw invalid(
+        'matching.maxReviewShare',
+        m,
+        'a number above 0 and at most 1 (1 switches the review-flood guard off)',
+      );
+    maxReviewShare = m;
+  }
+  return { attributes, reviewTopK, model, probabilityThreshold, maxReviewShare };
 }
 
-const RULES_DEFAULTS = { model: 'rules', probabilityThreshold: DEFAULT_PROBABILITY_THRESHOLD } as const;
+const RULES_DEFAULTS = {
+  model: 'rules',
+  probabilityThreshold: DEFAULT_PROBABILITY_THRESHOLD,
+  maxReviewShare: DEFAULT_MAX_REVIEW_SHARE,
+} as const;
 
 function checkDuplicates(rules: AttributeMatchRule[], at: string): void {
   const seen = new Set<string>();

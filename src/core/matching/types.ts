@@ -38,7 +38,15 @@ export interface MatchingSettings {
   model?: MatchingModel;
   /** 0-1, probabilistic model only; absent: DEFAULT_PROBABILITY_THRESHOLD (the parser always sets it). */
   probabilityThreshold?: number;
+  /**
+   * The review-flood guard: the largest share (0-1] of a run's new accounts that may go to review;
+   * absent: DEFAULT_MAX_REVIEW_SHARE (the parser always sets it). 1 switches the guard off.
+   */
+  maxReviewShare?: number;
 }
+
+/** See docs/review-forms.md ("Review-flood guard") for why half. */
+export const DEFAULT_MAX_REVIEW_SHARE = 0.5;
 
 /**
  * The explanation entry of the prior: attribute PRIOR_ATTRIBUTE, level PRIOR_LEVEL, weight log2(λ/(1−p))

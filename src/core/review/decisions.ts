@@ -35,7 +35,7 @@ export interface ReviewForms {
   layouts: Map<string, FormDefinition>;
 }
 
-export function isClosed(inst: FormInstance): boolean {
+function isClosed(inst: FormInstance): boolean {
   const v = inst.formData[CLOSED_FORM_FIELD];
   return v !== undefined && v !== null && v !== '';
 }

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 
 /** Prefix of the inputs that carry element content. */
-export const ELEMENT_INPUT_PREFIX = 'e.';
+const ELEMENT_INPUT_PREFIX = 'e.';
 const CONTENT_KEYS = ['label', 'description', 'default', 'trueLabel', 'falseLabel'] as const;
 
 type Element = Record<string, unknown>;

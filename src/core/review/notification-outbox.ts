@@ -30,7 +30,7 @@ export function parseOutbox(raw: unknown): Outbox {
   return out;
 }
 
-export function outboxValue(outbox: Outbox): Record<string, string[]> {
+function outboxValue(outbox: Outbox): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [reviewer, ids] of outbox) if (ids.size) out[reviewer] = [...ids].sort();
   return out;

@@ -99,7 +99,7 @@ export class ReviewNotifier {
 }
 
 /** Candidates listed per form in a message (the form itself details reviewTopK and lists all). */
-export const CANDIDATES_PER_FORM_IN_MESSAGE = 3;
+const CANDIDATES_PER_FORM_IN_MESSAGE = 3;
 
 /** One form a message points a reviewer to. */
 export interface NoticeEntry {

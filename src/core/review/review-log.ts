@@ -5,7 +5,7 @@ import type { PendingReviewEntry, ReviewFormRef, ReviewSummary } from './types';
 
 const DAY_MS = 86_400_000;
 
-export function ageDays(since: string, now: Date): number {
+function ageDays(since: string, now: Date): number {
   const t = Date.parse(since);
   return Number.isNaN(t) ? 0 : Math.round(((now.getTime() - t) / DAY_MS) * 10) / 10;
 }

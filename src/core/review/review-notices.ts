@@ -14,7 +14,7 @@ import { reviewDigest, type NoticeEntry, type ReviewNotifier } from './notificat
 import type { Reviewer, ReviewerResolution, ReviewSummary } from './types';
 
 /** The ranked candidates and their display data as an instance stored them. */
-export function storedRanking(formInput: Record<string, unknown>): {
+function storedRanking(formInput: Record<string, unknown>): {
   ranked: ReviewCandidate[];
   details: Map<string, CandidateDetails>;
 } {
