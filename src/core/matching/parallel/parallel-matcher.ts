@@ -67,7 +67,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  * Phase 2's work between two turns of the event loop. Phase 2 (the model's estimate and scoring over
  * every new account) held the loop 9.5 s at 100k x 100k on a loaded machine when it ran in one step.
  */
-export const PHASE2_SLICE_MS = 50;
+const PHASE2_SLICE_MS = 50;
 
 /** Runs phase 2's steps, a turn of the event loop after each PHASE2_SLICE_MS of them. */
 async function stepped<T>(steps: Steps<T>): Promise<T> {

@@ -134,7 +134,7 @@ const nameComparator: Comparator = {
 };
 
 /** An identifier's format: letter runs as `a`, digit runs as `9`, other characters kept (C12345 -> a9). */
-export function identifierFormat(v: string): string {
+function identifierFormat(v: string): string {
   return v.replace(/\p{L}+/gu, 'a').replace(/\d+/g, '9');
 }
 

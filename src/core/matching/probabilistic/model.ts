@@ -120,7 +120,7 @@ export class ProbabilisticModel {
     const tick = ticker(STEP);
     const f = this.features;
     const rules = this.rules;
-    f.setRoles(detectRoles(rules, f.values, n));
+    yield* f.setRolesSteps(detectRoles(rules, f.values, n));
     const emailAttr = f.roles!.kinds.findIndex((k, i) => k === 'email' && /@/.test(f.values[i]!.find((v) => v) ?? ''));
     const domainAliases = emailAttr >= 0 ? findDomainAliases(f.values[emailAttr]!.slice(0, n)) : [];
     f.aliases = new Set(domainAliases.map(([a, b]) => aliasKey(a, b)));

@@ -23,6 +23,10 @@ import {
   partComparator,
 } from './comparators';
 import { aliasKey } from './domain-aliases';
+import { drain, type Steps, ticker } from '../steps';
+
+/** Records derived between two yields (a few milliseconds). */
+const DERIVE_STEP = 4096;
 
 /** Distinct e-mail domains kept as one string each. */
 const MAX_INTERNED_DOMAINS = 10_000;
@@ -79,6 +83,11 @@ export class RecordFeatures {
 
   /** Sets the roles (comparators, what is derived per record) and derives every record held. */
   setRoles(roles: AttributeRoles): void {
+    drain(this.setRolesSteps(roles));
+  }
+
+  /** setRoles in steps (steps.ts): every record held is derived, 200k of them at 100k x 100k. */
+  *setRolesSteps(roles: AttributeRoles): Steps<void> {
     this.roles = roles;
     const names = this.runtimes.map((rt) => rt.rule.attribute);
     this.comparators = roles.kinds.map((kind, i) => {
@@ -95,7 +104,7 @@ export class RecordFeatures {
     this.names = [];
     this.email = this.runtimes.map(() => []);
     this.derived = 0;
-    this.derive();
+    yield* this.derive();
   }
 
   append(records: readonly MatchRecord[]): void {
@@ -109,11 +118,12 @@ export class RecordFeatures {
         if (v !== '') this.freq[i]!.set(v, (this.freq[i]!.get(v) ?? 0) + 1);
       });
     });
-    if (this.roles) this.derive();
+    if (this.roles) drain(this.derive());
   }
 
-  private derive(): void {
+  private *derive(): Steps<void> {
     const roles = this.roles!;
+    const tick = ticker(DERIVE_STEP);
     for (let r = this.derived; r < this.size; r++) {
       this.runtimes.forEach((rt, i) => {
         if (!this.tokenised[i]) return;
@@ -123,8 +133,9 @@ export class RecordFeatures {
       const names = recordNames(roles, this.tokens, r);
       this.names.push(names);
       for (const e of this.emailAttrs) this.email[e]!.push(emailParts(this.values[e]![r]!, names, this.domainOf));
+      this.derived = r + 1;
+      if (tick()) yield;
     }
-    this.derived = this.size;
   }
 
   /** One string per e-mail domain, while there are few (a tenant's handful; not an attacker's million). */
