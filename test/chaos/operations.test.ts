@@ -23,9 +23,9 @@ jest.setTimeout(scaled(FULL ? 15 * 60_000 : 6 * 60_000));
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    if (Date.now() > end) throw new Error(`not within ${scaled(ms)} ms: ${what}`);
     await delay(25);
   }
 }

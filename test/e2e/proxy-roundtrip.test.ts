@@ -1,6 +1,7 @@
 import { invokeProxy, type ProxyItem } from '../../src/proxy-client';
 import { isFusionError } from '../../src/core/errors';
 import { startHarness, PASSWORD, CLIENT_SECRET, type Harness, type Mode } from '../server/harness';
+import { scaled } from '../support/time-factor';
 
 /**
  * The two halves of the proxy protocol, written separately, against each other: the real proxy
@@ -56,10 +57,11 @@ describe.each(MODES)('proxy client against the real server (%s mode)', (mode) =>
         url: url(),
         password: PASSWORD,
         type: 'std:account:list',
-        input: { script: { items: 1, delayBeforeFirstMs: 400, progressEveryMs: 50 } },
+        input: { script: { items: 1, delayBeforeFirstMs: scaled(400), progressEveryMs: 50 } },
         config: config(),
-        // Without the server's 50 ms heartbeats this call would time out after 150 ms of silence.
-        timeouts: { idleMs: 150 },
+        // Without the server's 50 ms heartbeats this call would time out after 150 ms of silence (a
+        // limit, so TEST_TIME_FACTOR scales it, and the silence with it: the silence stays the longer).
+        timeouts: { idleMs: scaled(150) },
       },
       (item) => void seen.push(item),
     );

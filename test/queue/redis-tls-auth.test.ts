@@ -23,9 +23,9 @@ const USER = 'fusion';
 const REDIS_PASSWORD = 'p@ss:w/rd%40#1';
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    if (Date.now() > end) throw new Error(`not within ${scaled(ms)} ms: ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -22,9 +22,9 @@ const QUEUE = 'fusion-commands';
 const CHART_WORKER_GRACE_MS = String((900 - 10) * 1000);
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    if (Date.now() > end) throw new Error(`not within ${scaled(ms)} ms: ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -30,7 +30,7 @@ import { scaled } from '../support/time-factor';
 jest.setTimeout(scaled(90_000));
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`not released within ${ms} ms: ${what}`);
     await delay(25);

@@ -20,9 +20,9 @@ const PASSWORD = 'quick-lane-proxy-password-7c1e4a9b';
 const DEFAULT_LONG_SLOTS = 4;
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = scaled(120_000)): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    if (Date.now() > end) throw new Error(`not within ${scaled(ms)} ms: ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
