@@ -9,7 +9,7 @@ const STARTS_PROCESSES = [
   '/test/matching/(cli-match|matching-threads)[.]test[.]ts$',
   '/test/proxy-client/(proxy-client-errors|response-parser)[.]test[.]ts$',
   '/test/queue/(busy-process|redis-restart|redis-tls-auth|result-stream-integrity|scale-in)[.]test[.]ts$',
-  '/test/server/(redis-gone-shutdown|reverse-proxy)[.]test[.]ts$',
+  '/test/server/(quick-lane|redis-gone-shutdown|reverse-proxy)[.]test[.]ts$',
   '/test/support/(chromium-hint|process-hygiene)[.]test[.]ts$',
 ];
 
