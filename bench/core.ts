@@ -12,8 +12,7 @@
  *
  * Usage: npm run bench:core [-- --sizes 20000,100000] [-- --no-matching] [-- --unique-only]
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { fork } from 'node:child_process';
 import { Compile, parse, render } from 'velocityjs';
 import { parseFusionConfig } from '../src/core/config/fusion-config';
 import { AttributeGenerator } from '../src/core/aggregation/attribute-generator';
@@ -26,6 +25,7 @@ import type { PlatformFactory, PlatformSession } from '../src/core/ports/platfor
 import { RecordingReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { createProductionRunner } from '../src/runtime/production-runner';
+import { startSimulatorProcess, type SimulatorInfo, type SimulatorProcess } from './harness';
 
 // 200 x 2000 names for 200k values: most values free, some long collision chains (IT: initial +
 // surname). Names end in letters, as real ones do: a collision counter appended to one name then
@@ -138,38 +138,17 @@ function benchUnique(): boolean {
   return ok;
 }
 
-interface SimInfo {
-  baseurl: string;
-  clientId: string;
-  clientSecret: string;
-  fusionSourceId: string;
-  accounts: number;
-}
-
-async function startSim(perSource: number): Promise<{ child: ChildProcess; info: SimInfo }> {
-  const child = spawn(
-    process.execPath,
-    [
-      `${__dirname}/../src/cli/main.js`,
-      'simulator',
-      '--identities',
-      '2000',
-      '--accounts-per-source',
-      String(perSource),
-      '--rps-limit',
-      '0',
-      '--seed',
-      '5',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const rl = createInterface({ input: child.stdout! });
-  const line = await new Promise<string>((resolve, reject) => {
-    rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${String(code)}`)));
+/**
+ * The tenant the simulator CLI made for this bench before (fusion-proxy simulator --seed 5
+ * --identities 2000 --rps-limit 0: its duplicate and machine shares), in a process of its own.
+ */
+function startSim(perSource: number): Promise<SimulatorProcess> {
+  return startSimulatorProcess({
+    tenant: { seed: 5, identities: 2000, accountsPerSource: perSource, duplicateRate: 0.1, machineRate: 0.02 },
+    rateLimit: false,
+    tokenTtlSeconds: 749,
+    logRequests: false,
   });
-  rl.close();
-  return { child, info: JSON.parse(line) as SimInfo };
 }
 
 interface AggregateResult {
@@ -223,7 +202,7 @@ function timed(factory: PlatformFactory, wait: { ms: number }): PlatformFactory 
   };
 }
 
-async function aggregateChild(info: SimInfo, matching: boolean): Promise<void> {
+async function aggregateChild(info: SimulatorInfo, matching: boolean): Promise<void> {
   const baseRss = process.memoryUsage().rss;
   let peak = baseRss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
@@ -319,7 +298,8 @@ async function benchAggregation(sizes: number[], matching: boolean): Promise<voi
   );
   const rows: { size: number; r: AggregateResult }[] = [];
   for (const size of sizes) {
-    const { child: sim, info } = await startSim(Math.ceil(size / 2));
+    const sim = await startSim(Math.ceil(size / 2));
+    const { info } = sim;
     try {
       const worker = fork(__filename, ['--aggregate', JSON.stringify(info), matching ? 'matching' : 'plain'], {
         stdio: 'inherit',
@@ -336,7 +316,7 @@ async function benchAggregation(sizes: number[], matching: boolean): Promise<voi
           ` = ${Math.round(size / (r.totalMs / 1000)).toLocaleString('en-US')} accounts/s; waiting for the API ${((100 * r.apiWaitMs) / r.totalMs).toFixed(0)}%; peak RSS ${r.peakRssMb.toFixed(0)} MB (start ${r.baseRssMb.toFixed(0)} MB), live heap ${r.retainedHeapMb.toFixed(0)} MB; counter flushes ${r.summary.counterFlushes}`,
       );
     } finally {
-      sim.kill('SIGTERM');
+      await sim.stop();
     }
   }
   if (rows.length >= 2) {
@@ -350,7 +330,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--aggregate') {
     // Exit explicitly: pooled sockets of the platform client would keep the child alive.
-    await aggregateChild(JSON.parse(argv[1]!) as SimInfo, argv[2] === 'matching').then(
+    await aggregateChild(JSON.parse(argv[1]!) as SimulatorInfo, argv[2] === 'matching').then(
       () => process.exit(0),
       (e: unknown) => {
         console.error(e);

@@ -1,8 +1,12 @@
 /**
  * What the benches share with the tests (test/support), so both start things one way: free ports,
- * a Redis of their own (stopped with its folder by stop()), connections whose errors stay quiet.
+ * a Redis of their own (stopped with its folder by stop()), connections whose errors stay quiet, and
+ * the simulator in a process of its own.
  */
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
+import type { RequestLogEntry, SimulatorCounters, SimulatorOptions } from '../src/simulator';
 import { startOwnRedis } from '../test/support/own-redis';
 
 export { freePort } from '../test/support/free-port';
@@ -30,4 +34,81 @@ export interface BenchRedis {
 export async function spawnRedis(): Promise<BenchRedis> {
   const own = await startOwnRedis();
   return { url: own.url, pid: own.pid, stop: () => own.stop() };
+}
+
+/** What a simulator process tells the bench once it listens. */
+export interface SimulatorInfo {
+  baseurl: string;
+  clientId: string;
+  clientSecret: string;
+  fusionSourceId: string;
+  /** Source name -> id. */
+  sourceIds: Record<string, string>;
+  accounts: number;
+}
+
+/** A control call to the simulator process (bench/simulator-process.ts). */
+export interface SimulatorControlCall {
+  id: number;
+  cmd: 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close';
+  arg?: unknown;
+}
+
+export interface SimulatorProcess {
+  info: SimulatorInfo;
+  /** For benches that report the platform's CPU apart. */
+  pid: number;
+  resetLog(): Promise<void>;
+  /** Requests per second per client; false: none. */
+  setRateLimit(perSecond: number | false): Promise<void>;
+  /** The request log, of one route template when given (the simulator keeps it with logRequests). */
+  requestLog(template?: string): Promise<RequestLogEntry[]>;
+  counters(): Promise<SimulatorCounters>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The simulator in a process of its own (bench/simulator-process.ts), with these options: the one
+ * way a bench runs the platform apart from itself. A bench that needs no separate process calls
+ * startSimulator() from src/simulator in process.
+ */
+export async function startSimulatorProcess(options: SimulatorOptions): Promise<SimulatorProcess> {
+  const child = fork(join(__dirname, 'simulator-process.js'), [JSON.stringify(options)], { stdio: 'inherit' });
+  const pending = new Map<number, (v: unknown) => void>();
+  let seq = 0;
+  const info = await new Promise<SimulatorInfo>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the simulator process exited with ${String(code)}`)));
+    child.on('message', (m: { ready?: SimulatorInfo; id?: number; result?: unknown }) => {
+      if (m.ready) resolve(m.ready);
+      else if (m.id !== undefined) pending.get(m.id)?.(m.result);
+    });
+  });
+  child.removeAllListeners('exit');
+  const exited = (): Promise<void> =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise((r) => child.once('exit', () => r()));
+  const ask = <T>(cmd: SimulatorControlCall['cmd'], arg?: unknown): Promise<T> =>
+    new Promise((resolve) => {
+      const id = ++seq;
+      pending.set(id, (v) => {
+        pending.delete(id);
+        resolve(v as T);
+      });
+      child.send({ id, cmd, arg } satisfies SimulatorControlCall);
+    });
+  return {
+    info,
+    pid: child.pid!,
+    resetLog: () => ask('resetLog'),
+    setRateLimit: (perSecond) => ask('setRateLimit', perSecond),
+    requestLog: (template) => ask('requestLog', template),
+    counters: () => ask('counters'),
+    async stop() {
+      if (child.connected) await ask('close');
+      else child.kill('SIGTERM');
+      await exited();
+    },
+  };
 }

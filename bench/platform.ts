@@ -17,164 +17,22 @@
  * and never above it in any 1-s window, as sent and as received; with a platform limit below the
  * configured rate, what the platform accepts stays within the platform's limit.
  */
-import { benchConnection, freePort } from './harness';
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import type { Redis } from 'ioredis';
+import { benchConnection, spawnRedis, startSimulatorProcess, type SimulatorProcess } from './harness';
+import { fork, type ChildProcess } from 'node:child_process';
 import { silentLogger } from '../src/core/ports/logger';
 import { METRIC } from '../src/observability/metric-names';
 import { registry } from '../src/observability/metrics-registry';
 import { createPlatformClient } from '../src/platform/create-platform-client';
 import { readPlatformSettings } from '../src/platform/platform-settings';
-import { startSimulator, type RequestLogEntry, type SimulatorCounters } from '../src/simulator';
 
 const TOTAL = Number(process.env.BENCH_ACCOUNTS ?? 100_000);
 const AT_RPS10 = Math.min(TOTAL, Number(process.env.BENCH_ACCOUNTS_RPS10 ?? TOTAL));
 const SOURCES = ['S1', 'S2', 'S3'];
 
-function portOpen(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect({ host, port }, () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-  });
-}
-
-async function benchRedis(): Promise<{ redis: Redis; url: string; stop: () => Promise<void> }> {
-  let child: ChildProcess | undefined;
-  let dir: string | undefined;
-  let url = process.env.REDIS_URL;
-  if (!url) {
-    const bin = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
-    if (!bin) throw new Error('bench:platform needs Redis: set REDIS_URL or install redis-server');
-    const port = await freePort();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
-    child = spawn(
-      bin,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-      { stdio: 'ignore' },
-    );
-    url = `redis://127.0.0.1:${port}`;
-  }
-  const { hostname, port } = new URL(url);
-  // Wait for the port before connecting, so ioredis never reports a refused first connection.
-  for (let i = 0; i < 100 && !(await portOpen(hostname, Number(port || 6379))); i++)
-    await new Promise((r) => setTimeout(r, 50));
-  const redis = benchConnection(url, { maxRetriesPerRequest: 3 });
-  await redis.ping();
-  return {
-    redis,
-    url,
-    stop: async () => {
-      await redis.quit();
-      child?.kill('SIGKILL');
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** What the bench needs from the simulator, over IPC to the child process. */
-interface SimHandle {
-  baseurl: string;
-  clientId: string;
-  clientSecret: string;
-  sourceIds: string[];
-  accounts: number;
-  resetLog(): Promise<void>;
-  setRateLimit(perSecond: number | false): Promise<void>;
-  requestLog(): Promise<RequestLogEntry[]>;
-  counters(): Promise<SimulatorCounters>;
-  close(): Promise<void>;
-}
-
-type ChildCommand = {
-  id: number;
-  cmd: 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close';
-  arg?: unknown;
-};
-
-async function simulatorChild(): Promise<void> {
-  const perSource = Number(process.env.BENCH_PER_SOURCE);
-  const sim = await startSimulator({
-    seed: 11,
-    rateLimit: false,
-    tenant: {
-      identities: 50,
-      accountsPerSource: perSource,
-      managedSources: SOURCES,
-      disabledSource: false,
-      duplicateRate: 0,
-      machineRate: 0,
-    },
-  });
-  const sourceIds = SOURCES.map((n) => [...sim.tenant.sources.values()].find((s) => s.name === n)!.id);
-  process.send?.({
-    ready: {
-      baseurl: sim.baseurl,
-      clientId: sim.clientId,
-      clientSecret: sim.clientSecret,
-      sourceIds,
-      accounts: sim.tenant.accounts.size,
-    },
-  });
-  process.on('message', (m: ChildCommand) => {
-    void (async () => {
-      let result: unknown;
-      if (m.cmd === 'resetLog') sim.control.resetLog();
-      else if (m.cmd === 'setRateLimit')
-        sim.control.setRateLimit(typeof m.arg === 'number' ? { requests: m.arg, windowMs: 1000 } : false);
-      else if (m.cmd === 'requestLog') result = sim.control.requestLog().filter((e) => e.template === '/v3/accounts');
-      else if (m.cmd === 'counters') result = sim.control.counters();
-      else if (m.cmd === 'close') await sim.close();
-      process.send?.({ id: m.id, result });
-      if (m.cmd === 'close') process.disconnect();
-    })();
-  });
-}
-
-async function startSimulatorProcess(perSource: number): Promise<SimHandle> {
-  const child = fork(__filename, ['--simulator-child'], {
-    env: { ...process.env, BENCH_PER_SOURCE: String(perSource) },
-    stdio: 'inherit',
-  });
-  const pending = new Map<number, (v: unknown) => void>();
-  let seq = 0;
-  const ready = await new Promise<Omit<SimHandle, 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close'>>(
-    (resolve, reject) => {
-      child.once('error', reject);
-      child.once('exit', (code) => reject(new Error(`simulator process exited with ${code}`)));
-      child.on('message', (m: { ready?: SimHandle; id?: number; result?: unknown }) => {
-        if (m.ready) resolve(m.ready);
-        else if (m.id !== undefined) pending.get(m.id)?.(m.result);
-      });
-    },
-  );
-  const ask = <T>(cmd: ChildCommand['cmd'], arg?: unknown): Promise<T> =>
-    new Promise((resolve) => {
-      const id = ++seq;
-      pending.set(id, (v) => {
-        pending.delete(id);
-        resolve(v as T);
-      });
-      child.send({ id, cmd, arg });
-    });
-  child.removeAllListeners('exit');
-  return {
-    ...ready,
-    resetLog: () => ask('resetLog'),
-    setRateLimit: (perSecond) => ask('setRateLimit', perSecond),
-    requestLog: () => ask('requestLog'),
-    counters: () => ask('counters'),
-    close: async () => {
-      await ask('close');
-      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
-    },
-  };
+/** REDIS_URL, or a redis-server of the bench's own. */
+async function spawnBenchRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => undefined };
+  return spawnRedis();
 }
 
 function maxInWindow(ts: number[], windowMs = 1000): number {
@@ -285,14 +143,14 @@ async function runClients(jobs: ClientJob[]): Promise<{ reports: ClientReport[];
   return { reports, wallS };
 }
 
-async function run(sim: SimHandle, redisUrl: string, s: Scenario, sourceIds: string[]): Promise<Result> {
+async function run(sim: SimulatorProcess, redisUrl: string, s: Scenario, sourceIds: string[]): Promise<Result> {
   await sim.resetLog();
   await sim.setRateLimit(s.platformLimit ?? false);
   const keyPrefix = `bench:${s.name}:${Date.now()}:`;
   const settings = {
-    baseurl: sim.baseurl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
+    baseurl: sim.info.baseurl,
+    clientId: sim.info.clientId,
+    clientSecret: sim.info.clientSecret,
     requestsPerSecond: s.rps,
     enableQueue: s.enableQueue,
     maxConcurrentRequests: 10,
@@ -307,7 +165,7 @@ async function run(sim: SimHandle, redisUrl: string, s: Scenario, sourceIds: str
       : sourceIds.map((sourceId) => ({ redisUrl, keyPrefix, settings, plan: [{ sourceId, limit }] }));
   const { reports, wallS } = await runClients(jobs);
   const dispatched = reports.flatMap((r) => r.dispatched).sort((a, b) => a - b);
-  const log = await sim.requestLog();
+  const log = await sim.requestLog('/v3/accounts');
   const ts = log.map((e) => e.at).sort((a, b) => a - b);
   const accepted = log
     .filter((e) => e.status !== 429)
@@ -348,11 +206,23 @@ function pct(x: number): string {
 async function main(): Promise<void> {
   const perSource = Math.ceil(TOTAL / SOURCES.length);
   const t0 = performance.now();
-  const sim = await startSimulatorProcess(perSource);
-  const { url: redisUrl, stop } = await benchRedis();
-  const sourceIds = sim.sourceIds;
+  const sim = await startSimulatorProcess({
+    seed: 11,
+    rateLimit: false,
+    tenant: {
+      identities: 50,
+      accountsPerSource: perSource,
+      managedSources: SOURCES,
+      disabledSource: false,
+      duplicateRate: 0,
+      machineRate: 0,
+    },
+  });
+  const redis = await spawnBenchRedis();
+  const { url: redisUrl } = redis;
+  const sourceIds = SOURCES.map((n) => sim.info.sourceIds[n]!);
   console.log(
-    `simulator (child process): ${sim.accounts} accounts generated in ${((performance.now() - t0) / 1000).toFixed(1)} s; page size 250`,
+    `simulator (child process): ${sim.info.accounts} accounts generated in ${((performance.now() - t0) / 1000).toFixed(1)} s; page size 250`,
   );
 
   const scenarios: Scenario[] = [
@@ -384,8 +254,8 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await sim.close();
-    await stop();
+    await sim.stop();
+    await redis.stop();
   }
   const base = results[0];
   console.log('\nratios');
@@ -449,12 +319,7 @@ async function main(): Promise<void> {
 }
 
 const clientArg = process.argv.indexOf('--client-child');
-(process.argv.includes('--simulator-child')
-  ? simulatorChild()
-  : clientArg >= 0
-    ? clientChild(JSON.parse(process.argv[clientArg + 1]!) as ClientJob)
-    : main()
-).catch((e: unknown) => {
+(clientArg >= 0 ? clientChild(JSON.parse(process.argv[clientArg + 1]!) as ClientJob) : main()).catch((e: unknown) => {
   console.error(e);
   process.exitCode = 1;
 });

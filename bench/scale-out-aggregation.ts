@@ -33,8 +33,7 @@ import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { QueueShardProvider } from '../src/queue/queue-shard-provider';
 import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { createProductionRunner } from '../src/runtime/production-runner';
-import { generateTenant, startSimulator } from '../src/simulator';
-import { spawnRedis } from './harness';
+import { spawnRedis, startSimulatorProcess, type SimulatorInfo } from './harness';
 import { aggregationConfig } from './simulated-aggregation';
 import { mainThreadCpu, procCpu, startShardWorkerProcess } from './worker-processes';
 
@@ -46,15 +45,8 @@ const PROCESSES = (process.env.SCALE_PROCESSES ?? '1,2,3')
   .map(Number)
   .filter((p) => p > 0);
 
-interface SimInfo {
-  baseurl: string;
-  clientId: string;
-  clientSecret: string;
-  fusionSourceId: string;
-}
-
 interface AggregateArgs {
-  sim: SimInfo;
+  sim: SimulatorInfo;
   /** 0: the reference (no child jobs, one matching thread). */
   processes: number;
   redisUrl: string;
@@ -76,27 +68,6 @@ interface AggregateResult {
 }
 
 const fmt = (x: number, d = 2): string => x.toLocaleString('en-US', { maximumFractionDigits: d });
-
-// ---------------------------------------------------------------- the simulator (child process)
-
-async function simulate(): Promise<void> {
-  const tenant = generateTenant({
-    seed: SEED,
-    identities: SIZE,
-    accountsPerSource: Math.ceil(SIZE / 2),
-    duplicateRate: 0.1,
-    machineRate: 0,
-    disabledSource: false,
-  });
-  const sim = await startSimulator({ tenant, rateLimit: false, logRequests: false });
-  const info: SimInfo = {
-    baseurl: sim.baseurl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    fusionSourceId: tenant.meta.fusionSourceId!,
-  };
-  process.send?.(info);
-}
 
 // ---------------------------------------------------------------- the aggregation (child process)
 
@@ -255,10 +226,22 @@ interface Run extends AggregateResult {
 }
 
 async function run(processes: number, redis: { url: string; pid: number }): Promise<Run> {
-  const sim = child(['--simulate']);
+  // A fresh simulator per run, same seed, so ids are the same.
+  const sim = await startSimulatorProcess({
+    tenant: {
+      seed: SEED,
+      identities: SIZE,
+      accountsPerSource: Math.ceil(SIZE / 2),
+      duplicateRate: 0.1,
+      machineRate: 0,
+      disabledSource: false,
+    },
+    rateLimit: false,
+    logRequests: false,
+  });
   const workers: ChildProcess[] = [];
   try {
-    const info = await message<SimInfo>(sim);
+    const { info } = sim;
     const prefix = `agg${processes}`;
     for (let i = 1; i < processes; i++) workers.push(await startShardWorkerProcess(redis.url, prefix));
     const agg = child(['--aggregate', JSON.stringify({ sim: info, processes, redisUrl: redis.url, prefix })]);
@@ -267,10 +250,10 @@ async function run(processes: number, redis: { url: string; pid: number }): Prom
     await started;
     const others = (): number => [redis.pid, ...workers.map((w) => w.pid!)].reduce((s, p) => s + procCpu(p), 0);
     const others0 = others();
-    const sim0 = procCpu(sim.pid!);
+    const sim0 = procCpu(sim.pid);
     const r = await done;
     const othersS = others() - others0;
-    const simS = procCpu(sim.pid!) - sim0;
+    const simS = procCpu(sim.pid) - sim0;
     await exited(agg);
     return {
       ...r,
@@ -281,8 +264,7 @@ async function run(processes: number, redis: { url: string; pid: number }): Prom
   } finally {
     for (const w of workers) w.kill('SIGTERM');
     await Promise.all(workers.map(exited));
-    sim.kill('SIGTERM');
-    await exited(sim);
+    await sim.stop();
   }
 }
 
@@ -326,7 +308,6 @@ export async function aggregationScaleOut(): Promise<string[]> {
   return misses;
 }
 
-if (process.argv[2] === '--simulate') void simulate();
 if (process.argv[2] === '--aggregate') {
   aggregate(JSON.parse(process.argv[3]!) as AggregateArgs).catch((e: unknown) => {
     process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

@@ -66,6 +66,7 @@ describe('the complete configuration example (docs/configuration.md)', () => {
       matchingReviewTopK: 'matching',
       matchingModel: 'matching',
       matchingProbabilityThreshold: 'matching',
+      matchingMaxReviewShare: 'matching',
     };
     const missing = specFields().filter(({ card, key }) => {
       if (card === '' && formOnly[key]) return !(formOnly[key] in example);
