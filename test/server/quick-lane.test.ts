@@ -10,6 +10,7 @@ import { proxyItems, type ProxyItem } from '../../src/proxy-client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { freePort } from '../support/free-port';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
+import { tenantConnection } from '../support/tenant-config';
 import { Proc } from '../support/serve-process';
 import { scaled } from '../support/time-factor';
 
@@ -60,10 +61,7 @@ describe.each(['embedded', 'queue'] as const)('%s mode: quick commands never wai
   });
 
   const config = (): Record<string, unknown> => ({
-    baseurl: sim.baseurl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    spConnectorInstanceId: sim.tenant.source(sim.tenant.meta.fusionSourceId!).connectorAttributes.spConnectorInstanceId,
+    ...tenantConnection(sim),
     sources: ['Contractors', 'LDAP'],
     // Several aggregations of one source at once: the run lock would make them wait for each other.
     concurrencyCheckEnabled: false,
