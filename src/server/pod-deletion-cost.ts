@@ -71,7 +71,12 @@ export class PodDeletionCost {
   /** The pod's cost from now on: the commands it runs. Only changes reach the API, one call at a time. */
   set(cost: number): void {
     this.wanted = cost;
-    this.sending ??= this.flush().finally(() => (this.sending = undefined));
+    this.sending ??= this.flush().then((sent) => {
+      this.sending = undefined;
+      // A change that came between the loop's last check and this callback found a call in flight
+      // and left it to that call: send it now (after a failure the retry timer does).
+      if (sent && !this.closed && this.sent !== this.wanted) this.set(this.wanted);
+    });
   }
 
   /** Waits for the call in flight (tests; shutdown leaves the last value, which the pod's end makes moot). */
@@ -84,7 +89,8 @@ export class PodDeletionCost {
     if (this.retry) clearTimeout(this.retry);
   }
 
-  private async flush(): Promise<void> {
+  /** False when a call failed (the retry timer takes over). */
+  private async flush(): Promise<boolean> {
     while (!this.closed && this.sent !== this.wanted) {
       const value = this.wanted;
       try {
@@ -95,9 +101,10 @@ export class PodDeletionCost {
         if (this.retry) clearTimeout(this.retry);
         this.retry = setTimeout(() => this.set(this.wanted), RETRY_MS);
         this.retry.unref();
-        return;
+        return false;
       }
     }
+    return true;
   }
 
   private warn(e: unknown): void {
