@@ -42,6 +42,14 @@ export function redisCause(e: unknown): string {
   return message.replace(/\s+/g, ' ').slice(0, 200) || 'unknown error';
 }
 
+/**
+ * Causes that only say an open connection went away: how most outages begin (Redis killed, restarted,
+ * failed over), before a reconnect attempt meets the real cause (refused, DNS, TLS, auth). Moving
+ * from one of these to a real cause is the same outage, not a change worth a second line at once.
+ */
+const CONNECTION_LOST =
+  /^(connection reset \(ECONNRESET\)|Connection is closed|Stream isn't writeable|(write|read) (EPIPE|ECONNABORTED))/i;
+
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -93,6 +101,8 @@ export class RedisHealth {
   readonly shownUrl: string;
   private downSince: number | undefined;
   private lastCause = '';
+  /** The cause the last logged line named (lastCause may have moved on from a lost connection since). */
+  private loggedCause = '';
   private failures = 0;
   private lastReminder = 0;
   private stopped = false;
@@ -124,6 +134,7 @@ export class RedisHealth {
     if (this.downSince === undefined) {
       this.downSince = now;
       this.lastCause = cause;
+      this.loggedCause = cause;
       this.lastReminder = now;
       this.failures = 1;
       this.logger.error(
@@ -133,9 +144,13 @@ export class RedisHealth {
       );
       return;
     }
-    if (cause !== this.lastCause || now - this.lastReminder >= this.reminderMs) {
-      const changed = cause !== this.lastCause;
-      this.lastCause = cause;
+    // A lost connection that turns out to be refused (or the reverse) is named by the reminder and by
+    // readiness; a change from one real cause to another (refused, then authentication) is logged at once.
+    this.lastCause = cause;
+    const changed = cause !== this.loggedCause;
+    const telling = changed && !CONNECTION_LOST.test(this.loggedCause) && !CONNECTION_LOST.test(cause);
+    if (telling || now - this.lastReminder >= this.reminderMs) {
+      this.loggedCause = cause;
       this.lastReminder = now;
       this.logger.error(
         {

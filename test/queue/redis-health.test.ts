@@ -90,6 +90,29 @@ describe('RedisHealth: Redis trouble named once, then calmly', () => {
     expect(lines).toHaveLength(6);
   });
 
+  it('a connection reset, then refused (Redis killed): one line at once, the real cause in readiness and the reminder', () => {
+    let now = 0;
+    const { logger, lines } = recorder();
+    const health = new RedisHealth('redis://r:6379', logger, { reminderMs: 60_000, now: () => now });
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    health.failed(reset);
+    health.failed(new Error('Connection is closed.'));
+    for (now = 100; now < 59_000; now += 500) health.failed(refused);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'Redis at redis://r:6379 (REDIS_URL) cannot be used: connection reset (ECONNRESET). Retrying; commands are answered 503 QUEUE_UNAVAILABLE until it is back.',
+    ]);
+    expect(health.describe('fallback')).toBe('Redis at redis://r:6379 (REDIS_URL): connection refused (ECONNREFUSED)');
+    now = 60_000;
+    health.failed(refused);
+    expect(lines[1]!.msg).toMatch(/now fails with: connection refused \(ECONNREFUSED\) \(for 60 s/);
+    // Flapping between a reset and refusal is the same outage: no line until the next reminder.
+    now = 61_000;
+    health.failed(reset);
+    health.failed(refused);
+    expect(lines).toHaveLength(2);
+  });
+
   it('names causes an operator can act on, and never shows credentials', () => {
     expect(redisCause(Object.assign(new Error('x'), { code: 'ENOTFOUND' }))).toBe('no such host (DNS, ENOTFOUND)');
     expect(redisCause(Object.assign(new Error('x'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toMatch(
