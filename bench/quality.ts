@@ -146,7 +146,7 @@ function score(set: Labelled, lists: Array<[string, Record<string, unknown>]>): 
     details.push(...kindLines(`${set.name} ${label}`, q));
     if (config.model === 'probabilistic') {
       details.push(
-        `  ${set.name} ${label} blocking recall (true pairs kept): ${f3(blockingRecall(set, truth, config))}`,
+        `  ${set.name} ${label} true pairs scored at all (candidates; the rest are never a candidate): ${f3(blockingRecall(set, truth, config))}`,
       );
     }
   }
