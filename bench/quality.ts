@@ -17,6 +17,7 @@ import type { MatchResult } from '../src/core/matching';
 import { ASIAN, type HrSpec, MIXED, hrSet } from './quality-hr';
 import { cleanSet, type Labelled, namesakeSet } from './quality-data';
 import { reviewFloodRun } from './quality-flood';
+import { ADMIN, DOCUMENTED, DOCUMENTED_RANDOM } from './quality-lists';
 import {
   type Quality,
   ROW_HEADER,
@@ -35,36 +36,6 @@ const README_RULES = {
     { attribute: 'displayName', algorithm: 'name-matcher', threshold: 88, mandatory: true },
     { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92, mandatory: false },
     { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: false },
-  ],
-};
-
-/** The configuration of docs/matching-probabilistic.md. */
-const DOCUMENTED = {
-  model: 'probabilistic',
-  attributes: [
-    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, kind: 'name' },
-    { attribute: 'email', algorithm: 'exact', threshold: 100, kind: 'email' },
-    { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
-    { attribute: 'employeeNumber', algorithm: 'exact', threshold: 100, kind: 'identifier' },
-  ],
-};
-
-/** The documented list and an attribute whose values are random (no evidence at all). */
-const DOCUMENTED_RANDOM = {
-  ...DOCUMENTED,
-  attributes: [...DOCUMENTED.attributes, { attribute: 'randomCode', algorithm: 'exact', threshold: 100 }],
-};
-
-/** The list an administrator writes for HR-like data (issue 26): no kinds, overlapping names, a department. */
-const ADMIN = {
-  model: 'probabilistic',
-  attributes: [
-    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-    { attribute: 'firstName', algorithm: 'name-matcher', threshold: 80 },
-    { attribute: 'lastName', algorithm: 'jaro-winkler', threshold: 85 },
-    { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90 },
-    { attribute: 'employeeNumber', algorithm: 'exact', threshold: 100 },
-    { attribute: 'department', algorithm: 'exact', threshold: 100 },
   ],
 };
 
