@@ -3,9 +3,8 @@
  * the review forms (an account with at least one pair) and their precision, top-1, candidates scored
  * per account, time, and recall / false forms by kind of record.
  */
-import { buildMatcher, type MatchResult, parseMatchingSettings, scoreValues } from '../src/core/matching';
+import { buildMatcher, type MatchResult, parseMatchingSettings } from '../src/core/matching';
 import type { MatchingSettings } from '../src/core/matching';
-import { attributeKind } from '../src/core/matching/probabilistic/comparators';
 import { type Labelled, truthPairs } from './quality-data';
 
 export function settings(matching: Record<string, unknown>): MatchingSettings {
@@ -109,28 +108,17 @@ export function measure(set: Labelled, truth: Set<string>, config: Record<string
   };
 }
 
-/** Share of true pairs the blocking keeps (some attribute at or above its threshold, as the index finds). */
+/**
+ * Share of true pairs the matcher scores at all (its candidates: the blocking, then the model): the
+ * same list at the lowest probability threshold lists every scored pair. A true pair outside it is
+ * one no threshold and no weight can find; the rest of the missed pairs scored below the threshold.
+ */
 export function blockingRecall(set: Labelled, truth: Set<string>, config: Record<string, unknown>): number {
-  const s = settings(config);
-  const byId = new Map<string, Record<string, unknown>>();
-  for (const r of [...set.identities, ...set.accounts]) byId.set(r.id, r.attributes);
-  const hasName = s.attributes.some((rule) => attributeKind(rule) === 'name');
+  const m = buildMatcher(settings({ ...config, probabilityThreshold: Number.MIN_VALUE }));
+  m.addBaseline(set.identities);
+  const { duplicates } = m.match(set.accounts, { topK: Infinity });
   let kept = 0;
-  for (const t of truth) {
-    const [a, b] = t.split('|') as [string, string];
-    const ra = byId.get(a)!;
-    const rb = byId.get(b)!;
-    const pass = s.attributes.some((rule) => {
-      // As the matcher: a surname next to a name does not block on its own.
-      if (attributeKind(rule) === 'surname' && hasName) return false;
-      const va = ra[rule.attribute];
-      const vb = rb[rule.attribute];
-      if (typeof va !== 'string' || typeof vb !== 'string') return false;
-      const sc = scoreValues(rule.algorithm, va, vb);
-      return sc !== null && sc >= rule.threshold;
-    });
-    if (pass) kept++;
-  }
+  for (const [account, list] of duplicates) for (const d of list) if (truth.has(`${account}|${d.candidateId}`)) kept++;
   return truth.size > 0 ? kept / truth.size : 1;
 }
 

@@ -26,8 +26,10 @@ export interface AttributeRuntime {
    * match() call's new records, dropped again when it ends; their prepared values are kept until the
    * next batch, since the ones that become accounts come back through addBaseline() with the same
    * values (the aggregation's created accounts, under new ids) and need not be prepared twice.
+   * `clear` (default `batch`): false for the later chunks of one call's records, which add to the
+   * batch's kept values rather than replace them.
    */
-  append(records: readonly MatchRecord[], batch?: boolean): void;
+  append(records: readonly MatchRecord[], batch?: boolean, clear?: boolean): void;
   /** append() for values already extracted and normalised (attributeValues), one list per record. */
   appendValues(lists: readonly (readonly string[])[], batch?: boolean): void;
   /** Drops records >= n (values and index entries). */
@@ -99,8 +101,8 @@ export function prepareAttribute(
       }
       return list.length > 1 ? list.slice() : list.length === 1 ? [list[0]!] : NONE;
     };
-    const append = (recs: readonly MatchRecord[], batch = false): void => {
-      if (batch) batchRaw.clear();
+    const append = (recs: readonly MatchRecord[], batch = false, clear = batch): void => {
+      if (clear) batchRaw.clear();
       const reuse = !batch && batchRaw.size > 0;
       for (const rec of recs) {
         const raw = rec.attributes[rule.attribute];

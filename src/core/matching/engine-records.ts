@@ -39,8 +39,11 @@ export class EngineRecords {
     return this.ids.length;
   }
 
-  /** `batch`: a call's new records (see AttributeRuntime.append). */
-  append(records: readonly MatchRecord[], batch = false): void {
+  /**
+   * `batch`: a call's new records (see AttributeRuntime.append); `clear` false: a later chunk of
+   * the same call's records.
+   */
+  append(records: readonly MatchRecord[], batch = false, clear = batch): void {
     const rules = this.rules;
     this.stats?.append(
       this.ids.length,
@@ -48,7 +51,7 @@ export class EngineRecords {
       records.length,
     );
     for (const r of records) this.ids.push(r.id);
-    for (const rt of this.runtimes) rt.append(records, batch);
+    for (const rt of this.runtimes) rt.append(records, batch, clear);
     this.combined?.index.append(this.ids.length);
     this.model?.append(records);
   }

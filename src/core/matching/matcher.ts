@@ -65,6 +65,8 @@ export function buildExhaustiveMatcher(settings: MatchingSettings, opts: Matcher
 export interface MatchEngine extends Matcher {
   /** Appends this call's new records (indexes built first); returns B, the baseline size. Undo with dropNew(B). */
   appendNew(newRecords: Iterable<MatchRecord>): number;
+  /** More of the same call's new records, after appendNew() (a call appended in chunks). */
+  appendMoreNew(newRecords: readonly MatchRecord[]): void;
   dropNew(B: number): void;
   blockSlice(B: number, from: number, to: number): BlockedSlice;
   /** Phase 2 in steps (steps.ts): drain() runs it in one go. */
@@ -136,6 +138,10 @@ class EngineMatcher implements MatchEngine {
     this.buildIndexes();
     this.records.append(asArray(newRecords), true);
     return B;
+  }
+
+  appendMoreNew(newRecords: readonly MatchRecord[]): void {
+    this.records.append(newRecords, true, false);
   }
 
   addValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[], batch = false): void {

@@ -23,6 +23,14 @@ const U_SAMPLE = 100_000;
 const PERSON_RECORDS = 5;
 /** Other records holding a value held only by the pair compared (term frequencies). */
 const TF_FLOOR = 0.5;
+/**
+ * An account of this call stands for its best candidate's person when that link is more likely
+ * than not, whatever the reviewer's threshold: a later account that matches both records then does
+ * not split its belief between them as if they were two people. With the reviewer's threshold (0.9)
+ * as the bar, an identity and an earlier account linked at 0.5-0.9 competed as two people and a
+ * later account's two true pairs could each fall below it.
+ */
+const SAME_PERSON = 0.5;
 /** Random pairs, or accounts, between two yields of phase 2 (steps.ts): a few milliseconds. */
 const STEP = 2048;
 
@@ -244,8 +252,9 @@ export class ProbabilisticModel {
     // Weights per level, once: only exact agreement depends on the record (its value's frequency).
     const levelWeight = f.comparators.map((c, i) => c.levels.map((_, l) => (l === 0 ? 0 : this.weight(i, l, 0))));
     const exactWeight = new Float64Array(A);
-    // The person each record stands for: itself, or for an account of this call that matched, its
-    // match's person. Records of one person do not compete for an account's belief.
+    // The person each record stands for: itself, or for an account of this call linked more likely
+    // than not (SAME_PERSON), its best candidate's person. Records of one person do not compete for
+    // an account's belief.
     const person = new Int32Array(n);
     for (let r = 0; r < n; r++) person[r] = r;
     let sums = new Float64Array(16);
@@ -305,7 +314,7 @@ export class ProbabilisticModel {
         );
         duplicates.set(ids[acc.g]!, list);
       }
-      if (top >= 0 && topProbability >= this.threshold) person[acc.g] = person[top]!;
+      if (top >= 0 && topProbability >= SAME_PERSON) person[acc.g] = person[top]!;
       if (tick()) yield;
     }
     return { duplicates, below };
