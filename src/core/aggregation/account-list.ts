@@ -169,6 +169,7 @@ class AggregationRun {
     });
     throwIfCancelled(this.ctx);
     await this.loadBaseline(resetIdentities);
+    this.summary.timings.baselineMs = Date.now() - this.started;
     throwIfCancelled(this.ctx);
     await decisions.load(this.index);
     const createdKeys = new Set<string>();
@@ -191,6 +192,7 @@ class AggregationRun {
       matcher: this.matcher,
       guard: this.guard,
       createdKeys,
+      started: this.started,
     });
 
     const batchSize = processingBatchSize(config);
@@ -232,6 +234,7 @@ class AggregationRun {
       }
       this.summary.accountsPerSource[source.name] = read;
     }
+    this.summary.timings.sourcesReadMs = Date.now() - this.started;
     yield* this.batches.flush(pending);
     if (this.held) {
       const held = this.held;

@@ -31,4 +31,10 @@ export interface AggregationSummary {
   limitedTo?: number;
   counterFlushes: number;
   elapsedMs: number;
+  /**
+   * Milliseconds from the run's start to: the identity baseline loaded, every source account read, the
+   * first account emitted (absent when none was). How long the platform waited for its first item,
+   * and whether the run held its accounts until the end (a full probabilistic run does).
+   */
+  timings: { baselineMs?: number; sourcesReadMs?: number; firstItemMs?: number };
 }

@@ -44,6 +44,8 @@ export interface BatchProcessorDeps {
   guard: RunGuard | undefined;
   /** Keys of connector accounts created by this run (they join the matcher's baseline). */
   createdKeys: Set<string>;
+  /** The run's start (Date.now()): the summary's time to the first item counts from it. */
+  started: number;
 }
 
 export class BatchProcessor {
@@ -67,6 +69,7 @@ export class BatchProcessor {
       'Batch processed',
     );
     accountsProcessed.inc({ command: 'std:account:list' }, items.length);
+    if (items.length > 0) summary.timings.firstItemMs ??= Date.now() - this.d.started;
     for (const item of items) {
       guard?.assertHeld();
       summary.accountsEmitted++;

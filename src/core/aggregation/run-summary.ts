@@ -22,6 +22,7 @@ export function newSummary(runId: string, limitedTo: number | undefined): Aggreg
     reset: false,
     counterFlushes: 0,
     elapsedMs: 0,
+    timings: {},
     ...(limitedTo !== undefined ? { limitedTo } : {}),
   };
 }
@@ -61,6 +62,7 @@ export function logFinished(s: AggregationSummary, logger: Logger): void {
       accountsPerSource: s.accountsPerSource,
       ...(s.modelParameters ? { modelParameters: s.modelParameters } : {}),
       elapsedMs: s.elapsedMs,
+      timings: s.timings,
     },
     'Aggregation finished',
   );
