@@ -24,7 +24,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import type { CommandType } from '../src/core/command-types';
 import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
 import { silentLogger } from '../src/core/ports/logger';
@@ -112,6 +114,24 @@ class HashingReviewQueue implements ReviewQueue {
   }
 }
 
+/**
+ * SCALE_DUMP_DIR=dir: every run also writes what it hashed (items, reviews; one JSON line each) to
+ * dir/run-<processes>-<items|reviews>.ndjson, so that an "output DIFFERS" can be diffed.
+ */
+function dumping(hash: Hash, processes: number, what: string): Hash {
+  const dir = process.env.SCALE_DUMP_DIR;
+  if (!dir) return hash;
+  const file = join(dir, `run-${processes}-${what}.ndjson`);
+  writeFileSync(file, '');
+  const update = hash.update.bind(hash);
+  return Object.assign(hash, {
+    update: (data: string): Hash => {
+      appendFileSync(file, data);
+      return update(data);
+    },
+  });
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function aggregate(a: AggregateArgs): Promise<void> {
@@ -136,8 +156,8 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     await provider.ready();
     await own.worker.waitUntilReady();
   }
-  const hash = createHash('sha256');
-  const reviewHash = createHash('sha256');
+  const hash = dumping(createHash('sha256'), a.processes, 'items');
+  const reviewHash = dumping(createHash('sha256'), a.processes, 'reviews');
   const keyOf = new Map<string, string>();
   const reviews = new HashingReviewQueue(reviewHash, keyOf);
   const summaries: AggregationSummary[] = [];

@@ -157,6 +157,10 @@ export class SliceBlocker {
         }
         if (mandatory.length > 0) this.refine(g, chosen[0]!, mandatory, indexes, collector);
         generator[k] = chosen.length === 1 ? chosen[0]! : GENERATOR_UNION;
+        // Record order, whichever index generated them: the generator a thread or a child job picks
+        // follows its own caches, and phase 2 sums over an account's candidates in this order, so an
+        // order of its own gave a probability a last-bit different from the one-thread run's.
+        collector.list.subarray(0, collector.size).sort();
       }
 
       let compared = 0;
