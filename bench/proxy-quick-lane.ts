@@ -4,6 +4,7 @@
  * leaves (or the time passes), so the slots are certainly taken while the quick calls are timed.
  */
 import http from 'node:http';
+import { ndjsonCall } from './ndjson-call';
 
 export interface QuickLaneFigures {
   p50: number;
@@ -13,28 +14,9 @@ export interface QuickLaneFigures {
 
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 
-function post(url: string, payload: string, signal?: AbortSignal): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        signal,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-      },
-      (res) => {
-        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
-        res.resume();
-        res.on('end', () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+/** A call's time to its answer's end (bench/ndjson-call.ts: the same call bench:proxy times). */
+const post = async (url: string, payload: string, signal?: AbortSignal): Promise<number> =>
+  (await ndjsonCall(url, payload, { agent, signal })).ms;
 
 /**
  * Fills `longSlots` slots with held aggregations plus as many waiting, waits until `running()` says

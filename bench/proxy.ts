@@ -11,6 +11,7 @@
  */
 import { quickLaneLatency, type QuickLaneFigures } from './proxy-quick-lane';
 import { benchConnection, spawnRedis, type BenchRedis } from './harness';
+import { ndjsonCall, type CallResult } from './ndjson-call';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
@@ -73,55 +74,8 @@ async function startRedis(): Promise<BenchRedis> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
-interface CallResult {
-  ms: number;
-  firstItemMs: number;
-  bytes: number;
-  items: number;
-}
-
-/** POSTs and parses the NDJSON response line by line, as a client of any mode would. */
-function call(url: string, payload: string): Promise<CallResult> {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    let firstItemMs = -1;
-    let bytes = 0;
-    let items = 0;
-    let rest = '';
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-      },
-      (res) => {
-        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => {
-          bytes += Buffer.byteLength(d);
-          const lines = (rest + d).split('\n');
-          rest = lines.pop() ?? '';
-          for (const line of lines) {
-            if (!line) continue;
-            JSON.parse(line);
-            if (items++ === 0) firstItemMs = Number(process.hrtime.bigint() - t0) / 1e6;
-          }
-        });
-        res.on('end', () => {
-          if (rest) {
-            JSON.parse(rest);
-            items++;
-          }
-          resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, firstItemMs, bytes, items });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+/** POSTs and parses the NDJSON response line by line (the benches' one call, bench/ndjson-call.ts). */
+const call = (url: string, payload: string): Promise<CallResult> => ndjsonCall(url, payload, { agent });
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

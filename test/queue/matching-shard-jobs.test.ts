@@ -160,6 +160,10 @@ describe('aggregation over matching child jobs', () => {
       const dying = startWorker({
         concurrency: 1,
         lockDurationMs: 1000,
+        // The queue's stalled check runs once per interval across all its workers (a key with that
+        // expiry): at the default 30 s this worker's first check would hold off the next worker's for
+        // 30 s. The same lapse is found, 30 s sooner.
+        stalledIntervalMs: 200,
         beforeWrite: async (job: Job<ShardJobData>) => {
           if (stuckJob) return;
           stuckJob = String(job.id);

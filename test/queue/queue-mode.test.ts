@@ -8,7 +8,7 @@ import { waitListKey } from '../../src/queue/queue-names';
 import { CLIENT_SECRET, PASSWORD, commandBody, delay, post, startHarness, workerFor } from '../server/harness';
 import { redisUrl } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
-import { scaled } from '../support/time-factor';
+import { until, untilValue } from '../support/until';
 
 /** Every value stored under keys matching `pattern`, whatever the Redis type. */
 async function dumpKeys(redis: Redis, pattern: string): Promise<{ keys: string[]; text: string }> {
@@ -42,26 +42,21 @@ function startRequest(url: string, body: unknown): { cut: () => void; done: Prom
   return { cut: () => req.destroy(), done };
 }
 
-async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = scaled(5000)): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await delay(20);
-  }
-}
-
 describe('queue mode', () => {
   it('keeps a waiting job in the list waitListKey() names (KEDA trigger), with no secret in Redis; a cut request removes it', async () => {
     const h = await startHarness('queue', { ROLE: 'api' });
     try {
       const key = waitListKey(h.env.QUEUE_NAME);
       const req = startRequest(`${h.base}/proxy`, commandBody());
-      const ids = await until(async () => {
-        const l = (await h.redis!.exists(key)) ? await h.redis!.lrange(key, 0, -1) : [];
-        return l.length > 0 ? l : undefined;
-      });
+      const ids = await untilValue(
+        'the job in the wait list',
+        async () => {
+          const l = (await h.redis!.exists(key)) ? await h.redis!.lrange(key, 0, -1) : [];
+          return l.length > 0 ? l : undefined;
+        },
+        5000,
+        20,
+      );
       expect(await h.redis!.type(key)).toBe('list');
       expect(ids).toHaveLength(1);
       expect(await h.redis!.exists(`bull:${h.env.QUEUE_NAME}:${ids[0]}`)).toBe(1);
@@ -76,7 +71,7 @@ describe('queue mode', () => {
       expect((await h.server.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
       req.cut();
       await req.done;
-      await until(async () => ((await h.redis!.llen(key)) === 0 ? true : undefined));
+      await until('the wait list empty', async () => (await h.redis!.llen(key)) === 0, 5000, 20);
       expect(await h.redis!.exists(`bull:${h.env.QUEUE_NAME}:${ids[0]}`)).toBe(0);
     } finally {
       await h.close();
@@ -89,7 +84,12 @@ describe('queue mode', () => {
       const res = await post(`${h.base}/proxy`, commandBody());
       expect(res.status).toBe(504);
       expect(JSON.parse(res.body).error).toMatch(/no worker started the command/);
-      await until(async () => ((await h.redis!.llen(waitListKey(h.env.QUEUE_NAME))) === 0 ? true : undefined));
+      await until(
+        'the wait list empty',
+        async () => (await h.redis!.llen(waitListKey(h.env.QUEUE_NAME))) === 0,
+        5000,
+        20,
+      );
     } finally {
       await h.close();
     }
@@ -112,7 +112,12 @@ describe('queue mode', () => {
       req.cut();
       await h.runner.waitFor((e) => e[0]?.cancelled === true);
       // The api deletes the result stream; the job is removed when the worker finishes it.
-      await until(async () => ((await h.redis!.keys(`*${h.env.QUEUE_NAME}*:out`)).length === 0 ? true : undefined));
+      await until(
+        'no result stream',
+        async () => (await h.redis!.keys(`*${h.env.QUEUE_NAME}*:out`)).length === 0,
+        5000,
+        20,
+      );
     } finally {
       await h.close();
     }
@@ -141,7 +146,12 @@ describe('queue mode', () => {
     let worker: CommandWorker | undefined;
     try {
       const pending = post(`${h.base}/proxy`, commandBody());
-      await until(async () => ((await h.redis!.llen(waitListKey(h.env.QUEUE_NAME))) > 0 ? true : undefined));
+      await until(
+        'a job in the wait list',
+        async () => (await h.redis!.llen(waitListKey(h.env.QUEUE_NAME))) > 0,
+        5000,
+        20,
+      );
       // A worker takes the job and dies: it never renews its lock nor finishes.
       const taken = await dead.getNextJob('dead-worker-token');
       expect(taken?.attemptsStarted).toBe(1);
@@ -202,8 +212,11 @@ describe('queue mode', () => {
   it('serves only probes and metrics on a worker-only process', async () => {
     const h = await startHarness('queue', { ROLE: 'worker', PROXY_PASSWORD: '' });
     try {
-      await until(async () =>
-        (await h.server.app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200 ? true : undefined,
+      await until(
+        'ready',
+        async () => (await h.server.app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200,
+        5000,
+        20,
       );
       expect((await h.server.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({
         status: 'ready',

@@ -15,20 +15,16 @@ import { commandBody, ndjsonItems, post, startHarness, type Harness } from '../s
 import { freePort } from '../support/free-port';
 import { redisServerBinary } from '../support/own-redis';
 import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
+
+/** The limit of each wait for the server below (quiet machine; until() scales it). */
+const READY_MS = 20_000;
 
 jest.setTimeout(scaled(60_000));
 
 const USER = 'fusion';
 /** What the issue saw KEDA receive URL-encoded (p%40ss): here it must arrive as is everywhere. */
 const REDIS_PASSWORD = 'p@ss:w/rd%40#1';
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + scaled(ms);
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within ${scaled(ms)} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function openssl(args: string[], cwd: string): void {
   const res = spawnSync('openssl', args, { cwd, encoding: 'utf8' });
@@ -163,7 +159,7 @@ describe('Redis over TLS with a private CA and an ACL user', () => {
   it('a command runs through the queue with REDIS_USERNAME, the password as is and the CA file', async () => {
     const h: Harness = await startHarness('queue', env({}));
     try {
-      await until('ready', async () => (await fetch(`${h.base}/readyz`)).status === 200);
+      await until('ready', async () => (await fetch(`${h.base}/readyz`)).status === 200, READY_MS);
       const res = await post(`${h.base}/proxy`, commandBody({ items: 3 }));
       expect(res.status).toBe(200);
       expect(ndjsonItems(res.body)).toHaveLength(3);
@@ -194,7 +190,7 @@ describe('Redis over TLS with a private CA and an ACL user', () => {
     );
     try {
       // Wait for the refusal itself (logged at debug), not for a duration: then readiness must say no.
-      await until('the connection is refused for the expected cause', () => cause.test(h.logs.join('')));
+      await until('the connection is refused for the expected cause', () => cause.test(h.logs.join('')), READY_MS);
       expect((await fetch(`${h.base}/readyz`)).status).toBe(503);
       const res = await post(`${h.base}/proxy`, commandBody({ items: 1 }));
       expect(res.status).toBe(503);

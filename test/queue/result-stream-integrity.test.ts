@@ -13,7 +13,7 @@ import { ResultStreamReader } from '../../src/queue/result-stream-reader';
 import { ResultStreamWriter, type ResultStreamWriterOptions } from '../../src/queue/result-stream-writer';
 import { redisPing } from '../support/redis-ping';
 import { redisUrl, uniquePrefix } from '../support/redis';
-import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -21,14 +21,6 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-async function until(fn: () => Promise<boolean>, timeoutMs = scaled(10_000)): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(10);
-  }
 }
 
 function writerOptions(over: Partial<ResultStreamWriterOptions> = {}): ResultStreamWriterOptions {
@@ -116,7 +108,7 @@ describe('result stream integrity', () => {
         { stdio: 'ignore' },
       );
       url = `redis://127.0.0.1:${port}`;
-      await until(() => redisPing(url, 300), 5000);
+      await until('the Redis answers a PING', () => redisPing(url, 300), 5000, 10);
       const admin = new Redis(url);
       try {
         const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
@@ -155,7 +147,12 @@ describe('result stream integrity', () => {
         await Promise.race([allYielded.promise, outcome]);
         const reading = consume(pair.reader);
         // The pressure passes once the reader has caught up, so the end entry itself gets through.
-        const watchDrain = until(async () => (await pair.control.xlen(pair.keys.stream)) === 0)
+        const watchDrain = until(
+          'the stream drained',
+          async () => (await pair.control.xlen(pair.keys.stream)) === 0,
+          10_000,
+          10,
+        )
           .then(() => pair.control.config('SET', 'maxmemory', '0'))
           .then(drained.resolve);
         const result = await reading;
@@ -185,7 +182,7 @@ describe('result stream integrity', () => {
       const result = await consume(pair.reader, async (index) => {
         if (index !== 0) return;
         // Entry 0 is in hand; at least two more are written and not yet read: they are lost.
-        await until(async () => (await pair.control.xlen(pair.keys.stream)) >= 3);
+        await until('three entries written', async () => (await pair.control.xlen(pair.keys.stream)) >= 3, 10_000, 10);
         await pair.control.del(pair.keys.stream);
         deleted.resolve();
       });
@@ -271,7 +268,7 @@ describe('result stream integrity', () => {
         for (let i = 0; i < 200; i += 1) yield { i, pad: pad(100) };
       };
       const outcome = run(runner, writer, 'ttl-job');
-      await until(async () => (await pair.control.xlen(keys.stream)) > 4);
+      await until('five entries written', async () => (await pair.control.xlen(keys.stream)) > 4, 10_000, 10);
       // The reader stays away for several TTLs while the writer waits for room.
       await sleep(1200);
       expect(await pair.control.pttl(keys.stream)).toBeGreaterThan(0);

@@ -6,17 +6,9 @@ import { resultKeys, type ResultKeys } from '../../src/queue/result-keys';
 import { ResultStreamReader } from '../../src/queue/result-stream-reader';
 import { ResultStreamWriter, type ResultStreamWriterOptions } from '../../src/queue/result-stream-writer';
 import { redisUrl, uniquePrefix } from '../support/redis';
-import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function until(fn: () => Promise<boolean>, timeoutMs = scaled(10_000)): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-}
 
 function options(over: Partial<ResultStreamWriterOptions>): ResultStreamWriterOptions {
   return {
@@ -120,7 +112,7 @@ describe('result stream writer: several chunk writes in flight', () => {
     })();
     const outcome = run(items(400), writer, 'bound-job');
     // The reader comes only once the writer has filled the backlog (no clock decides it).
-    await until(async () => (await control.xlen(keys.stream)) >= max);
+    await until('the stream at its bound', async () => (await control.xlen(keys.stream)) >= max, 10_000, 5);
     const ids = await readAll();
     polling = false;
     await poller;

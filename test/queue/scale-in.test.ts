@@ -13,6 +13,10 @@ import { freePort } from '../support/free-port';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { Proc } from '../support/serve-process';
 import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
+
+/** The limit of each wait below (quiet machine; until() scales it). */
+const WAIT_MS = 60_000;
 
 jest.setTimeout(scaled(180_000));
 
@@ -20,14 +24,6 @@ const PASSWORD = 'scale-in-proxy-password-5b2e8c1d';
 const QUEUE = 'fusion-commands';
 /** The chart's default worker grace: terminationGracePeriodSeconds 900 minus 10 s. */
 const CHART_WORKER_GRACE_MS = String((900 - 10) * 1000);
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + scaled(ms);
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within ${scaled(ms)} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('scale-in during an aggregation (SIGTERM to the worker running it)', () => {
   let redis: OwnRedis;
@@ -92,9 +88,13 @@ describe('scale-in during an aggregation (SIGTERM to the worker running it)', ()
     sim.control.injectFault({ method: 'GET', pathTemplate: '/v3/accounts', nth: 2, hold: true });
     const running = aggregate();
     running.catch(() => undefined);
-    await until('the run is held in the middle of reading accounts', () => {
-      return sim.control.counters().faultsInjected > heldBefore;
-    });
+    await until(
+      'the run is held in the middle of reading accounts',
+      () => {
+        return sim.control.counters().faultsInjected > heldBefore;
+      },
+      WAIT_MS,
+    );
     // What KEDA's triggers read now: nothing waits, one job runs. A trigger on the wait list alone
     // would count 0 and scale this worker away.
     expect(await control.llen(waitListKey(QUEUE))).toBe(0);
@@ -102,7 +102,11 @@ describe('scale-in during an aggregation (SIGTERM to the worker running it)', ()
 
     worker.signal('SIGTERM');
     // It drains: out of rotation, still alive, the job still active.
-    await until('the worker reports not ready', async () => (await fetch(`${worker.url}/readyz`)).status === 503);
+    await until(
+      'the worker reports not ready',
+      async () => (await fetch(`${worker.url}/readyz`)).status === 503,
+      WAIT_MS,
+    );
     expect(worker.alive).toBe(true);
     expect(await control.llen(activeListKey(QUEUE))).toBe(1);
 
@@ -134,7 +138,7 @@ describe('scale-in during an aggregation (SIGTERM to the worker running it)', ()
     sim.control.injectFault({ method: 'GET', pathTemplate: '/v3/accounts', nth: 2, hold: true });
     const running = aggregate();
     running.catch(() => undefined);
-    await until('the run is held', () => sim.control.counters().faultsInjected > heldBefore);
+    await until('the run is held', () => sim.control.counters().faultsInjected > heldBefore, WAIT_MS);
     worker.signal('SIGTERM');
     await expect(running).rejects.toThrow(/shut down before it finished/);
     expect(await worker.exited).toBe(0);
@@ -164,13 +168,15 @@ describe('scale-in during an aggregation (SIGTERM to the worker running it)', ()
     sim.control.injectFault({ method: 'GET', pathTemplate: '/v3/accounts', nth: 2, hold: true });
     const running = aggregate();
     running.catch(() => undefined);
-    await until('the run is held', () => sim.control.counters().faultsInjected > heldBefore);
+    await until('the run is held', () => sim.control.counters().faultsInjected > heldBefore, WAIT_MS);
     worker.signal('SIGTERM');
     await expect(running).rejects.toThrow(/shut down before it finished/);
     sim.control.releaseHeld();
     // The worker stays to be scraped once more (it used to exit within 0.1-0.2 s, its last counters unread).
-    const waiting = until('the worker waits for its final scrape', () =>
-      worker.logs.join('').includes('waiting for a final metrics scrape'),
+    const waiting = until(
+      'the worker waits for its final scrape',
+      () => worker.logs.join('').includes('waiting for a final metrics scrape'),
+      WAIT_MS,
     ).then(() => 'waiting' as const);
     expect(await Promise.race([waiting, worker.exited.then(() => 'exited' as const)])).toBe('waiting');
     const last = await scrape();

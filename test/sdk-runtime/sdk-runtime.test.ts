@@ -16,7 +16,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
 import { buildForSpcx, execInChild, packAndExtract, type ExecCommand, type ExecResult } from './connector-build';
-import { spcxInvoke, startSpcx } from './spcx';
+import { spcxInvoke, startSpcx, type Spcx } from './spcx';
 import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';
 import { scaled } from '../support/time-factor';
 
@@ -170,17 +170,22 @@ describe('the upload package (npm run pack-zip)', () => {
 });
 
 describe.each(LEVELS.map((l) => [l ?? 'unset', l] as const))('LOG_LEVEL %s', (_name, level) => {
+  // One dev server per level serves the three roles in turn, as a developer's spcx serves every
+  // command it is sent (a server per role only started the same process three times).
+  let spcx: Spcx | undefined;
+  beforeAll(async () => {
+    spcx = await startSpcx(spcxFile, level);
+  });
+  afterAll(async () => {
+    await spcx?.close();
+  });
+
   it.each(ROLES)('spcx dev server: the nine commands, %s', async (role) => {
-    const spcx = await startSpcx(spcxFile, level);
-    try {
-      const results: ExecResult[] = [];
-      for (const c of scenario(role)) results.push(await spcxInvoke(spcx, c.type, c.input, c.config));
-      expectScenario(results, `spcx ${level ?? 'unset'} ${role}`);
-      expect(spcx.log()).not.toContain(PASSWORD);
-      expect(spcx.log()).not.toContain(sim.clientSecret);
-    } finally {
-      await spcx.close();
-    }
+    const results: ExecResult[] = [];
+    for (const c of scenario(role)) results.push(await spcxInvoke(spcx!, c.type, c.input, c.config));
+    expectScenario(results, `spcx ${level ?? 'unset'} ${role}`);
+    expect(spcx!.log()).not.toContain(PASSWORD);
+    expect(spcx!.log()).not.toContain(sim.clientSecret);
   });
 
   it.each(ROLES)("_exec of the zip's index.js: the nine commands, %s", async (role) => {

@@ -18,7 +18,6 @@ import {
   HARNESS_JOB_KEY,
   PASSWORD,
   commandBody,
-  delay,
   ndjsonItems,
   post,
   startHarness,
@@ -26,16 +25,12 @@ import {
   type Mode,
 } from './harness';
 import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
+
+/** How long a release may take (quiet machine; until() scales it). */
+const RELEASE_MS = 30_000;
 
 jest.setTimeout(scaled(90_000));
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + scaled(ms);
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not released within ${ms} ms: ${what}`);
-    await delay(25);
-  }
-}
 
 describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what its command held (%s mode)', (mode) => {
   let sim: RunningSimulator;
@@ -103,13 +98,17 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what i
   });
 
   async function everythingReleased(): Promise<void> {
-    await until('processing flag', () => flag() === null);
+    await until('processing flag', () => flag() === null, RELEASE_MS);
     if (mode === 'embedded') {
-      await until('worker slot', () => (server.dispatcher as EmbeddedDispatcher).running === 0);
+      await until('worker slot', () => (server.dispatcher as EmbeddedDispatcher).running === 0, RELEASE_MS);
     } else {
-      await until('worker slot', () => server.worker!.activeJobs === 0);
-      await until('result stream', async () => (await control!.keys(`fusion:${queueName}:*:out`)).length === 0);
-      await until('reader connection', () => (server.dispatcher as QueueDispatcher).readersInUse === 0);
+      await until('worker slot', () => server.worker!.activeJobs === 0, RELEASE_MS);
+      await until(
+        'result stream',
+        async () => (await control!.keys(`fusion:${queueName}:*:out`)).length === 0,
+        RELEASE_MS,
+      );
+      await until('reader connection', () => (server.dispatcher as QueueDispatcher).readersInUse === 0, RELEASE_MS);
     }
   }
 
@@ -125,7 +124,7 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what i
     );
     req.on('error', () => undefined);
     req.end(payload);
-    await until('flag set by the run', () => flag() !== null);
+    await until('flag set by the run', () => flag() !== null, RELEASE_MS);
     req.destroy();
     await everythingReleased();
     sim.control.clearFaults();
@@ -147,7 +146,7 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves releases what i
     });
     req.on('error', () => undefined);
     req.end(payload);
-    await until('flag set by the run', () => flag() !== null);
+    await until('flag set by the run', () => flag() !== null, RELEASE_MS);
     req.destroy();
     sim.control.clearFaults();
     // What the platform does after a cancel: the next aggregation at once, lock and flag still held.
@@ -181,11 +180,15 @@ describe.each<Mode>(['embedded', 'queue'])('a client that leaves mid-stream (%s 
     await h.runner.waitFor((e) => e[before]?.cancelled === true);
     expect(h.runner.executions[before]!.finished).toBe(false);
     if (mode === 'embedded') {
-      await until('worker slot', () => (h.server.dispatcher as EmbeddedDispatcher).running === 0);
+      await until('worker slot', () => (h.server.dispatcher as EmbeddedDispatcher).running === 0, RELEASE_MS);
     } else {
-      await until('worker slot', () => h.server.worker!.activeJobs === 0);
-      await until('result stream', async () => (await h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:out`)).length === 0);
-      await until('reader connection', () => (h.server.dispatcher as QueueDispatcher).readersInUse === 0);
+      await until('worker slot', () => h.server.worker!.activeJobs === 0, RELEASE_MS);
+      await until(
+        'result stream',
+        async () => (await h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:out`)).length === 0,
+        RELEASE_MS,
+      );
+      await until('reader connection', () => (h.server.dispatcher as QueueDispatcher).readersInUse === 0, RELEASE_MS);
     }
   });
 });

@@ -16,6 +16,7 @@ import { generateSelfSignedCert } from '../support/fake-proxy-server';
 import { redisUrl, uniquePrefix } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
 import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
 import { commandBody, HARNESS_JOB_KEY, PASSWORD, post } from './harness';
 
 jest.setTimeout(scaled(60_000));
@@ -68,14 +69,6 @@ class FakeKubeApi {
   }
 }
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  const end = Date.now() + scaled(20_000);
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`never: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 const tls = generateSelfSignedCert();
 const POD = { name: 'fp-fusion-proxy-worker-7d9c-x2k4q', namespace: 'identity' };
 
@@ -125,16 +118,16 @@ describe('a worker keeps its pod deletion cost at the commands it runs', () => {
     const cost = await start();
     const url = `${server!.url}/`;
     const first = post(url, commandBody({ items: 2, gateAfterItems: 1, gate: 'a' }));
-    await until('the cost of one running command', () => api.last === '1');
+    await until('the cost of one running command', () => api.last === '1', 20_000, 10);
     const second = post(url, commandBody({ items: 2, gateAfterItems: 1, gate: 'a' }));
-    await until('the cost of two running commands', () => api.last === '2');
+    await until('the cost of two running commands', () => api.last === '2', 20_000, 10);
     runner.release('a');
     const results = await Promise.all([first, second]);
     expect(results.map((r) => [r.status, r.complete])).toEqual([
       [200, true],
       [200, true],
     ]);
-    await until('the cost of an idle worker', () => api.last === '0');
+    await until('the cost of an idle worker', () => api.last === '0', 20_000, 10);
     await cost.settled();
     // Only changes are sent, one call at a time: the two jobs may end apart (2, 1, 0) or together (2, 0).
     const sent = api.patches.map((p) => p.cost);
@@ -167,10 +160,10 @@ describe('a worker keeps its pod deletion cost at the commands it runs', () => {
     expect(api.patches).toEqual([]);
     api.status = 200;
     const allowed = post(url, commandBody({ items: 2, gateAfterItems: 1, gate: 'b' }));
-    await until('the cost reaches the API', () => api.last === '1');
+    await until('the cost reaches the API', () => api.last === '1', 20_000, 10);
     runner.release('b');
     await allowed;
-    await until('back to 0', () => api.last === '0');
+    await until('back to 0', () => api.last === '0', 20_000, 10);
   });
 });
 

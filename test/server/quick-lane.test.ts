@@ -13,20 +13,16 @@ import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { tenantConnection } from '../support/tenant-config';
 import { Proc } from '../support/serve-process';
 import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
+
+/** How long the aggregations may take to be held (quiet machine; until() scales it). */
+const HELD_MS = 120_000;
 
 jest.setTimeout(scaled(240_000));
 
 const PASSWORD = 'quick-lane-proxy-password-7c1e4a9b';
 /** The server's default WORKER_CONCURRENCY (src/server/env.ts). */
 const DEFAULT_LONG_SLOTS = 4;
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = scaled(120_000)): Promise<void> {
-  const end = Date.now() + scaled(ms);
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within ${scaled(ms)} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function collect(items: AsyncIterable<ProxyItem>): Promise<ProxyItem[]> {
   const out: ProxyItem[] = [];
@@ -87,9 +83,13 @@ describe.each(['embedded', 'queue'] as const)('%s mode: quick commands never wai
       return run;
     });
     // Every long slot holds an aggregation in the middle of its first platform page.
-    await until(`${DEFAULT_LONG_SLOTS} aggregations held`, () => {
-      return sim.control.counters().faultsInjected - before >= DEFAULT_LONG_SLOTS;
-    });
+    await until(
+      `${DEFAULT_LONG_SLOTS} aggregations held`,
+      () => {
+        return sim.control.counters().faultsInjected - before >= DEFAULT_LONG_SLOTS;
+      },
+      HELD_MS,
+    );
 
     const test = await call('std:test-connection');
     expect(test).toHaveLength(1);
