@@ -8,7 +8,7 @@ const STARTS_PROCESSES = [
   '/test/core/redis-outage[.]test[.]ts$',
   '/test/matching/(cli-match|matching-threads)[.]test[.]ts$',
   '/test/proxy-client/(proxy-client-errors|response-parser)[.]test[.]ts$',
-  '/test/queue/(busy-process|redis-restart|redis-tls-auth|result-stream-integrity|scale-in)[.]test[.]ts$',
+  '/test/queue/(busy-process|reader-lease|redis-restart|redis-tls-auth|result-stream-integrity|scale-in)[.]test[.]ts$',
   '/test/server/(quick-lane|redis-gone-shutdown|reverse-proxy)[.]test[.]ts$',
   '/test/support/(chromium-hint|process-hygiene)[.]test[.]ts$',
 ];
@@ -20,7 +20,7 @@ const STARTS_PROCESSES = [
  */
 const SLOW_IN_PROCESS = [
   '/test/matching/(sharded-vs-single|index-vs-oracle|incremental-vs-oracle|probabilistic-robust|probabilistic-identity-data)[.]test[.]ts$',
-  '/test/queue/(matching-shard-jobs|reader-lease)[.]test[.]ts$',
+  '/test/queue/matching-shard-jobs[.]test[.]ts$',
   '/test/core/(e2e-simulator|aggregation-threads|fast-template)[.]test[.]ts$',
   '/test/proxy-client/proxy-client-streaming[.]test[.]ts$',
 ];

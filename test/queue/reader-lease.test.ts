@@ -23,17 +23,23 @@ import {
   type Harness,
 } from '../server/harness';
 import { scaled } from '../support/time-factor';
+import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 
 jest.setTimeout(scaled(60_000));
 
 describe('reader lease (queue mode)', () => {
   let h: Harness;
+  let own: OwnRedis;
   beforeAll(async () => {
+    // A Redis of its own: the MONITOR below must see only this file's commands (beside a busy file on
+    // the suite's shared Redis, ioredis's monitor connection failed with "Command queue state error").
+    own = await startOwnRedis();
     // A gated command shows no progress while the test outlives one lease: the default-length wait.
-    h = await startHarness('queue', { REQUEST_TIMEOUT_MS: '300000' });
+    h = await startHarness('queue', { REQUEST_TIMEOUT_MS: '300000', REDIS_URL: own.url });
   });
   afterAll(async () => {
-    await h.close();
+    await h?.close();
+    await own?.stop();
   });
 
   const leaseKeys = async (): Promise<string[]> => h.redis!.keys(`fusion:${h.env.QUEUE_NAME}:*:reader`);

@@ -45,7 +45,8 @@ export async function startHarness(mode: Mode, overrides: Record<string, string>
     ...overrides,
   });
   const server = await startServer(env, { runner: runner.runner, logger });
-  const redis = mode === 'queue' ? openRedis() : undefined;
+  // The Redis the server uses (an override may name a Redis of the test's own).
+  const redis = mode === 'queue' ? openRedis({ url: env.REDIS_URL }) : undefined;
   return {
     server,
     runner,
@@ -182,7 +183,7 @@ export function workerFor(
 ): CommandWorker {
   const { key = HARNESS_JOB_KEY, ...rest } = opts;
   return new CommandWorker({
-    redisUrl: redisUrl(),
+    redisUrl: h.env.REDIS_URL ?? redisUrl(),
     runner: runner.runner,
     crypto: JobCrypto.fromKey(key),
     logger: silentLogger,

@@ -15,8 +15,8 @@ export function uniquePrefix(label = 't'): string {
 }
 
 /** Opens a connection the caller must close with `quit()`. */
-export function openRedis(opts: { maxRetriesPerRequest?: number | null } = {}): Redis {
+export function openRedis(opts: { maxRetriesPerRequest?: number | null; url?: string } = {}): Redis {
   // `null` is meaningful (BullMQ workers require it), so only an absent option gets the default.
   const maxRetriesPerRequest = opts.maxRetriesPerRequest === undefined ? 1 : opts.maxRetriesPerRequest;
-  return new Redis(redisUrl(), { maxRetriesPerRequest, lazyConnect: false });
+  return new Redis(opts.url ?? redisUrl(), { maxRetriesPerRequest, lazyConnect: false });
 }
