@@ -1,24 +1,16 @@
-import { buildMatcher, parseMatchingSettings } from '../../src/core/matching';
+import { buildMatcher } from '../../src/core/matching';
 import { EngineRecords } from '../../src/core/matching/engine-records';
 import { APPEND_CHUNK, buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
 import type { Shard } from '../../src/core/matching/parallel/shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { visible } from './support/visible-result';
 import { scaled } from '../support/time-factor';
+import { PEOPLE_SETTINGS } from './support/people-settings';
 
 // Each probabilistic test matches the accounts twice, each time estimating the model (u from 100,000 random pairs).
 jest.setTimeout(scaled(90_000));
 
-const PROBABILISTIC = parseMatchingSettings({
-  matching: {
-    model: 'probabilistic',
-    attributes: [
-      { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92 },
-      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
-    ],
-  },
-});
+const PROBABILISTIC = PEOPLE_SETTINGS;
 
 const noShard = (): Shard => {
   throw new Error('no shard in this test');

@@ -5,20 +5,11 @@
  * queue-mode aggregation's probabilities differed from the one-process run's in the last bit
  * (bench:scale-out, probabilistic, 10k: "output DIFFERS").
  */
-import { parseMatchingSettings } from '../../src/core/matching';
 import { buildMatchEngine } from '../../src/core/matching/matcher';
 import { generate, MAIN_SETTINGS } from '../../bench/matching-data';
+import { PEOPLE_SETTINGS } from './support/people-settings';
 
-const PEOPLE = parseMatchingSettings({
-  matching: {
-    model: 'probabilistic',
-    attributes: [
-      { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92 },
-      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
-    ],
-  },
-});
+const PEOPLE = PEOPLE_SETTINGS;
 
 describe('blocked candidates come in record order', () => {
   test.each([

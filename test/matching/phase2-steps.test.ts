@@ -1,19 +1,11 @@
-import { buildMatcher, parseMatchingSettings } from '../../src/core/matching';
+import { buildMatcher } from '../../src/core/matching';
 import { buildMatchEngine } from '../../src/core/matching/matcher';
 import { drain } from '../../src/core/matching/steps';
 import { generate } from '../../bench/matching-data';
 import { visible } from './support/visible-result';
+import { PEOPLE_SETTINGS } from './support/people-settings';
 
-const PEOPLE = parseMatchingSettings({
-  matching: {
-    model: 'probabilistic',
-    attributes: [
-      { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92 },
-      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
-    ],
-  },
-});
+const PEOPLE = PEOPLE_SETTINGS;
 
 /**
  * Phase 2 (the model's estimate and scoring over every new account) is written in steps so that the
