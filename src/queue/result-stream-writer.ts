@@ -70,6 +70,12 @@ export class ResultStreamWriter implements OutputSink {
   private knownBacklog = 0;
   /** The end or error entry is on its way: the reader may be done with this job from now on. */
   private terminalSent = false;
+  /**
+   * end() or fail() was called. A command's leftover work (a page read still in flight when it was
+   * cancelled) may still report progress; that heartbeat must not recreate, with the 10-minute TTL,
+   * a stream the api or the worker has already deleted.
+   */
+  private closing = false;
 
   constructor(
     private readonly redis: Redis,
@@ -118,6 +124,7 @@ export class ResultStreamWriter implements OutputSink {
   }
 
   progress(): void {
+    if (this.closing) return;
     const now = Date.now();
     if (now - this.lastSignal < this.opts.progressIntervalMs || this.queued > 0) return;
     this.lastSignal = now;
@@ -139,6 +146,7 @@ export class ResultStreamWriter implements OutputSink {
   }
 
   async end(): Promise<void> {
+    this.closing = true;
     // The last partial chunk and the end entry travel in one round trip.
     this.cancelStartAnnouncement();
     const rest = this.batcher.take();
@@ -155,6 +163,7 @@ export class ResultStreamWriter implements OutputSink {
   }
 
   async fail(error: FusionError): Promise<void> {
+    this.closing = true;
     this.cancelStartAnnouncement();
     // Output produced before the failure still goes out, as in embedded mode; the error entry follows it.
     if (this.broken || error.code === 'COMMAND_CANCELLED') this.batcher.dispose();

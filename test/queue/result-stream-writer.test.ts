@@ -5,6 +5,7 @@ import { executeCommand, type CommandOutcome } from '../../src/dispatch/command-
 import { resultKeys, type ResultKeys } from '../../src/queue/result-keys';
 import { ResultStreamReader } from '../../src/queue/result-stream-reader';
 import { ResultStreamWriter, type ResultStreamWriterOptions } from '../../src/queue/result-stream-writer';
+import { FusionError } from '../../src/core/errors';
 import { redisUrl, uniquePrefix } from '../support/redis';
 import { until } from '../support/until';
 
@@ -121,5 +122,40 @@ describe('result stream writer: several chunk writes in flight', () => {
     // The bound, plus the one write that finds it full and then waits (as with one write in flight).
     expect(writer.maxBacklogSeen).toBeLessThanOrEqual(max + 1);
     expect(longest).toBeLessThanOrEqual(max + 1);
+  });
+});
+
+describe('result stream writer: after its end or error entry', () => {
+  let writerConn: Redis;
+  let control: Redis;
+
+  beforeEach(() => {
+    writerConn = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+    control = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+  });
+
+  afterEach(async () => {
+    await Promise.all([writerConn, control].map((r) => r.quit().catch(() => r.disconnect())));
+  });
+
+  /**
+   * A cancelled aggregation's page read still in flight reports progress after the command ended;
+   * the stream was deleted by then (the api gave up on it, or read its end): a heartbeat must not
+   * bring it back for the writer's 10-minute TTL.
+   */
+  it.each(['end', 'fail'] as const)('a late heartbeat after %s() does not recreate the deleted stream', async (how) => {
+    const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
+    const writer = new ResultStreamWriter(writerConn, keys, options({ progressIntervalMs: 0 }));
+    writer.start();
+    writer.progress();
+    if (how === 'end') await writer.end();
+    else await writer.fail(new FusionError('COMMAND_CANCELLED', 'the command was cancelled'));
+    expect(await control.exists(keys.stream)).toBe(1);
+    await control.del(keys.stream);
+    writer.progress();
+    // A write the heartbeat queued goes out on the writer's connection before this PING is answered.
+    await new Promise((r) => setImmediate(r));
+    await writerConn.ping();
+    expect(await control.exists(keys.stream)).toBe(0);
   });
 });
