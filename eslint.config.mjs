@@ -34,7 +34,14 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
+      // One concern per file: a source file reaching 400 lines is split by concern (src/README.md).
+      'max-lines': ['error', { max: 400 }],
     },
+  },
+  {
+    // Data, not code: the public nickname table, one pair a line.
+    files: ['src/core/matching/nickname-data.ts'],
+    rules: { 'max-lines': 'off' },
   },
   {
     files: ['**/*.mjs'],

@@ -186,3 +186,23 @@ export function* estimateMSteps(
   }
   return { m, prior, iterations: it };
 }
+
+/**
+ * u less the true pairs' expected part of the random pairs (share f, levels distributed as m), at
+ * least what one random pair in `draws` would give.
+ */
+export function withoutMatches(u: LevelTable, m: LevelTable, f: number, draws: number): LevelTable {
+  const floor = 1 / Math.max(draws, 1);
+  return u.map((row, i) => row.map((v, l) => Math.max((v - f * m[i]![l]!) / (1 - f), Math.min(v, floor))));
+}
+
+/** Share of pairs of different records holding the same value (values held: freq). */
+export function chanceAgreement(freq: ReadonlyMap<string, number>): number {
+  let n = 0;
+  let sq = 0;
+  for (const c of freq.values()) {
+    n += c;
+    sq += c * c;
+  }
+  return n > 1 ? (sq - n) / (n * (n - 1)) : 0;
+}

@@ -12,7 +12,15 @@ import { configuredRoles, detectRoles, readRoles, storeRoles } from './attribute
 import { MISSING } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
 import { type Steps, ticker } from '../steps';
-import { type CandidatePairs, estimateMSteps, type LevelTable, seededRandom, uFromCounts } from './estimate';
+import {
+  type CandidatePairs,
+  chanceAgreement,
+  estimateMSteps,
+  type LevelTable,
+  seededRandom,
+  uFromCounts,
+  withoutMatches,
+} from './estimate';
 import { DEFERRED_SCORE, RecordFeatures } from './record-features';
 
 export { DEFERRED_SCORE, sharedTokens } from './record-features';
@@ -379,26 +387,6 @@ export class ProbabilisticModel {
     if (count <= PERSON_RECORDS && (c.kind === 'identifier' || c.kind === 'email')) uTf = Math.min(uTf, this.u[i]![0]!);
     return Math.log2(m / uTf);
   }
-}
-
-/**
- * u less the true pairs' expected part of the random pairs (share f, levels distributed as m), at
- * least what one random pair in `draws` would give.
- */
-function withoutMatches(u: LevelTable, m: LevelTable, f: number, draws: number): LevelTable {
-  const floor = 1 / Math.max(draws, 1);
-  return u.map((row, i) => row.map((v, l) => Math.max((v - f * m[i]![l]!) / (1 - f), Math.min(v, floor))));
-}
-
-/** Share of pairs of different records holding the same value (values held: freq). */
-function chanceAgreement(freq: ReadonlyMap<string, number>): number {
-  let n = 0;
-  let sq = 0;
-  for (const c of freq.values()) {
-    n += c;
-    sq += c * c;
-  }
-  return n > 1 ? (sq - n) / (n * (n - 1)) : 0;
 }
 
 function round2(x: number): number {
