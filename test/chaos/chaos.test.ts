@@ -4,8 +4,8 @@
  * all at their default settings (only LOG_LEVEL=debug, so the secrets scan reads the most output).
  * Faults are driven through our own proxy client, as the connector runs it. For every scenario the
  * client must never see a short success, the run lock and the processing flag must come free, and
- * the next aggregation must succeed with the baseline's item count. `npm test` runs the fast part;
- * `npm run test:chaos` (CHAOS_FULL=1) adds the scenarios that wait out the default lock and stall
+ * the next aggregation must succeed with the baseline's item count. `npm run test:chaos:fast` runs
+ * the fast part; `npm run test:chaos` (TEST_CHAOS=full) adds the scenarios that wait out the default lock and stall
  * timings (worker SIGKILL, an api stopped behind a paused client) and a 60-second load.
  */
 import http from 'node:http';
@@ -20,7 +20,7 @@ import { hostileRequests, sendHostile } from './hostile';
 import { scaled } from '../support/time-factor';
 import { until } from '../support/until';
 
-const FULL = process.env.CHAOS_FULL === '1';
+const FULL = process.env.TEST_CHAOS === 'full';
 jest.setTimeout(scaled(FULL ? 20 * 60_000 : 6 * 60_000));
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

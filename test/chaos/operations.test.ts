@@ -5,8 +5,8 @@
  * must complete, not be "cancelled"); a ROLE=all server whose Redis is unreachable gets SIGTERM
  * (it must exit, logging the outage once); Prometheus scrapes the processes with the labels
  * Prometheus Operator sets (no metric may lose a label to them); the workers are SIGKILLed between
- * creating review forms and notifying (a later run notifies, exactly once). `npm test` runs the fast part;
- * `npm run test:chaos` (CHAOS_FULL=1) adds the 20-second Redis pause.
+ * creating review forms and notifying (a later run notifies, exactly once). `npm run test:chaos:fast` runs the
+ * fast part; `npm run test:chaos` (TEST_CHAOS=full) adds the 20-second Redis pause.
  */
 import { isFusionError, errorMessage } from '../../src/core/errors';
 import { proxyItems } from '../../src/proxy-client';
@@ -17,7 +17,7 @@ import { Cluster, JOB_KEY, PROXY_PASSWORD } from './cluster';
 import { seconds, table, type Row } from './figures';
 import { scaled } from '../support/time-factor';
 
-const FULL = process.env.CHAOS_FULL === '1';
+const FULL = process.env.TEST_CHAOS === 'full';
 jest.setTimeout(scaled(FULL ? 15 * 60_000 : 6 * 60_000));
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
