@@ -41,7 +41,7 @@ import { RecordingReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { generateTenant, startSimulator, type Tenant } from '../src/simulator';
-import { SIMULATOR_MATCHING, aggregationConfig } from './simulated-aggregation';
+import { SIMULATOR_MATCHING, aggregationConfig, fusionInstanceId, simulatorConnection } from './simulated-aggregation';
 
 const MiB = 2 ** 20;
 const GOAL_RSS_AT_1M = 2e9;
@@ -200,20 +200,13 @@ async function aggregate(info: SimInfo, s: Scenario): Promise<void> {
   const noop: LogFn = () => undefined;
   const logger: Logger = { error: noop, warn: noop, info: info$, debug: noop };
   const base = {
-    baseurl: info.baseurl,
-    clientId: info.clientId,
-    clientSecret: info.clientSecret,
-    sources: ['Contractors', 'LDAP'],
-    requestsPerSecond: 1000,
-    maxConcurrentRequests: 20,
+    ...simulatorConnection(info),
     // No run lock: its renewal needs the event loop, which a full probabilistic run's estimate over
     // 100,000 new accounts on one thread blocks for longer than the lock's TTL (the run then stops).
     concurrencyCheckEnabled: false,
   };
   const factory = createPlatformFactory();
-  const probe = factory(base, { signal: new AbortController().signal, logger });
-  const fusion = await probe.getSource(info.fusionSourceId);
-  probe.close();
+  const spConnectorInstanceId = await fusionInstanceId(factory, base, info);
   const summaries: AggregationSummary[] = [];
   const runner = createProductionRunner({
     platform: observed(factory, tick),
@@ -221,7 +214,7 @@ async function aggregate(info: SimInfo, s: Scenario): Promise<void> {
     onAggregationSummary: (x) => summaries.push(x),
     matchingThreads: s.threads,
   });
-  const config = aggregationConfig(base, fusion.connectorAttributes.spConnectorInstanceId, s.model);
+  const config = aggregationConfig(base, spConnectorInstanceId, s.model);
   const t0 = performance.now();
   const ctx = { signal: new AbortController().signal, logger, jobId: 'bench', progress: () => undefined };
   let emitted = 0;

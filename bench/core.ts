@@ -26,6 +26,7 @@ import { RecordingReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { startSimulatorProcess, type SimulatorInfo, type SimulatorProcess } from './harness';
+import { LOGIN_FROM_NAMES, fusionInstanceId, simulatorConnection } from './simulated-aggregation';
 
 // 200 x 2000 names for 200k values: most values free, some long collision chains (IT: initial +
 // surname). Names end in letters, as real ones do: a collision counter appended to one name then
@@ -206,18 +207,9 @@ async function aggregateChild(info: SimulatorInfo, matching: boolean): Promise<v
   const baseRss = process.memoryUsage().rss;
   let peak = baseRss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  const base = {
-    baseurl: info.baseurl,
-    clientId: info.clientId,
-    clientSecret: info.clientSecret,
-    sources: ['Contractors', 'LDAP'],
-    requestsPerSecond: 1000,
-    maxConcurrentRequests: 20,
-  };
+  const base = simulatorConnection(info);
   const factory = createPlatformFactory();
-  const probe = factory(base, { signal: new AbortController().signal, logger: silentLogger });
-  const fusion = await probe.getSource(info.fusionSourceId);
-  probe.close();
+  const spConnectorInstanceId = await fusionInstanceId(factory, base, info);
   const wait = { ms: 0 };
   const summaries: AggregationSummary[] = [];
   // Reviews are recorded, not sent as forms: this measures the aggregation itself.
@@ -228,18 +220,11 @@ async function aggregateChild(info: SimulatorInfo, matching: boolean): Promise<v
   });
   const config = {
     ...base,
-    spConnectorInstanceId: fusion.connectorAttributes.spConnectorInstanceId,
+    spConnectorInstanceId,
     batchSize: 250,
     maxAttempts: 1000,
     attributeDefinitions: [
-      {
-        name: 'login',
-        expression: '$firstName.substring(0,1)$lastName',
-        type: 'unique',
-        case: 'lower',
-        normalize: true,
-        spaces: true,
-      },
+      LOGIN_FROM_NAMES,
       { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 7 },
     ],
     ...(matching

@@ -12,7 +12,7 @@ import { silentLogger } from '../src/core/ports/logger';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { startSimulatorProcess } from './harness';
-import { SIMULATOR_MATCHING, aggregationConfig } from './simulated-aggregation';
+import { SIMULATOR_MATCHING, aggregationConfig, fusionInstanceId, simulatorConnection } from './simulated-aggregation';
 
 export interface FloodResult {
   size: number;
@@ -43,19 +43,9 @@ export async function reviewFloodRun(size: number): Promise<FloodResult> {
   });
   try {
     const { info } = sim;
-    const base = {
-      baseurl: info.baseurl,
-      clientId: info.clientId,
-      clientSecret: info.clientSecret,
-      sources: ['Contractors', 'LDAP'],
-      requestsPerSecond: 1000,
-      maxConcurrentRequests: 20,
-    };
+    const base = simulatorConnection(info);
     const factory = createPlatformFactory();
-    const probe = factory(base, { signal: new AbortController().signal, logger: silentLogger });
-    const fusion = await probe.getSource(info.fusionSourceId);
-    probe.close();
-    const config = aggregationConfig(base, fusion.connectorAttributes.spConnectorInstanceId, 'rules');
+    const config = aggregationConfig(base, await fusionInstanceId(factory, base, info), 'rules');
     // The guard at its default: the configuration an administrator starts from.
     config.matching = { model: 'rules', attributes: SIMULATOR_MATCHING };
     const runner = createProductionRunner({ platform: factory, matchingThreads: 1 });

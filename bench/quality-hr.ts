@@ -37,6 +37,18 @@ export interface HrSpec {
 export const MIXED = { anglo: 45, hispanic: 15, chinese: 10, vietnamese: 8, indian: 10, germanic: 7, nigerian: 5 };
 export const ASIAN = { chinese: 35, vietnamese: 30, indian: 15, anglo: 20 };
 
+/** The HR-like set of the goals (hr-mixed): what every other generator setting varies. */
+export const HR_BASE = {
+  identities: 5000,
+  accounts: 3000,
+  duplicates: 0.4,
+  cultures: MIXED,
+  email: 'first.last',
+  idDiffer: 0.2,
+  deptChange: 0.25,
+  namesakes: 0.2,
+} as const;
+
 const DEPARTMENTS = `finance sales marketing engineering operations legal hr it support research logistics procurement
   facilities security quality training design compliance audit treasury`.split(/\s+/);
 

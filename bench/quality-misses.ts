@@ -13,25 +13,14 @@
  * `node .bench-out/bench/quality-misses.js [documented|admin] [seed] [threshold]`.
  */
 import { buildMatcher } from '../src/core/matching';
-import { MIXED, hrSet } from './quality-hr';
+import { HR_BASE, hrSet } from './quality-hr';
 import { ADMIN, DOCUMENTED } from './quality-lists';
 import { settings, truthOf } from './quality-measure';
 
 const list = (process.argv[2] === 'admin' ? ADMIN : DOCUMENTED).attributes;
 const seed = Number(process.argv[3] ?? 1);
 const threshold = Number(process.argv[4] ?? 0.9);
-const set = hrSet({
-  name: 'x',
-  seed,
-  identities: 5000,
-  accounts: 3000,
-  duplicates: 0.4,
-  cultures: MIXED,
-  email: 'first.last',
-  idDiffer: 0.2,
-  deptChange: 0.25,
-  namesakes: 0.2,
-});
+const set = hrSet({ ...HR_BASE, name: `hr-mixed-s${seed}`, seed });
 const truth = truthOf(set);
 // Every scored pair (the lowest threshold): the result at a threshold is the pairs at or above it, since
 // which records stand for one person does not depend on the threshold.

@@ -14,7 +14,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { buildRunMatcher } from '../src/core/matching/parallel/parallelism';
 import type { MatchResult } from '../src/core/matching';
-import { ASIAN, type HrSpec, MIXED, hrSet } from './quality-hr';
+import { ASIAN, HR_BASE, type HrSpec, hrSet } from './quality-hr';
 import { cleanSet, type Labelled, namesakeSet } from './quality-data';
 import { reviewFloodRun } from './quality-flood';
 import { ADMIN, DOCUMENTED, DOCUMENTED_RANDOM } from './quality-lists';
@@ -57,17 +57,6 @@ const CLEAN_PROBABILISTIC = {
     { attribute: 'ssn', algorithm: 'exact', threshold: 100, kind: 'identifier' },
   ],
 };
-
-const HR_BASE = {
-  identities: 5000,
-  accounts: 3000,
-  duplicates: 0.4,
-  cultures: MIXED,
-  email: 'first.last',
-  idDiffer: 0.2,
-  deptChange: 0.25,
-  namesakes: 0.2,
-} as const;
 
 /** hr-mixed over 5 seeds (the spread goal), and one set per other generator setting. */
 const HR_SETS: HrSpec[] = [

@@ -36,7 +36,7 @@ import { QueueShardProvider } from '../src/queue/queue-shard-provider';
 import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { spawnRedis, startSimulatorProcess, type SimulatorInfo } from './harness';
-import { aggregationConfig } from './simulated-aggregation';
+import { aggregationConfig, fusionInstanceId, simulatorConnection } from './simulated-aggregation';
 import { mainThreadCpu, procCpu, startShardWorkerProcess } from './worker-processes';
 
 const SEED = 11;
@@ -135,18 +135,9 @@ function dumping(hash: Hash, processes: number, what: string): Hash {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function aggregate(a: AggregateArgs): Promise<void> {
-  const base = {
-    baseurl: a.sim.baseurl,
-    clientId: a.sim.clientId,
-    clientSecret: a.sim.clientSecret,
-    sources: ['Contractors', 'LDAP'],
-    requestsPerSecond: 1000,
-    maxConcurrentRequests: 20,
-  };
+  const base = simulatorConnection(a.sim);
   const factory = createPlatformFactory();
-  const probe = factory(base, { signal: new AbortController().signal, logger: silentLogger });
-  const fusion = await probe.getSource(a.sim.fusionSourceId);
-  probe.close();
+  const spConnectorInstanceId = await fusionInstanceId(factory, base, a.sim);
 
   let provider: QueueShardProvider | undefined;
   let own: ShardJobWorker | undefined;
@@ -168,7 +159,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     matchingThreads: 1,
     ...(provider ? { matchingShards: provider } : {}),
   });
-  const config = aggregationConfig(base, fusion.connectorAttributes.spConnectorInstanceId, MODEL);
+  const config = aggregationConfig(base, spConnectorInstanceId, MODEL);
   const ctx = { signal: new AbortController().signal, logger: silentLogger, jobId: 'bench', progress: () => undefined };
   // The bench starts reading the other processes' CPU on this message.
   await new Promise<void>((resolve) => process.send?.({ started: true }, undefined, {}, () => resolve()));

@@ -4,6 +4,9 @@
  * measure the same aggregation.
  */
 import type { MatchingSettings } from '../src/core/matching/types';
+import { silentLogger } from '../src/core/ports/logger';
+import type { PlatformFactory } from '../src/core/ports/platform';
+import type { SimulatorInfo } from './harness';
 
 export const SIMULATOR_MATCHING: MatchingSettings['attributes'] = [
   { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
@@ -11,6 +14,16 @@ export const SIMULATOR_MATCHING: MatchingSettings['attributes'] = [
   { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
   { attribute: 'uid', algorithm: 'levenshtein', threshold: 80, mandatory: false },
 ];
+
+/** A unique login from the names (first initial and surname): the template most tenants start from. */
+export const LOGIN_FROM_NAMES = {
+  name: 'login',
+  expression: '$firstName.substring(0,1)$lastName',
+  type: 'unique',
+  case: 'lower',
+  normalize: true,
+  spaces: true,
+};
 
 /** The fusion source's configuration over `base` (platform connection and its limits). */
 export function aggregationConfig<B extends object>(
@@ -31,4 +44,33 @@ export function aggregationConfig<B extends object>(
     // not the review-flood guard (which would stop it).
     matching: { model, attributes: SIMULATOR_MATCHING, maxReviewShare: 1 },
   };
+}
+
+/** Where a simulator answers and its fusion source (bench/harness.ts's SimulatorInfo has more). */
+type SimulatorAddress = Pick<SimulatorInfo, 'baseurl' | 'clientId' | 'clientSecret' | 'fusionSourceId'>;
+
+/** The platform connection of every aggregation bench: the simulator's two managed sources, no limit to wait on. */
+export function simulatorConnection(info: SimulatorAddress) {
+  return {
+    baseurl: info.baseurl,
+    clientId: info.clientId,
+    clientSecret: info.clientSecret,
+    sources: ['Contractors', 'LDAP'],
+    requestsPerSecond: 1000,
+    maxConcurrentRequests: 20,
+  };
+}
+
+/** The fusion source's connector instance id, read from the platform as a run would. */
+export async function fusionInstanceId(
+  factory: PlatformFactory,
+  base: Record<string, unknown>,
+  info: SimulatorAddress,
+): Promise<unknown> {
+  const probe = factory(base, { signal: new AbortController().signal, logger: silentLogger });
+  try {
+    return (await probe.getSource(info.fusionSourceId)).connectorAttributes.spConnectorInstanceId;
+  } finally {
+    probe.close();
+  }
 }
