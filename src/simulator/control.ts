@@ -17,6 +17,8 @@ export interface SimulatorControl {
   clearFaults(): void;
   /** Lets requests held by a `hold` fault go on; returns how many were held. */
   releaseHeld(): number;
+  /** Requests a `hold` fault holds now (one whose client left is no longer held). */
+  heldRequests(): number;
   requestLog(): RequestLogEntry[];
   counters(): SimulatorCounters;
   resetLog(): void;
@@ -56,6 +58,7 @@ export function createControl(ctx: SimContext): SimulatorControl {
     injectFault: (f) => ctx.faults.add(f),
     clearFaults: () => ctx.faults.clear(),
     releaseHeld: () => ctx.faults.releaseHeld(),
+    heldRequests: () => ctx.faults.heldCount,
     requestLog: () => ctx.log.list(),
     counters: () => ctx.log.snapshot({ faultsInjected: ctx.faults.injected, tokensIssued: ctx.auth.tokensIssued }),
     resetLog: () => ctx.log.reset(),

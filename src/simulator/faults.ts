@@ -58,6 +58,10 @@ export class FaultInjector {
     };
   }
 
+  get heldCount(): number {
+    return this.held.length;
+  }
+
   /** Lets every held request go on; returns how many were held. */
   releaseHeld(): number {
     const n = this.held.length;

@@ -1,5 +1,6 @@
 import { AccountsApi, Index, SearchApi, SourcesApi } from 'sailpoint-api-client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { until } from '../support/until';
 import { failure, testClient, type TestClient } from './client';
 
 let sim: RunningSimulator;
@@ -116,6 +117,24 @@ describe('fault injection', () => {
     expect(err?.code).toMatch(/ECONNRESET|ERR_NETWORK|ECONNABORTED|EPIPE/);
     const logged = sim.control.requestLog().filter((e) => e.template === '/v3/sources');
     expect(logged[logged.length - 1]?.status).toBe(0);
+  });
+
+  it('holds a request until released; one whose client leaves is no longer held and never handled', async () => {
+    sim.control.injectFault({ pathTemplate: '/v3/held', hold: true, times: Infinity });
+    sim.control.resetLog();
+    const answered = fetch(`${sim.baseurl}/v3/held`);
+    await until('the first request held', () => sim.control.heldRequests() === 1, 10_000);
+    expect(sim.control.releaseHeld()).toBe(1);
+    expect((await answered).status).toBe(404);
+    const gone = new AbortController();
+    const left = fetch(`${sim.baseurl}/v3/held`, { signal: gone.signal }).catch((e: unknown) => e);
+    await until('the second request held', () => sim.control.heldRequests() === 1, 10_000);
+    gone.abort();
+    await left;
+    // What a killed client leaves: the platform drops the request, so a later release cannot run it.
+    await until('the request of the client that left dropped', () => sim.control.heldRequests() === 0, 10_000);
+    expect(sim.control.releaseHeld()).toBe(0);
+    expect(sim.control.requestLog().map((e) => e.status)).toEqual([404, 499]);
   });
 
   it('applies to unknown paths as well', async () => {
