@@ -26,7 +26,8 @@ import { RecordingReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { startSimulatorProcess, type SimulatorInfo, type SimulatorProcess } from './harness';
-import { LOGIN_FROM_NAMES, fusionInstanceId, simulatorConnection } from './simulated-aggregation';
+import { LOGIN_DEFINITION } from '../test/support/tenant-config';
+import { fusionInstanceId, simulatorConnection } from './simulated-aggregation';
 
 // 200 x 2000 names for 200k values: most values free, some long collision chains (IT: initial +
 // surname). Names end in letters, as real ones do: a collision counter appended to one name then
@@ -224,7 +225,7 @@ async function aggregateChild(info: SimulatorInfo, matching: boolean): Promise<v
     batchSize: 250,
     maxAttempts: 1000,
     attributeDefinitions: [
-      LOGIN_FROM_NAMES,
+      LOGIN_DEFINITION,
       { name: 'employeeId', expression: 'F$counter', type: 'counter', digits: 7 },
     ],
     ...(matching

@@ -17,7 +17,7 @@ import { parse } from 'yaml';
 import { proxyItems } from '../src/proxy-client';
 import { startSimulator } from '../src/simulator';
 import { benchConnection, freePort, spawnRedis } from './harness';
-import { LOGIN_FROM_NAMES } from './simulated-aggregation';
+import { LOGIN_DEFINITION } from '../test/support/tenant-config';
 
 const ACCOUNTS_PER_SOURCE = Number(process.env.BENCH_ACCOUNTS_PER_SOURCE ?? 10_000);
 const IDENTITIES = Number(process.env.BENCH_IDENTITIES ?? 12_000);
@@ -104,7 +104,7 @@ async function main(): Promise<number> {
         sources: ['Contractors', 'LDAP', 'Legacy'],
         requestsPerSecond: 500,
         maxConcurrentRequests: 10,
-        attributeDefinitions: [LOGIN_FROM_NAMES],
+        attributeDefinitions: [LOGIN_DEFINITION],
         matching: {
           attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }],
           // The simulator's names send most accounts to review; a memory bench measures the run, not the flood guard.

@@ -15,16 +15,6 @@ export const SIMULATOR_MATCHING: MatchingSettings['attributes'] = [
   { attribute: 'uid', algorithm: 'levenshtein', threshold: 80, mandatory: false },
 ];
 
-/** A unique login from the names (first initial and surname): the template most tenants start from. */
-export const LOGIN_FROM_NAMES = {
-  name: 'login',
-  expression: '$firstName.substring(0,1)$lastName',
-  type: 'unique',
-  case: 'lower',
-  normalize: true,
-  spaces: true,
-};
-
 /** The fusion source's configuration over `base` (platform connection and its limits). */
 export function aggregationConfig<B extends object>(
   base: B,

@@ -5,25 +5,14 @@
  * account stay bounded; the report (default settings, with a truth file) keeps every label readable.
  */
 import { join } from 'node:path';
-import { MIXED, hrSet } from '../../bench/quality-hr';
+import { HR_BASE, hrSet } from '../../bench/quality-hr';
 import { truthPairs } from '../../bench/quality-data';
 import { matchCli as cli, matchInputs, renderedDom } from '../support/match-cli';
 import { scaled } from '../support/time-factor';
 
 const { dir, file } = matchInputs('match-diagnostics-');
 
-const set = hrSet({
-  name: 'hr',
-  seed: 3,
-  identities: 700,
-  accounts: 400,
-  duplicates: 0.4,
-  cultures: MIXED,
-  email: 'first.last',
-  idDiffer: 0.2,
-  deptChange: 0.25,
-  namesakes: 0.2,
-});
+const set = hrSet({ ...HR_BASE, name: 'hr', seed: 3, identities: 700, accounts: 400 });
 const identities = file('identities.json', JSON.stringify(set.identities));
 const accounts = file('accounts.json', JSON.stringify(set.accounts));
 const truth = file('truth.csv', ['accountId,candidateId', ...truthPairs(set).map(([a, c]) => `${a},${c}`)].join('\n'));
