@@ -16,19 +16,12 @@ import { Proc } from '../support/serve-process';
 import { Cluster, JOB_KEY, PROXY_PASSWORD } from './cluster';
 import { seconds, table, type Row } from './figures';
 import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
 
 const FULL = process.env.TEST_CHAOS === 'full';
 jest.setTimeout(scaled(FULL ? 15 * 60_000 : 6 * 60_000));
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const end = Date.now() + scaled(ms);
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within ${scaled(ms)} ms: ${what}`);
-    await delay(25);
-  }
-}
 
 interface Outcome {
   complete: boolean;

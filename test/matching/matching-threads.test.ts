@@ -1,4 +1,4 @@
-import { type MatchRecord, buildMatcher, parseMatchingSettings } from '../../src/core/matching';
+import { type MatchRecord, buildMatcher } from '../../src/core/matching';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,21 +12,12 @@ import type { Shard } from '../../src/core/matching/parallel/shard';
 import { liveMatchingThreads, workerShard } from '../../src/core/matching/parallel/worker-shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { visible } from './support/visible-result';
+import { PEOPLE_AND_LOGIN_SETTINGS } from './support/people-settings';
 import { scaled } from '../support/time-factor';
 
 const RULES = MAIN_SETTINGS;
 
-const PROBABILISTIC = parseMatchingSettings({
-  matching: {
-    model: 'probabilistic',
-    attributes: [
-      { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92 },
-      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
-      { attribute: 'userName', algorithm: 'levenshtein', threshold: 80 },
-    ],
-  },
-});
+const PROBABILISTIC = PEOPLE_AND_LOGIN_SETTINGS;
 
 describe('matching in worker threads', () => {
   afterEach(() => expect(liveMatchingThreads()).toBe(0));

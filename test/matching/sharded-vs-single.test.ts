@@ -4,7 +4,6 @@ import {
   type Matcher,
   type MatchingSettings,
   buildMatcher,
-  parseMatchingSettings,
 } from '../../src/core/matching';
 import {
   type AsyncMatcher,
@@ -16,6 +15,7 @@ import { inProcessShard } from '../../src/core/matching/parallel/shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
 import { visible, visibleAcrossSplits } from './support/visible-result';
+import { PEOPLE_AND_LOGIN_SETTINGS } from './support/people-settings';
 import { scaled } from '../support/time-factor';
 
 const RULES: MatchingSettings[] = [
@@ -37,17 +37,7 @@ const RULES: MatchingSettings[] = [
   },
 ];
 
-const PEOPLE = parseMatchingSettings({
-  matching: {
-    model: 'probabilistic',
-    attributes: [
-      { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 92 },
-      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, kind: 'surname' },
-      { attribute: 'userName', algorithm: 'levenshtein', threshold: 80 },
-    ],
-  },
-});
+const PEOPLE = PEOPLE_AND_LOGIN_SETTINGS;
 
 /** One thread's answers to the aggregation's call pattern (below), to compare a sharded matcher against. */
 interface SingleTrace {

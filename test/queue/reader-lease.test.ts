@@ -24,6 +24,7 @@ import {
 } from '../server/harness';
 import { scaled } from '../support/time-factor';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
+import { until } from '../support/until';
 
 jest.setTimeout(scaled(60_000));
 
@@ -68,8 +69,7 @@ describe('reader lease (queue mode)', () => {
     expect(ttl).toBeLessThanOrEqual(READER_LEASE_MS);
     expect(heldPastLifetime).toBe(true);
     expect(h.runner.executions[before]!.cancelled).toBe(false);
-    const end = Date.now() + scaled(10_000);
-    while ((await leaseKeys()).length > 0 && Date.now() < end) await delay(25);
+    await until('the lease deleted', async () => (await leaseKeys()).length === 0, 10_000);
     expect(await leaseKeys()).toEqual([]);
   });
 
@@ -147,8 +147,11 @@ describe('reader lease (queue mode)', () => {
       await h.redis!.del(keys.reader);
       await runner.waitFor((e) => e[0]?.cancelled === true, 60_000);
       expect(runner.executions[0]).toMatchObject({ cancelled: true, finished: false });
-      const end = Date.now() + scaled(10_000);
-      while ((worker.activeJobs > 0 || (await h.redis!.exists(keys.stream)) === 1) && Date.now() < end) await delay(25);
+      await until(
+        'the job stopped and its stream dropped',
+        async () => worker.activeJobs === 0 && (await h.redis!.exists(keys.stream)) === 0,
+        10_000,
+      );
       expect(worker.activeJobs).toBe(0);
       expect(await h.redis!.exists(keys.stream)).toBe(0);
     } finally {
@@ -181,8 +184,7 @@ describe('reader lease (queue mode)', () => {
       );
       await queue.queue.add('std:account:list', legacy, { jobId: 'legacy', removeOnComplete: true });
       await runner.waitFor((e) => e.length === 1, 30_000);
-      const end = Date.now() + scaled(30_000);
-      while ((await queue.queue.getJob('orphan')) && Date.now() < end) await delay(25);
+      await until('the orphan job removed', async () => !(await queue.queue.getJob('orphan')), 30_000);
       expect(await queue.queue.getJob('orphan')).toBeUndefined();
       expect(runner.executions.map((e) => e.jobId)).toEqual(['legacy']);
       expect(await h.redis!.exists(resultKeys(queueName, 'orphan').stream)).toBe(0);
