@@ -25,6 +25,7 @@ import {
 import { scaled } from '../support/time-factor';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { until } from '../support/until';
+import { redisMonitor } from '../support/redis-monitor';
 
 jest.setTimeout(scaled(60_000));
 
@@ -32,8 +33,7 @@ describe('reader lease (queue mode)', () => {
   let h: Harness;
   let own: OwnRedis;
   beforeAll(async () => {
-    // A Redis of its own: the MONITOR below must see only this file's commands (beside a busy file on
-    // the suite's shared Redis, ioredis's monitor connection failed with "Command queue state error").
+    // A Redis of its own: the MONITOR below must see only this file's commands.
     own = await startOwnRedis();
     // A gated command shows no progress while the test outlives one lease: the default-length wait.
     h = await startHarness('queue', { REQUEST_TIMEOUT_MS: '300000', REDIS_URL: own.url });
@@ -76,21 +76,15 @@ describe('reader lease (queue mode)', () => {
   it('is taken with the job on the connection that reads the result, in that order, without a PING when reused', async () => {
     // The first request leaves a pooled reader connection behind; the second reuses it at once.
     expect((await post(`${h.base}/proxy`, commandBody({ items: 1 }))).status).toBe(200);
-    const seen: { cmd: string; key: string; source: string }[] = [];
-    const base = h.redis!.duplicate();
-    const monitor = await base.monitor();
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      const key = args.find((a) => a.includes(h.env.QUEUE_NAME)) ?? '';
-      seen.push({ cmd: String(args[0]).toLowerCase(), key, source });
-    });
+    const monitor = await redisMonitor(own.url);
     try {
       const res = await post(`${h.base}/proxy`, commandBody({ items: 1 }));
       expect(res.status).toBe(200);
     } finally {
       await delay(100);
-      monitor.disconnect();
-      base.disconnect();
+      monitor.close();
     }
+    const seen = monitor.seen.map((e) => ({ ...e, key: e.args.find((a) => a.includes(h.env.QUEUE_NAME)) ?? '' }));
     const lease = seen.findIndex((e) => e.cmd === 'set' && e.key.endsWith(':reader'));
     expect(lease).toBeGreaterThanOrEqual(0);
     const reader = seen[lease]!.source;

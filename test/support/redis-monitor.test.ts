@@ -1,0 +1,30 @@
+import { openRedis, uniquePrefix, redisUrl } from './redis';
+import { parseMonitorLine, redisMonitor } from './redis-monitor';
+import { until } from './until';
+
+describe('redisMonitor (raw MONITOR, used where ioredis monitor() lost its command queue)', () => {
+  it('parses the quoting Redis writes: escaped quotes, backslashes, control and binary bytes', () => {
+    const line = '+1795849734.375720 [0 127.0.0.1:43746] "SET" "k\\"q" "a\\\\b\\r\\n\\x01"';
+    expect(parseMonitorLine(line)).toEqual({ cmd: 'set', args: ['SET', 'k"q', 'a\\b\r\n\x01'], source: '127.0.0.1:43746' });
+    expect(parseMonitorLine('+OK')).toBeUndefined();
+  });
+
+  it('sees every command of another connection, in order, with that connection as the source', async () => {
+    const monitor = await redisMonitor(redisUrl());
+    const redis = openRedis();
+    const key = `${uniquePrefix('mon')}:"x"\\y`;
+    try {
+      await redis.set(key, 'v\r\n');
+      await redis.get(key);
+      await redis.del(key);
+      await until('three commands seen', async () => monitor.seen.filter((e) => e.args[1] === key).length === 3, 10_000);
+    } finally {
+      monitor.close();
+      await redis.quit();
+    }
+    const mine = monitor.seen.filter((e) => e.args[1] === key);
+    expect(mine.map((e) => e.cmd)).toEqual(['set', 'get', 'del']);
+    expect(mine[0]!.args[2]).toBe('v\r\n');
+    expect(new Set(mine.map((e) => e.source)).size).toBe(1);
+  });
+});
