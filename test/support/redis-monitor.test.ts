@@ -5,7 +5,11 @@ import { until } from './until';
 describe('redisMonitor (raw MONITOR, used where ioredis monitor() lost its command queue)', () => {
   it('parses the quoting Redis writes: escaped quotes, backslashes, control and binary bytes', () => {
     const line = '+1795849734.375720 [0 127.0.0.1:43746] "SET" "k\\"q" "a\\\\b\\r\\n\\x01"';
-    expect(parseMonitorLine(line)).toEqual({ cmd: 'set', args: ['SET', 'k"q', 'a\\b\r\n\x01'], source: '127.0.0.1:43746' });
+    expect(parseMonitorLine(line)).toEqual({
+      cmd: 'set',
+      args: ['SET', 'k"q', 'a\\b\r\n\x01'],
+      source: '127.0.0.1:43746',
+    });
     expect(parseMonitorLine('+OK')).toBeUndefined();
   });
 
@@ -17,7 +21,11 @@ describe('redisMonitor (raw MONITOR, used where ioredis monitor() lost its comma
       await redis.set(key, 'v\r\n');
       await redis.get(key);
       await redis.del(key);
-      await until('three commands seen', async () => monitor.seen.filter((e) => e.args[1] === key).length === 3, 10_000);
+      await until(
+        'three commands seen',
+        async () => monitor.seen.filter((e) => e.args[1] === key).length === 3,
+        10_000,
+      );
     } finally {
       monitor.close();
       await redis.quit();
