@@ -163,6 +163,8 @@ describe('Redis over TLS with a private CA and an ACL user', () => {
       const res = await post(`${h.base}/proxy`, commandBody({ items: 3 }));
       expect(res.status).toBe(200);
       expect(ndjsonItems(res.body)).toHaveLength(3);
+      // The test's own connection reaches Redis as the server does (harness: its settings and connector).
+      expect(await h.redis!.ping()).toBe('PONG');
       expect(h.logs.join('')).not.toContain(REDIS_PASSWORD);
     } finally {
       await h.close();

@@ -1,14 +1,15 @@
 import http from 'node:http';
 import net from 'node:net';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { parseStreamErrorLine, type StreamErrorLine } from '../../src/errors/stream-error-line';
 import { createLogger } from '../../src/observability/logger';
 import { loadEnv, type ServerEnv } from '../../src/server/env';
+import { redisTarget } from '../../src/server/redis-settings';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { CommandWorker, type CommandWorkerOptions } from '../../src/queue/command-worker';
 import { JobCrypto } from '../../src/queue/job-crypto';
 import { silentLogger } from '../../src/core/ports/logger';
-import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
+import { redisUrl, uniquePrefix } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
 
 export type Mode = 'embedded' | 'queue';
@@ -45,8 +46,14 @@ export async function startHarness(mode: Mode, overrides: Record<string, string>
     ...overrides,
   });
   const server = await startServer(env, { runner: runner.runner, logger });
-  // The Redis the server uses (an override may name a Redis of the test's own).
-  const redis = mode === 'queue' ? openRedis({ url: env.REDIS_URL }) : undefined;
+  // The Redis the server uses (an override may name a Redis of the test's own), reached as the server
+  // reaches it: its credentials and CA, and its connector. A connection with the default CA to a
+  // private-CA Redis failed twice per socket under load (certificate, then the server's decode-error
+  // alert) and, without the server's connector, the second error crashed the test (redis-tls-auth).
+  const target = mode === 'queue' ? redisTarget(env) : undefined;
+  const redis = target ? new Redis(target.url, { ...target.options, maxRetriesPerRequest: 1 }) : undefined;
+  // The refusal tests' connection never gets ready and reports it through the server's logs.
+  redis?.on('error', () => undefined);
   return {
     server,
     runner,
@@ -56,7 +63,9 @@ export async function startHarness(mode: Mode, overrides: Record<string, string>
     redis,
     async close() {
       await server.close();
-      await redis?.quit();
+      // quit() queues behind a connection that never became ready (a refused CA or password).
+      if (redis?.status === 'ready') await redis.quit();
+      else redis?.disconnect();
     },
   };
 }
