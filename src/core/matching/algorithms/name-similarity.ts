@@ -77,10 +77,6 @@ export function tokenSim(
   return s >= 0.8 ? s : 0;
 }
 
-function tokenSimilarity(a: NameValue, i: number, b: NameValue, j: number): number {
-  return tokenSim(a.tokens[i]!, a.groups[i]!, a.codes[i]!, b.tokens[j]!, b.groups[j]!, b.codes[j]!);
-}
-
 const sims = new Float64Array(MAX_NAME_TOKENS * MAX_NAME_TOKENS);
 const usedA = new Uint8Array(MAX_NAME_TOKENS);
 const usedB = new Uint8Array(MAX_NAME_TOKENS);
@@ -95,7 +91,15 @@ export function nameScore(a: NameValue, b: NameValue): number {
   if (a === b || a.text === b.text) return 100;
   const na = a.tokens.length;
   const nb = b.tokens.length;
-  for (let i = 0; i < na; i++) for (let j = 0; j < nb; j++) sims[i * MAX_NAME_TOKENS + j] = tokenSimilarity(a, i, b, j);
+  // Each value's arrays and a's token read once, not per token pair.
+  const { tokens: ta, groups: ga, codes: ca } = a;
+  const { tokens: tb, groups: gb, codes: cb } = b;
+  for (let i = 0; i < na; i++) {
+    const x = ta[i]!;
+    const gx = ga[i]!;
+    const cx = ca[i]!;
+    for (let j = 0; j < nb; j++) sims[i * MAX_NAME_TOKENS + j] = tokenSim(x, gx, cx, tb[j]!, gb[j]!, cb[j]!);
+  }
   usedA.fill(0);
   usedB.fill(0);
   let sum = 0;
