@@ -8,6 +8,7 @@ import { type AttributeRuntime, prepareAttribute } from './attribute-runtime';
 import type { ProbabilisticModel } from './probabilistic/model';
 import { attributeValues } from './normalize';
 import { attributeKind, splitEmail } from './probabilistic/comparators';
+import { RecordIds } from './record-ids';
 import type { CombinedGenerator } from './slice-blocking';
 import type { AttributeMatchRule, MatchRecord } from './types';
 import { ValueStats } from './value-stats';
@@ -16,7 +17,9 @@ export const asArray = (records: Iterable<MatchRecord>): readonly MatchRecord[] 
   Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
 
 export class EngineRecords {
-  readonly ids: string[] = [];
+  /** The ids with their hashes (phase 1's own-id test); `ids` is its list. */
+  readonly recordIds = new RecordIds();
+  readonly ids: string[] = this.recordIds.list;
   readonly runtimes: AttributeRuntime[];
   /** Probabilistic model only: its per-record state follows the records. */
   readonly model: ProbabilisticModel | undefined;
@@ -50,7 +53,7 @@ export class EngineRecords {
       (k, i) => attributeValues(records[k]!.attributes[rules[i]!.attribute])[0] ?? '',
       records.length,
     );
-    for (const r of records) this.ids.push(r.id);
+    for (const r of records) this.recordIds.push(r.id);
     for (const rt of this.runtimes) rt.append(records, batch, clear);
     this.combined?.index.append(this.ids.length);
     this.model?.append(records);
@@ -60,7 +63,7 @@ export class EngineRecords {
   appendValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[], batch = false): void {
     if (this.model) throw new Error('addValues: only a block-only engine takes prepared values');
     this.stats?.append(this.ids.length, (k, i) => values[i]![k]![0] ?? '', ids.length);
-    for (const id of ids) this.ids.push(id);
+    for (const id of ids) this.recordIds.push(id);
     this.runtimes.forEach((rt, i) => rt.appendValues(values[i]!, batch));
     this.combined?.index.append(this.ids.length);
   }
@@ -70,7 +73,7 @@ export class EngineRecords {
     for (const rt of this.runtimes) rt.truncate(n);
     this.model?.truncate(n);
     this.stats?.truncate(n);
-    this.ids.length = n;
+    this.recordIds.truncate(n);
   }
 }
 

@@ -118,7 +118,7 @@ class EngineMatcher implements MatchEngine {
         : undefined,
       settings.model === 'probabilistic',
     );
-    this.blocker = new SliceBlocker(settings, this.records.runtimes, this.records.ids, mode, this.records.stats);
+    this.blocker = new SliceBlocker(settings, this.records.runtimes, this.records.recordIds, mode, this.records.stats);
   }
 
   private get model(): ProbabilisticModel | undefined {

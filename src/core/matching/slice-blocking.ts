@@ -22,6 +22,7 @@ import { KeyIndex } from './indexes/key-index';
 import { NameIndex } from './indexes/name-index';
 import { attributeKind } from './probabilistic/comparators';
 import { DEFERRED_SCORE } from './probabilistic/model';
+import type { RecordIds } from './record-ids';
 import type { Algorithm, AttributeMatchRule, MatchingSettings, PairOutcome } from './types';
 import { CHANCE_WEAK, type ValueStats } from './value-stats';
 
@@ -71,7 +72,7 @@ export class SliceBlocker {
   constructor(
     settings: MatchingSettings,
     private readonly runtimes: readonly AttributeRuntime[],
-    private readonly ids: readonly string[],
+    private readonly ids: RecordIds,
     private readonly mode: BlockingMode,
     private readonly stats?: ValueStats,
   ) {
@@ -111,7 +112,9 @@ export class SliceBlocker {
    * new records before it, so the slice depends only on the records, not on other slices.
    */
   blockSlice(B: number, from: number, to: number): BlockedSlice {
-    const { runtimes, order, mandatory, generatorIdx, ids, scores } = this;
+    const { runtimes, order, mandatory, generatorIdx, scores } = this;
+    const ids = this.ids.list;
+    const idHashes = this.ids.hashes;
     const indexes = this.indexes!;
     const count = to - from;
     const status = new Uint8Array(count);
@@ -129,6 +132,7 @@ export class SliceBlocker {
       matchedStart[k] = candidates.length;
       const g = B + from + k;
       const accountId = ids[g]!;
+      const accountHash = idHashes[g]!;
       if (mandatory.some((i) => !runtimes[i]!.hasValue(g))) {
         status[k] = runtimes.some((rt) => rt.hasValue(g)) ? ACCOUNT_MISSING_MANDATORY : ACCOUNT_MISSING_ALL;
         continue;
@@ -166,7 +170,7 @@ export class SliceBlocker {
       let compared = 0;
       for (let j = 0; j < collector.size; j++) {
         const c = collector.list[j]!;
-        if (ids[c] === accountId) continue;
+        if (idHashes[c] === accountHash && ids[c] === accountId) continue; // its own id (RecordIds: hash first)
         compared++;
         const outcome = this.evaluate(g, c, runtimes, order, scores);
         outcomes[OUTCOMES.indexOf(outcome)]!++;

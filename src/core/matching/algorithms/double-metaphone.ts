@@ -36,7 +36,8 @@ export function doubleMetaphone(value: string): Readonly<MetaphoneCodes> {
  * equals the other side's secondary, else 0. Empty codes never match.
  */
 export function metaphoneScore(a: MetaphoneCodes, b: MetaphoneCodes): number {
-  if (a.primary === b.primary) return 100;
+  // One shared codes object (the memo): equal primaries without loading b's.
+  if (a === b || a.primary === b.primary) return 100;
   if (a.secondary.length > 0 && a.secondary === b.secondary) return 80;
   if ((b.secondary.length > 0 && a.primary === b.secondary) || (a.secondary.length > 0 && a.secondary === b.primary))
     return 70;

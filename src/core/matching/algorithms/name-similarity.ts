@@ -19,7 +19,27 @@ export interface NameValue {
   codes: string[];
 }
 
+/**
+ * Prepared names of recent values, shared by the records holding one (never changed once made).
+ * Namesakes are common (a population's usual first names and surnames; at 1M most pairs that pass
+ * both mandatory rules of bench:matching's main configuration), and a shared value lets nameScore
+ * see equal names from their pointers, without loading either record's text. Preparing is a
+ * function of the text alone, so a hit is the value preparing would make. Bounded like the
+ * metaphone memo: emptied when full, so a worker's memory does not grow with the tenants it served.
+ */
+const memo = new Map<string, NameValue | null>();
+const MEMO_MAX = 65_536;
+
 export function prepareName(normalised: string): NameValue | null {
+  let value = memo.get(normalised);
+  if (value !== undefined) return value;
+  value = prepareNew(normalised);
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(normalised, value);
+  return value;
+}
+
+function prepareNew(normalised: string): NameValue | null {
   const tokens = nameTokens(normalised).slice(0, MAX_NAME_TOKENS);
   if (tokens.length === 0) return null;
   return {
@@ -57,10 +77,6 @@ export function tokenSim(
   return s >= 0.8 ? s : 0;
 }
 
-function tokenSimilarity(a: NameValue, i: number, b: NameValue, j: number): number {
-  return tokenSim(a.tokens[i]!, a.groups[i]!, a.codes[i]!, b.tokens[j]!, b.groups[j]!, b.codes[j]!);
-}
-
 const sims = new Float64Array(MAX_NAME_TOKENS * MAX_NAME_TOKENS);
 const usedA = new Uint8Array(MAX_NAME_TOKENS);
 const usedB = new Uint8Array(MAX_NAME_TOKENS);
@@ -71,10 +87,19 @@ const usedB = new Uint8Array(MAX_NAME_TOKENS);
  * less than a wrong one. Equal normalised names score 100.
  */
 export function nameScore(a: NameValue, b: NameValue): number {
-  if (a.text === b.text) return 100;
+  // One shared value (prepareName's memo): equal without loading b.
+  if (a === b || a.text === b.text) return 100;
   const na = a.tokens.length;
   const nb = b.tokens.length;
-  for (let i = 0; i < na; i++) for (let j = 0; j < nb; j++) sims[i * MAX_NAME_TOKENS + j] = tokenSimilarity(a, i, b, j);
+  // Each value's arrays and a's token read once, not per token pair.
+  const { tokens: ta, groups: ga, codes: ca } = a;
+  const { tokens: tb, groups: gb, codes: cb } = b;
+  for (let i = 0; i < na; i++) {
+    const x = ta[i]!;
+    const gx = ga[i]!;
+    const cx = ca[i]!;
+    for (let j = 0; j < nb; j++) sims[i * MAX_NAME_TOKENS + j] = tokenSim(x, gx, cx, tb[j]!, gb[j]!, cb[j]!);
+  }
   usedA.fill(0);
   usedB.fill(0);
   let sum = 0;
