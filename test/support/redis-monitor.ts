@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { rawRedisSocket } from './raw-redis-socket';
 
 export interface MonitoredCommand {
   /** The command's name, lower case. */
@@ -19,17 +19,13 @@ export interface RedisMonitor {
  * "Command queue state error" on a busy Redis, which failed CI's reader-lease test.
  */
 export function redisMonitor(url: string): Promise<RedisMonitor> {
-  const u = new URL(url);
   const seen: MonitoredCommand[] = [];
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: u.hostname || '127.0.0.1', port: Number(u.port || 6379) });
+    const socket = rawRedisSocket(url, ['MONITOR']);
     let buf = '';
-    let ready = false;
+    // AUTH answers +OK first when the URL has a password: MONITOR is on only at the last one.
+    let oksToCome = new URL(url).password ? 2 : 1;
     socket.once('error', reject);
-    socket.once('connect', () => {
-      const auth = u.password ? `AUTH ${decodeURIComponent(u.password)}\r\n` : '';
-      socket.write(`${auth}MONITOR\r\n`);
-    });
     socket.on('data', (d) => {
       buf += d.toString('latin1');
       let end: number;
@@ -41,11 +37,8 @@ export function redisMonitor(url: string): Promise<RedisMonitor> {
           reject(new Error(`MONITOR refused: ${line.slice(1)}`));
           return;
         }
-        if (line === '+OK') {
-          if (!ready) {
-            ready = true;
-            resolve({ seen, close: () => socket.destroy() });
-          }
+        if (line === '+OK' && oksToCome > 0) {
+          if (--oksToCome === 0) resolve({ seen, close: () => socket.destroy() });
           continue;
         }
         const parsed = parseMonitorLine(line);

@@ -1,25 +1,21 @@
-import net from 'node:net';
+import { rawRedisSocket } from './raw-redis-socket';
 
 /** Sends a raw PING and resolves true on +PONG. A raw socket leaves no reconnect timers behind. */
 export function redisPing(url: string, timeoutMs = 1000): Promise<boolean> {
-  const u = new URL(url);
   return new Promise((resolve) => {
-    const socket = net.connect({ host: u.hostname || '127.0.0.1', port: Number(u.port || 6379) });
+    const socket = rawRedisSocket(url, ['PING']);
     const done = (ok: boolean): void => {
       socket.destroy();
       resolve(ok);
     };
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('connect', () => {
-      const auth = u.password ? `AUTH ${decodeURIComponent(u.password)}\r\n` : '';
-      socket.write(`${auth}PING\r\n`);
-    });
     let buf = '';
     socket.on('data', (d) => {
       buf += d.toString();
-      if (buf.includes('+PONG')) done(true);
-      else if (buf.startsWith('-')) done(false);
+      // An error first (AUTH refused) fails even where the default user could still PING.
+      if (buf.startsWith('-')) done(false);
+      else if (buf.includes('+PONG')) done(true);
     });
   });
 }
