@@ -11,6 +11,7 @@
  */
 import { quickLaneLatency, type QuickLaneFigures } from './proxy-quick-lane';
 import { benchConnection, spawnRedis, type BenchRedis } from './harness';
+import { floorLatency, redisCommandCount } from './proxy-floor';
 import { ndjsonCall, type CallResult } from './ndjson-call';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -307,7 +308,11 @@ async function main(): Promise<void> {
     const small = body('small');
     const lDirect = await latency(() => call(`${direct.url}/`, small), CALLS);
     const lEmb = await latency(() => call(`${embedded.url}/`, small), CALLS);
+    const commandsBefore = await redisCommandCount(monitor);
     const lQueue = await latency(() => call(`${queue.url}/`, small), CALLS);
+    // Warm-up calls included; the workers' background calls (stalled checks, lease renewals) too.
+    const commandsPerCall = ((await redisCommandCount(monitor)) - commandsBefore) / (CALLS + Math.min(50, CALLS));
+    const lFloor = await floorLatency(redis.url, CALLS, latency);
 
     // One untimed transfer per mode first: the first large transfer of a mode runs cold (JIT, buffers),
     // and a cold embedded run against a warm queue run made the first ratio look like a slow-down after it.
@@ -357,7 +362,11 @@ async function main(): Promise<void> {
         'added p50 vs direct': f(lQueue.p50 - lDirect.p50),
         'added p99 vs direct': f(lQueue.p99 - lDirect.p99),
       },
+      'floor (Redis only)': { p50: f(lFloor.p50), p99: f(lFloor.p99) },
     });
+    console.log(
+      'floor: the least chain a Redis queue needs between two processes (LPUSH, BLPOP woken, XADD, XREAD BLOCK woken), no HTTP',
+    );
     console.log(`(b) ${ITEMS} items, one streamed response; the median of ${REPEATS} transfers per mode`);
     const row = (t: Transfer): Record<string, string> => ({
       MB: f(t.mb, 1),
@@ -405,6 +414,12 @@ async function main(): Promise<void> {
     console.log(`    queue / direct streaming (median)    ${f(median(ratiosDirect))}`);
     console.log(
       `    embedded / queue CPU time (median)   ${f(median(cpuRatios))}   (the streaming ratio when the cores are saturated)`,
+    );
+    console.log(
+      `    Redis commands per one-item call     ${f(commandsPerCall, 1)}   (queue mode, inside BullMQ's scripts and background calls included)`,
+    );
+    console.log(
+      `    queue added p50 less the floor chain ${f(addP50 - lFloor.p50)} ms   (HTTP, BullMQ and the worker's own work; the floor is ${f(lFloor.p50)} ms)`,
     );
     console.log(`    queue MB/s (median transfer)         ${f(tQueue.mbps, 1)}   [>= 40]`);
     console.log(`    time to first item, queue            ${f(tQueue.firstItemMs, 1)} ms   [<= 100 ms]`);

@@ -10,6 +10,7 @@ describe('redisMonitor (raw MONITOR, used where ioredis monitor() lost its comma
       cmd: 'set',
       args: ['SET', 'k"q', 'a\\b\r\n\x01'],
       source: '127.0.0.1:43746',
+      at: 1795849734375.72,
     });
     expect(parseMonitorLine('+OK')).toBeUndefined();
   });

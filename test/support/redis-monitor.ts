@@ -6,6 +6,8 @@ export interface MonitoredCommand {
   args: string[];
   /** The client's address as Redis printed it ("127.0.0.1:43746"): one per connection. */
   source: string;
+  /** When Redis ran it, in ms since the epoch (microsecond precision): gaps between commands. */
+  at: number;
 }
 
 export interface RedisMonitor {
@@ -50,10 +52,10 @@ export function redisMonitor(url: string): Promise<RedisMonitor> {
 
 /** `+1795849734.375720 [0 127.0.0.1:43746] "bzpopmin" "key" "5"`; args are quoted as sdscatrepr quotes them. */
 export function parseMonitorLine(line: string): MonitoredCommand | undefined {
-  const m = /^\+\d+\.\d+ \[\d+ ([^\]]+)\] (.*)$/.exec(line);
+  const m = /^\+(\d+\.\d+) \[\d+ ([^\]]+)\] (.*)$/.exec(line);
   if (!m) return undefined;
   const args: string[] = [];
-  const rest = m[2]!;
+  const rest = m[3]!;
   let i = 0;
   while (i < rest.length) {
     if (rest[i] !== '"') {
@@ -81,5 +83,5 @@ export function parseMonitorLine(line: string): MonitoredCommand | undefined {
     i++;
   }
   if (args.length === 0) return undefined;
-  return { cmd: args[0]!.toLowerCase(), args, source: m[1]! };
+  return { cmd: args[0]!.toLowerCase(), args, source: m[2]!, at: Number(m[1]) * 1000 };
 }
