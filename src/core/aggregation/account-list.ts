@@ -12,7 +12,8 @@
  *     duplicate go to the review queue, the others become new, disabled connector accounts;
  *     counters are persisted before a batch is emitted. A full run with the probabilistic model
  *     holds its new accounts until every source is read, estimates the model's parameters from the
- *     baseline and all of them, then processes them in the same batches;
+ *     baseline and all of them (fed to the estimate as they are read, so that its phase 1 overlaps
+ *     the reading: estimate-feed.ts), then processes them in the same batches;
  *  5. emit the existing connector accounts whose source accounts did not all show up, so that an
  *     aggregation limited by filters or "Aggregation batch size" never deletes them.
  *
