@@ -29,6 +29,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { CommandType } from '../src/core/command-types';
 import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
+import { MODEL_PARAMETERS_KEY } from '../src/core/aggregation/model-parameters';
 import { silentLogger } from '../src/core/ports/logger';
 import type { PendingReview, ReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
@@ -64,6 +65,7 @@ interface AggregateResult {
    */
   ownerS: number;
   peakRssMb: number;
+  /** SHA-256 of every emitted item, every review, the summary's counts and the stored parameters. */
   digest: string;
   emitted: number;
   reviews: number;
@@ -132,6 +134,22 @@ function dumping(hash: Hash, processes: number, what: string): Hash {
   });
 }
 
+/** The model parameters the run stored on the connector's source, without estimatedAt (a clock); null: none. */
+async function storedParameters(
+  factory: ReturnType<typeof createPlatformFactory>,
+  base: Record<string, unknown>,
+  sim: SimulatorInfo,
+): Promise<unknown> {
+  const probe = factory(base, { signal: new AbortController().signal, logger: silentLogger });
+  try {
+    const attrs = (await probe.getSource(sim.fusionSourceId)).connectorAttributes;
+    const stored = attrs[MODEL_PARAMETERS_KEY] as Record<string, unknown> | undefined;
+    return stored ? { ...stored, estimatedAt: undefined } : null;
+  } finally {
+    probe.close();
+  }
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function aggregate(a: AggregateArgs): Promise<void> {
@@ -183,6 +201,9 @@ async function aggregate(a: AggregateArgs): Promise<void> {
   hash.update(
     JSON.stringify([sum.accountsCreated, sum.accountsUpdated, sum.potentialDuplicates, sum.baselineIdentities]),
   );
+  // The probabilistic model's stored parameters are output too (less their timestamp).
+  const parameters = await storedParameters(factory, base, a.sim);
+  hash.update(JSON.stringify(parameters));
   await own?.close();
   await provider?.close();
   const result: AggregateResult = {
@@ -290,7 +311,7 @@ export async function aggregationScaleOut(): Promise<string[]> {
   const redis = await spawnRedis();
   const misses: string[] = [];
   const line = (label: string, r: Run): string =>
-    `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review`;
+    `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review; output digest ${r.digest}`;
   try {
     const pid = redis.pid!;
     const ref = await run(0, { url: redis.url, pid });

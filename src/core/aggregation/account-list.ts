@@ -12,7 +12,8 @@
  *     duplicate go to the review queue, the others become new, disabled connector accounts;
  *     counters are persisted before a batch is emitted. A full run with the probabilistic model
  *     holds its new accounts until every source is read, estimates the model's parameters from the
- *     baseline and all of them, then processes them in the same batches;
+ *     baseline and all of them (fed to the estimate as they are read, so that its phase 1 overlaps
+ *     the reading: estimate-feed.ts), then processes them in the same batches;
  *  5. emit the existing connector accounts whose source accounts did not all show up, so that an
  *     aggregation limited by filters or "Aggregation batch size" never deletes them.
  *
@@ -24,6 +25,7 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../command-runner';
 import { processingBatchSize, type FusionConfig } from '../config/fusion-config';
 import type { CoreDeps } from '../core-deps';
+import type { EstimateFeed } from '../matching/parallel/estimate-feed';
 import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
 import {
   buildRemoteRunMatcher,
@@ -56,6 +58,9 @@ import { forceAggregation, resolveSources } from './source-resolution';
 import { UniqueRegistry } from './unique-registry';
 import { tenantOf } from '../config/tenant';
 
+/** New accounts given to a full probabilistic run's estimate at a time, while the sources are read. */
+const FEED_CHUNK = 512;
+
 class AggregationRun {
   readonly runId = randomUUID();
   private readonly started = Date.now();
@@ -72,6 +77,12 @@ class AggregationRun {
    * sees all of them (an estimate from the first batch alone could rest on no pair at all).
    */
   private held?: PackedAccount[];
+  /**
+   * Full probabilistic run: the estimate, fed with the held accounts as they are read (in chunks of
+   * FEED_CHUNK, `feeding`), so that its phase 1 runs while the pages are fetched.
+   */
+  private estimating?: EstimateFeed;
+  private feeding: MatchRecord[] = [];
   private readonly packer = new RecordPacker();
   private guard?: RunGuard;
   private state!: RunState;
@@ -172,6 +183,8 @@ class AggregationRun {
     this.summary.timings.baselineMs = Date.now() - this.started;
     throwIfCancelled(this.ctx);
     await decisions.load(this.index);
+    // After the decisions: an approved account is not matched, so not estimated over either.
+    if (this.held) this.estimating = this.model?.startEstimate(this.matcher);
     const createdKeys = new Set<string>();
     this.batches = new BatchProcessor({
       config,
@@ -218,7 +231,7 @@ class AggregationRun {
             this.summary.awaitingReview++;
             continue;
           }
-          if (this.held) this.held.push(this.packer.packAccount(account));
+          if (this.held) await this.hold(this.packer.packAccount(account));
           else pending.fresh.push(account);
         }
         taken++;
@@ -239,7 +252,8 @@ class AggregationRun {
     if (this.held) {
       const held = this.held;
       this.held = undefined;
-      await this.model?.estimate(this.matcher, this.estimateRecords(held));
+      await this.feedEstimate(0);
+      await this.model?.estimate(this.matcher, this.estimating);
       for (let i = 0; i < held.length; i += batchSize) {
         yield* this.batches.flush({
           fresh: held.slice(i, i + batchSize).map((p) => this.packer.unpackAccount(p)),
@@ -321,19 +335,31 @@ class AggregationRun {
     );
   }
 
-  /** Every new account a full probabilistic run estimates over: only the attributes the matcher reads. */
-  private estimateRecords(fresh: readonly PackedAccount[]): MatchRecord[] {
-    const matched = this.config.matching.attributes.map((a) => a.attribute);
-    const records: MatchRecord[] = [];
-    for (const text of fresh) {
-      const a = this.packer.unpackAccount(text);
-      if (this.state.decisions.skipsMatching(a.id)) continue;
-      const merged = mergeAttributes(this.config, [accountView(a)]);
-      const attributes: Record<string, unknown> = {};
-      for (const name of matched) if (merged[name] !== undefined) attributes[name] = merged[name];
-      records.push({ id: a.id, attributes });
+  /**
+   * Full probabilistic run: holds a new account and feeds it to the estimate, with only the attributes
+   * the matcher reads, merged from the account as the batches will merge it (read back from its packed
+   * text, as they read it).
+   */
+  private async hold(packed: PackedAccount): Promise<void> {
+    this.held!.push(packed);
+    if (!this.estimating) return;
+    const a = this.packer.unpackAccount(packed);
+    if (this.state.decisions.skipsMatching(a.id)) return;
+    const merged = mergeAttributes(this.config, [accountView(a)]);
+    const attributes: Record<string, unknown> = {};
+    for (const { attribute } of this.config.matching.attributes) {
+      if (merged[attribute] !== undefined) attributes[attribute] = merged[attribute];
     }
-    return records;
+    this.feeding.push({ id: a.id, attributes });
+    await this.feedEstimate(FEED_CHUNK);
+  }
+
+  /** Gives the estimate the accounts waiting for it once there are at least `atLeast` (0: all). */
+  private async feedEstimate(atLeast: number): Promise<void> {
+    if (!this.estimating || this.feeding.length === 0 || this.feeding.length < atLeast) return;
+    const records = this.feeding;
+    this.feeding = [];
+    await this.estimating.add(records);
   }
 
   /** The full run's estimate goes to the own source, only while this run still holds its lock. */

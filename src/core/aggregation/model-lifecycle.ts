@@ -10,8 +10,9 @@
  */
 import type { FusionConfig } from '../config/fusion-config';
 import { isFusionError } from '../errors';
+import { collectingFeed, type EstimateFeed } from '../matching/parallel/estimate-feed';
 import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
-import type { MatcherOptions, MatchRecord, ModelParameters, ParameterEstimate } from '../matching/types';
+import type { MatcherOptions, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import { configurationWarnings } from '../matching/probabilistic/diagnostics';
 import type { AggregationSummary } from './aggregation-summary';
@@ -88,22 +89,33 @@ export class ModelLifecycle {
   }
 
   /**
-   * Full run, once every source is read: estimates the parameters from the baseline and `records` (every
-   * new account to match) and stores them. With too few new accounts or candidate pairs the estimate says
-   * little: stored parameters that fit are kept instead; with none, the estimate is used and stored with a
-   * warning (it is all the data there is; the next full run re-estimates).
+   * Full run, once the baseline is loaded: the feed that takes every new account to match as it is read
+   * (estimate-feed.ts), so that phase 1 of the estimate overlaps the reading. Undefined: this run does
+   * not hold its new accounts.
    */
-  async estimate(matcher: AsyncMatcher | undefined, records: readonly MatchRecord[]): Promise<void> {
+  startEstimate(matcher: AsyncMatcher | undefined): EstimateFeed | undefined {
+    if (!this.holdsNewAccounts || !matcher || !this.d.summary.modelParameters) return undefined;
+    return matcher.beginEstimate?.() ?? collectingFeed((records) => matcher.estimate(records));
+  }
+
+  /**
+   * Full run, once every source is read: estimates the parameters from the baseline and the accounts fed
+   * (every new account to match) and stores them. With too few new accounts or candidate pairs the
+   * estimate says little: stored parameters that fit are kept instead; with none, the estimate is used
+   * and stored with a warning (it is all the data there is; the next full run re-estimates).
+   */
+  async estimate(matcher: AsyncMatcher | undefined, feed: EstimateFeed | undefined): Promise<void> {
     const info = this.d.summary.modelParameters;
-    if (!matcher || !info) return;
-    if (records.length === 0) {
+    if (!matcher || !info || !feed) return;
+    if (feed.added === 0) {
+      await feed.finish(); // ends the feed's call: the matcher takes the batches after it
       if (this.fallback && this.keep(matcher, this.fallback, 'this full aggregation found no new account to match')) {
         return;
       }
       this.d.logger.info('Probabilistic matching: no new account to match, so nothing is estimated or stored');
       return;
     }
-    const estimate = await matcher.estimate(records);
+    const estimate = await feed.finish();
     if (!estimate) return;
     logConfigurationWarnings(this.d.logger, estimate.parameters);
     const few = estimate.accounts < FEW_NEW_ACCOUNTS || estimate.candidatePairs < FEW_CANDIDATE_PAIRS;

@@ -84,6 +84,12 @@ export interface MatchEngine extends Matcher {
   addValues(ids: readonly string[], values: readonly (readonly (readonly string[])[])[], batch?: boolean): void;
   /** Records held: baseline plus appended new ones. */
   readonly size: number;
+  /**
+   * Whether records appended from now on leave phase 1's blocking attributes as they are (the rules
+   * model; the probabilistic model once its value statistics are complete): a slice blocked now is
+   * then the slice blocked after more records are appended.
+   */
+  readonly blockingSettled: boolean;
 }
 
 export function buildMatchEngine(
@@ -131,6 +137,10 @@ class EngineMatcher implements MatchEngine {
 
   get size(): number {
     return this.records.size;
+  }
+
+  get blockingSettled(): boolean {
+    return this.records.stats?.complete ?? true;
   }
 
   appendNew(newRecords: Iterable<MatchRecord>): number {

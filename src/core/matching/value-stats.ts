@@ -61,6 +61,14 @@ export class ValueStats {
     }
   }
 
+  /**
+   * The sample is full: no record appended from now on changes a statistic (only a truncate below
+   * SAMPLE_RECORDS would), so a blocking decided from it now stays the one the last record will see.
+   */
+  get complete(): boolean {
+    return this.values.length >= SAMPLE_RECORDS;
+  }
+
   /** Share of pairs of different sampled records that hold the same value; undefined: too few records. */
   chanceAgreement(i: number): number | undefined {
     const m = this.held[i]!;

@@ -18,6 +18,7 @@ import type {
   ModelParameters,
   ParameterEstimate,
 } from '../types';
+import { collectingFeed, type EstimateFeed, IncrementalEstimate } from './estimate-feed';
 import { encodeRecords, type RecordColumns } from './record-columns';
 import type { Shard } from './shard';
 
@@ -26,6 +27,12 @@ export interface AsyncMatcher {
   addBaseline(records: Iterable<MatchRecord>): void;
   match(newRecords: readonly MatchRecord[], opts?: MatchOptions): Promise<MatchResult>;
   estimate(newRecords: readonly MatchRecord[]): Promise<ParameterEstimate | undefined>;
+  /**
+   * estimate() fed account by account (estimate-feed.ts): the estimate of every account added, begun
+   * while they are still being read. The matcher takes no other call until the feed's finish().
+   * Optional: without it, collect the accounts and call estimate().
+   */
+  beginEstimate?(): EstimateFeed;
   parameters(): ModelParameters | undefined;
   useParameters(parameters: ModelParameters): void;
   /** Ends the shards (threads); idempotent. The matcher matches in-thread afterwards. */
@@ -171,6 +178,8 @@ class ParallelMatcher implements AsyncMatcher {
   }
 
   async match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): Promise<MatchResult> {
+    // The in-thread path below would append to the records of a call (or an estimate's feed) under way.
+    if (this.busy) throw new Error('ParallelMatcher: one match at a time');
     const shards = this.shardsFor(newRecords.length);
     if (!shards && newRecords.length <= OWNER_CHUNK) return this.engine.match(newRecords, opts);
     const t0 = performance.now();
@@ -186,6 +195,22 @@ class ParallelMatcher implements AsyncMatcher {
     const parameters = this.engine.parameters();
     if (!parameters) return undefined;
     return { parameters, accounts: newRecords.length, candidatePairs: stats.pairs.matched };
+  }
+
+  beginEstimate(): EstimateFeed {
+    // Shards block a call's slices from all of its accounts at once: they estimate in one call, as before.
+    const oneCall = this.sharding || this.settings.model !== 'probabilistic' || this.engine.parameters();
+    if (oneCall) return collectingFeed((records) => this.estimate(records));
+    if (this.busy) throw new Error('ParallelMatcher: one match at a time');
+    this.busy = true;
+    return new IncrementalEstimate({
+      engine: this.engine,
+      release: () => (this.busy = false),
+      turn,
+      stepped,
+      appendChunk: APPEND_CHUNK,
+      blockChunk: OWNER_CHUNK,
+    });
   }
 
   private async sharded(

@@ -66,6 +66,12 @@ export class RecordFeatures {
   /** Per attribute compared as an e-mail: each record's address split and compared with its names. */
   private email: EmailParts[][] = [];
   private emailAttrs: number[] = [];
+  /**
+   * Per part attribute (roles.partOf >= 0): per record, whether its part's tokens all lie inside its
+   * whole's. A property of the one record, asked for every pair it is in (two per pair and part):
+   * computed once when the record is derived, instead of per pair.
+   */
+  private insideOwn: boolean[][] = [];
   private nameAttr = -1;
   /** Records whose derived state is computed. */
   private derived = 0;
@@ -103,6 +109,7 @@ export class RecordFeatures {
     this.tokens = this.runtimes.map(() => []);
     this.names = [];
     this.email = this.runtimes.map(() => []);
+    this.insideOwn = this.runtimes.map(() => []);
     this.derived = 0;
     yield* this.derive();
   }
@@ -130,6 +137,10 @@ export class RecordFeatures {
         const v = this.values[i]![r]!;
         this.tokens[i]!.push(v === '' ? NO_TOKENS : sharedTokens(nameTokens(v), rt.first(r)));
       });
+      for (let i = 0; i < roles.partOf.length; i++) {
+        const w = roles.partOf[i]!;
+        if (w >= 0) this.insideOwn[i]!.push(inside(this.tokens[i]![r]!, this.tokens[w]![r]!));
+      }
       const names = recordNames(roles, this.tokens, r);
       this.names.push(names);
       for (const e of this.emailAttrs) this.email[e]!.push(emailParts(this.values[e]![r]!, names, this.domainOf));
@@ -162,6 +173,7 @@ export class RecordFeatures {
     if (this.derived <= n) return;
     for (const t of this.tokens) if (t.length > n) t.length = n;
     for (const e of this.email) if (e.length > n) e.length = n;
+    for (const o of this.insideOwn) if (o.length > n) o.length = n;
     this.names.length = n;
     this.derived = n;
   }
@@ -170,9 +182,8 @@ export class RecordFeatures {
   private insideBoth(i: number, w: number, a: number, b: number): boolean {
     const rw = this.runtimes[w]!;
     if (!rw.hasValue(a) || !rw.hasValue(b)) return false;
-    const tw = this.tokens[w]!;
-    const ti = this.tokens[i]!;
-    return inside(ti[a]!, tw[a]!) && inside(ti[b]!, tw[b]!);
+    const own = this.insideOwn[i]!;
+    return own[a]! && own[b]!;
   }
 
   /** Levels of a pair; scores[off + i]: the algorithm's score on attribute i (-1 missing, DEFERRED_SCORE). */

@@ -1,0 +1,131 @@
+/**
+ * A full probabilistic run feeds its estimate while it reads its sources (estimate-feed.ts): each
+ * account is appended as it comes and blocked once the value sample that decides the blocking
+ * attributes is complete. The estimate must be the one-call estimate's bit for bit, and the batches
+ * matched after it must be those of a fresh matcher given the same parameters (same-run duplicates
+ * included).
+ */
+import { buildMatcher, type MatchRecord, type MatchResult, type ModelParameters } from '../../src/core/matching';
+import { EngineRecords } from '../../src/core/matching/engine-records';
+import { buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import type { Shard } from '../../src/core/matching/parallel/shard';
+import { SliceBlocker } from '../../src/core/matching/slice-blocking';
+import { generate } from '../../bench/matching-data';
+import { visible } from './support/visible-result';
+import { scaled } from '../support/time-factor';
+import { PEOPLE_SETTINGS } from './support/people-settings';
+
+// Each case estimates twice (u from 100,000 random pairs); the second one holds 20,000 records.
+jest.setTimeout(scaled(120_000));
+
+const noShard = (): Shard => {
+  throw new Error('no shard in this test');
+};
+
+const withoutClock = (p: ModelParameters | undefined): unknown => (p ? { ...p, estimatedAt: undefined } : p);
+
+/** The aggregation's pattern: batches matched in order, the accounts without a duplicate join the baseline. */
+async function batches(
+  match: (records: MatchRecord[]) => Promise<MatchResult>,
+  addBaseline: (records: MatchRecord[]) => void,
+  accounts: readonly MatchRecord[],
+  size: number,
+): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  for (let i = 0; i < accounts.length; i += size) {
+    const batch = accounts.slice(i, i + size);
+    const result = await match(batch);
+    seen.push(visible(result));
+    // Created accounts come back under new ids (the connector's keys), as the aggregation adds them.
+    addBaseline(batch.filter((r) => !result.duplicates.has(r.id)).map((r) => ({ ...r, id: `key-${r.id}` })));
+  }
+  return seen;
+}
+
+describe('an estimate fed account by account', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('a small baseline: blocks at finish, the one-call estimate, then the batches of a fresh matcher with its parameters', async () => {
+    const { identities, accounts } = generate(5, 300, 1_200);
+    const single = buildMatcher(PEOPLE_SETTINGS);
+    single.addBaseline(identities);
+    const want = single.estimate(accounts)!;
+
+    const m = buildParallelMatcher(PEOPLE_SETTINGS, {}, { shards: 0, startShard: noShard, minRecords: 0 });
+    m.addBaseline(identities);
+    const blocked = jest.spyOn(SliceBlocker.prototype, 'blockSlice');
+    const feed = m.beginEstimate!();
+    for (let i = 0; i < accounts.length; i += 100) await feed.add(accounts.slice(i, i + 100));
+    // 1,500 records: the value sample (20,000) is not complete, so nothing is blocked before finish().
+    expect(blocked).not.toHaveBeenCalled();
+    await expect(m.match(accounts.slice(0, 1))).rejects.toThrow('one match at a time');
+    const got = (await feed.finish())!;
+    expect(blocked).toHaveBeenCalled();
+    expect(withoutClock(got.parameters)).toEqual(withoutClock(want.parameters));
+    expect([got.accounts, got.candidatePairs]).toEqual([want.accounts, want.candidatePairs]);
+
+    // The stored form of the parameters (JSON), given to a fresh matcher with the same baseline.
+    const stored = JSON.parse(JSON.stringify(got.parameters)) as ModelParameters;
+    const fresh = buildMatcher(PEOPLE_SETTINGS, { parameters: stored });
+    fresh.addBaseline(identities);
+    const opts = { topK: Number.POSITIVE_INFINITY };
+    const after = await batches(
+      (r) => m.match(r, opts),
+      (r) => m.addBaseline(r),
+      accounts,
+      250,
+    );
+    const reference = await batches(
+      async (r) => fresh.match(r, opts),
+      (r) => fresh.addBaseline(r),
+      accounts,
+      250,
+    );
+    expect(after).toEqual(reference);
+    // Same-run duplicates (an account against an earlier one of this run) are among them.
+    const kinds = JSON.stringify(after);
+    expect(kinds).toContain('"candidateKind":"account"');
+    expect(kinds).toContain('"candidateKind":"identity"');
+    await m.close();
+  });
+
+  it('a baseline near 20,000 records: blocks while fed once the sample is complete, the one-call estimate', async () => {
+    const { identities, accounts } = generate(8, 19_700, 800);
+    const single = buildMatcher(PEOPLE_SETTINGS);
+    single.addBaseline(identities);
+    const want = single.estimate(accounts)!;
+
+    const m = buildParallelMatcher(PEOPLE_SETTINGS, {}, { shards: 0, startShard: noShard, minRecords: 0 });
+    m.addBaseline(identities);
+    const blocked = jest.spyOn(SliceBlocker.prototype, 'blockSlice');
+    const appended = jest.spyOn(EngineRecords.prototype, 'append');
+    const feed = m.beginEstimate!();
+    await feed.add(accounts.slice(0, 200)); // 19,900 records: the sample is not complete yet
+    expect(blocked).not.toHaveBeenCalled();
+    await feed.add(accounts.slice(200, 500)); // 20,200: the 500 held so far are blocked now
+    const during = blocked.mock.calls.reduce((n, [, from, to]) => n + (to - from), 0);
+    expect(during).toBe(500);
+    await feed.add(accounts.slice(500));
+    const got = (await feed.finish())!;
+    expect(appended.mock.calls.every(([records]) => records.length <= 512)).toBe(true);
+    expect(withoutClock(got.parameters)).toEqual(withoutClock(want.parameters));
+    expect([got.accounts, got.candidatePairs]).toEqual([want.accounts, want.candidatePairs]);
+    // The feed's records are dropped: the matcher holds the baseline only, and matches again.
+    const result = await m.match(accounts.slice(0, 50));
+    expect(result.stats.baseline).toBe(identities.length);
+    await m.close();
+  });
+
+  it('nothing fed: finish() estimates nothing and releases the matcher', async () => {
+    const { identities, accounts } = generate(3, 100, 20);
+    const m = buildParallelMatcher(PEOPLE_SETTINGS, {}, { shards: 0, startShard: noShard, minRecords: 0 });
+    m.addBaseline(identities);
+    const feed = m.beginEstimate!();
+    expect(await feed.finish()).toBeUndefined();
+    expect(m.parameters()).toBeUndefined();
+    // The first match estimates from its own accounts, as a matcher without parameters does.
+    await m.match(accounts);
+    expect(m.parameters()).toBeDefined();
+    await m.close();
+  });
+});
