@@ -1,32 +1,69 @@
 import type { PlatformAccount } from '../ports/platform';
 import { ACCOUNTS_ATTRIBUTE, stringList } from './connector-account';
 import { RecordPacker, type Packed, type PackedAccount } from './packed-account';
+import { leaveOutRepeated, restoreRepeated } from './repeated-attributes';
 
 /**
  * A connector account read at the start of the run, waiting for its source accounts. What the run
  * needs of it stays at hand (key, state, contributors); its attributes and the source accounts read
  * so far are kept packed, so that holding every connector account of a tenant costs about their
- * JSON size.
+ * JSON size (less the attributes that repeat its key and contributors: repeated-attributes.ts).
  */
 export class ExistingAccount {
   /** Allocated on the first account that has to wait (most connector accounts have one source account). */
   private seenPacked?: PackedAccount[];
   /** The source account that completed it: used right away, so never packed. */
   private last?: PlatformAccount;
+  /** Bit 0: disabled; above it, what leaveOutRepeated left out of the packed attributes. */
+  private flags: number;
+  private packedAttributes: Packed<Record<string, unknown>>;
+  /**
+   * Source account ids it is built from (plus links a review decision adds in this run): most
+   * connector accounts have one, kept without an array (about 56 bytes less each).
+   */
+  private ids: string | string[];
 
   constructor(
     private readonly packer: RecordPacker,
     /** The account's native identity. */
     readonly key: string,
-    readonly disabled: boolean,
-    private readonly packedAttributes: Packed<Record<string, unknown>>,
-    /** Source account ids it is built from (plus links a review decision adds in this run). */
-    readonly contributors: string[],
-  ) {}
+    disabled: boolean,
+    attributes: Record<string, unknown>,
+    contributors: readonly string[],
+  ) {
+    const trimmed = leaveOutRepeated(attributes, key, contributors);
+    this.packedAttributes = packer.pack(trimmed.attributes);
+    this.flags = (disabled ? 1 : 0) | (trimmed.left << 1);
+    this.ids = contributors.length === 1 ? contributors[0]! : contributors.slice();
+  }
+
+  get disabled(): boolean {
+    return (this.flags & 1) === 1;
+  }
+
+  /** Source account ids it is built from (a fresh copy on every call). */
+  get contributors(): string[] {
+    return typeof this.ids === 'string' ? [this.ids] : this.ids.slice();
+  }
 
   /** The attributes as read from the platform (a fresh copy on every call). */
   attributes(): Record<string, unknown> {
-    return this.packer.unpack(this.packedAttributes);
+    const left = this.flags >> 1;
+    const attributes = this.packer.unpack(this.packedAttributes);
+    return left === 0 ? attributes : restoreRepeated(attributes, left, this.key, this.contributors);
+  }
+
+  /** Joins a source account to it (a review decision): it waits for that account too. */
+  addContributor(id: string): void {
+    const ids = this.contributors;
+    if (ids.includes(id)) return;
+    // The packed attributes may stand for their `accounts` with the ids as read: put them back first.
+    if (this.flags >> 1 !== 0) {
+      this.packedAttributes = this.packer.pack(this.attributes());
+      this.flags &= 1;
+    }
+    ids.push(id);
+    this.ids = ids;
   }
 
   /** Its source accounts read so far in this run, in the order read. */
@@ -38,7 +75,8 @@ export class ExistingAccount {
 
   /** Records a source account read; true once all of its contributors were read. */
   addSeen(account: PlatformAccount): boolean {
-    if ((this.seenPacked?.length ?? 0) + 1 < this.contributors.length) {
+    const count = typeof this.ids === 'string' ? 1 : this.ids.length;
+    if ((this.seenPacked?.length ?? 0) + 1 < count) {
       (this.seenPacked ??= []).push(this.packer.packAccount(account));
       return false;
     }
@@ -46,11 +84,6 @@ export class ExistingAccount {
     this.last = account;
     return true;
   }
-}
-
-/** Exactly sized (an array built by push() reserves 17 slots for one id). */
-function exact(ids: string[]): string[] {
-  return ids.length === 1 ? [ids[0]!] : ids.slice();
 }
 
 /**
@@ -67,11 +100,8 @@ export class ConnectorAccountIndex {
 
   add(account: PlatformAccount): void {
     const key = account.nativeIdentity;
-    const contributors = exact(stringList(account.attributes[ACCOUNTS_ATTRIBUTE]));
-    this.existing.set(
-      key,
-      new ExistingAccount(this.packer, key, account.disabled, this.packer.pack(account.attributes), contributors),
-    );
+    const contributors = stringList(account.attributes[ACCOUNTS_ATTRIBUTE]);
+    this.existing.set(key, new ExistingAccount(this.packer, key, account.disabled, account.attributes, contributors));
     for (const id of contributors) this.owner.set(id, key);
     if (account.identityId) this.byIdentity.set(account.identityId, key);
   }
@@ -107,7 +137,7 @@ export class ConnectorAccountIndex {
 
   /** A review decision joins a source account to a connector account: it waits for it too. */
   link(accountId: string, target: ExistingAccount): void {
-    if (!target.contributors.includes(accountId)) target.contributors.push(accountId);
+    target.addContributor(accountId);
     this.owner.set(accountId, target.key);
   }
 
