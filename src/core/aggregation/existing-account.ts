@@ -1,7 +1,7 @@
 import type { PlatformAccount } from '../ports/platform';
 import type { IdPool } from './id-pool';
 import type { Packed, PackedAccount, RecordPacker } from './packed-account';
-import { leaveOutRepeated, restoreRepeated } from './repeated-attributes';
+import { restoreRepeated } from './repeated-attributes';
 
 /** What the connector accounts of one index share: the packer, and the numbering of keys and source account ids. */
 export interface ExistingAccountStore {
@@ -10,12 +10,20 @@ export interface ExistingAccountStore {
   ids: IdPool;
 }
 
+/** What an index keeps of a connector account that no source account has reached yet. */
+export interface ExistingAccountState {
+  /** Bit 0: disabled; above it, what leaveOutRepeated left out of the packed attributes. */
+  flags: number;
+  packedAttributes: Packed<Record<string, unknown>>;
+  /** Numbers (in store.ids) of its source account ids: one, or a list. */
+  numbers: number | number[];
+}
+
 /**
- * A connector account read at the start of the run, waiting for its source accounts. What the run
- * needs of it stays at hand (key, state, contributors, as numbers of the index's id pools); its
- * attributes and the source accounts read so far are kept packed, so that holding every connector
- * account of a tenant costs about their JSON size (less the attributes that repeat its key and
- * contributors: repeated-attributes.ts).
+ * A connector account read at the start of the run, once a source account (or a review decision)
+ * reached it; until then the index keeps only its state (ExistingAccountState) in columns. What
+ * the run needs of it stays at hand (key, state, contributors, as numbers of the index's id pools);
+ * its attributes and the source accounts read so far are kept packed.
  */
 export class ExistingAccount {
   /** Allocated on the first account that has to wait (most connector accounts have one source account). */
@@ -35,15 +43,11 @@ export class ExistingAccount {
     private readonly store: ExistingAccountStore,
     /** Number of its key in store.keys. */
     readonly slot: number,
-    disabled: boolean,
-    attributes: Record<string, unknown>,
-    contributors: readonly string[],
+    state: ExistingAccountState,
   ) {
-    const trimmed = leaveOutRepeated(attributes, this.key, contributors);
-    this.packedAttributes = store.packer.pack(trimmed.attributes);
-    this.flags = (disabled ? 1 : 0) | (trimmed.left << 1);
-    const numbers = contributors.map((id) => store.ids.add(id));
-    this.numbers = numbers.length === 1 ? numbers[0]! : numbers;
+    this.flags = state.flags;
+    this.packedAttributes = state.packedAttributes;
+    this.numbers = state.numbers;
   }
 
   /** The account's native identity. */
