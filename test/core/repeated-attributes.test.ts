@@ -22,7 +22,10 @@ function connectorAccount(key: string, attributes: Record<string, unknown>, disa
 }
 
 /** Adds it to an index and reads its attributes back (with their keys' order). */
-function roundTrip(key: string, attributes: Record<string, unknown>): { back: Record<string, unknown>; keys: string[] } {
+function roundTrip(
+  key: string,
+  attributes: Record<string, unknown>,
+): { back: Record<string, unknown>; keys: string[] } {
   const index = new ConnectorAccountIndex();
   index.add(connectorAccount(key, attributes));
   const back = index.waiting(key)!.attributes();
@@ -102,8 +105,8 @@ describe('repeated attributes of a connector account', () => {
     const index = new ConnectorAccountIndex();
     index.add(connectorAccount(key, attributes));
     const e = index.waiting(key)!;
-    index.link("linked", e);
-    index.link("linked", e);
+    index.link('linked', e);
+    index.link('linked', e);
     expect(e.contributors).toEqual([id, 'linked']);
     expect(e.attributes()).toStrictEqual(attributes);
     expect(Object.keys(e.attributes())).toEqual(Object.keys(attributes));

@@ -33,11 +33,7 @@ function sameIds(value: unknown, ids: readonly string[]): boolean {
 }
 
 /** Leaves out the attributes that repeat `key`, the source account ids `ids` or `displayName`. */
-export function leaveOutRepeated(
-  attributes: Record<string, unknown>,
-  key: string,
-  ids: readonly string[],
-): Trimmed {
+export function leaveOutRepeated(attributes: Record<string, unknown>, key: string, ids: readonly string[]): Trimmed {
   const own = (k: string): boolean => Object.prototype.hasOwnProperty.call(attributes, k);
   let left = 0;
   if (own(KEY_ATTRIBUTE) && attributes[KEY_ATTRIBUTE] === key) left |= KEY;
