@@ -1,95 +1,72 @@
 import type { PlatformAccount } from '../ports/platform';
 import { ACCOUNTS_ATTRIBUTE, stringList } from './connector-account';
-import { RecordPacker, type Packed, type PackedAccount } from './packed-account';
+import { ExistingAccount, type ExistingAccountState, type ExistingAccountStore } from './existing-account';
+import { IdPool } from './id-pool';
+import { NONE, NumberColumn } from './number-column';
+import { RecordPacker, type Packed } from './packed-account';
+import { leaveOutRepeated } from './repeated-attributes';
 
-/**
- * A connector account read at the start of the run, waiting for its source accounts. What the run
- * needs of it stays at hand (key, state, contributors); its attributes and the source accounts read
- * so far are kept packed, so that holding every connector account of a tenant costs about their
- * JSON size.
- */
-export class ExistingAccount {
-  /** Allocated on the first account that has to wait (most connector accounts have one source account). */
-  private seenPacked?: PackedAccount[];
-  /** The source account that completed it: used right away, so never packed. */
-  private last?: PlatformAccount;
-
-  constructor(
-    private readonly packer: RecordPacker,
-    /** The account's native identity. */
-    readonly key: string,
-    readonly disabled: boolean,
-    private readonly packedAttributes: Packed<Record<string, unknown>>,
-    /** Source account ids it is built from (plus links a review decision adds in this run). */
-    readonly contributors: string[],
-  ) {}
-
-  /** The attributes as read from the platform (a fresh copy on every call). */
-  attributes(): Record<string, unknown> {
-    return this.packer.unpack(this.packedAttributes);
-  }
-
-  /** Its source accounts read so far in this run, in the order read. */
-  seen(): PlatformAccount[] {
-    const seen = (this.seenPacked ?? []).map((p) => this.packer.unpackAccount(p));
-    if (this.last) seen.push(this.last);
-    return seen;
-  }
-
-  /** Records a source account read; true once all of its contributors were read. */
-  addSeen(account: PlatformAccount): boolean {
-    if ((this.seenPacked?.length ?? 0) + 1 < this.contributors.length) {
-      (this.seenPacked ??= []).push(this.packer.packAccount(account));
-      return false;
-    }
-    if (this.last) (this.seenPacked ??= []).push(this.packer.packAccount(this.last));
-    this.last = account;
-    return true;
-  }
-}
-
-/** Exactly sized (an array built by push() reserves 17 slots for one id). */
-function exact(ids: string[]): string[] {
-  return ids.length === 1 ? [ids[0]!] : ids.slice();
-}
+export { ExistingAccount } from './existing-account';
 
 /**
  * The connector accounts of the source, indexed by key, by source account and by identity: which
- * connector account a source account belongs to. Rebuilt from the platform on every run.
+ * connector account a source account belongs to. Rebuilt from the platform on every run; every
+ * connector account is held from then until its source accounts are read (a later run at 1M
+ * identities: about 1M at once). So its ids are numbered in id pools (16 bytes for a hex id or
+ * UUID instead of a 48-56 byte string), the maps between them are typed arrays of numbers, and an
+ * account no source account has reached yet is three columns (its packed attributes, its flags, its
+ * contributor) instead of an object: it becomes an ExistingAccount when first reached.
  */
 export class ConnectorAccountIndex {
-  private readonly packer = new RecordPacker();
-  private readonly existing = new Map<string, ExistingAccount>();
-  /** Source account id -> key of the connector account it belongs to. */
-  private readonly owner = new Map<string, string>();
-  /** Identity id -> key of the connector account correlated with it. */
-  private readonly byIdentity = new Map<string, string>();
+  private readonly store: ExistingAccountStore = { packer: new RecordPacker(), keys: new IdPool(), ids: new IdPool() };
+  private readonly identities = new IdPool();
+  /** By key number, while not yet reached: packed attributes (undefined once reached or released). */
+  private packedBySlot: (Packed<Record<string, unknown>> | undefined)[] = [];
+  private readonly flagsBySlot = new NumberColumn();
+  /** By key number, while not yet reached: its one contributor's number (NONE: see `manyBySlot`). */
+  private readonly singleBySlot = new NumberColumn();
+  /** By key number, while not yet reached: contributor numbers of accounts with other than one. */
+  private readonly manyBySlot = new Map<number, number[]>();
+  /** Accounts reached and still waiting, by key number. */
+  private readonly reached = new Map<number, ExistingAccount>();
+  /** Source account id number -> key number of the connector account it belongs to. */
+  private readonly owner = new NumberColumn();
+  /** Identity id number -> key number of the connector account correlated with it. */
+  private readonly byIdentity = new NumberColumn();
 
   add(account: PlatformAccount): void {
-    const key = account.nativeIdentity;
-    const contributors = exact(stringList(account.attributes[ACCOUNTS_ATTRIBUTE]));
-    this.existing.set(
-      key,
-      new ExistingAccount(this.packer, key, account.disabled, this.packer.pack(account.attributes), contributors),
-    );
-    for (const id of contributors) this.owner.set(id, key);
-    if (account.identityId) this.byIdentity.set(account.identityId, key);
+    const { keys, ids, packer } = this.store;
+    const slot = keys.add(account.nativeIdentity);
+    const contributors = stringList(account.attributes[ACCOUNTS_ATTRIBUTE]);
+    const trimmed = leaveOutRepeated(account.attributes, account.nativeIdentity, contributors);
+    const numbers = contributors.map((id) => ids.add(id));
+    this.reached.delete(slot);
+    this.packedBySlot[slot] = packer.pack(trimmed.attributes);
+    this.flagsBySlot.set(slot, (account.disabled ? 1 : 0) | (trimmed.left << 1));
+    this.singleBySlot.set(slot, numbers.length === 1 ? numbers[0]! : NONE);
+    if (numbers.length === 1) this.manyBySlot.delete(slot);
+    else this.manyBySlot.set(slot, numbers);
+    for (const n of numbers) this.owner.set(n, slot);
+    if (account.identityId) this.byIdentity.set(this.identities.add(account.identityId), slot);
   }
 
   /** Key of the connector account a source account belongs to (by its id, else by its identity). */
   keyOf(account: PlatformAccount): string | undefined {
-    return this.owner.get(account.id) ?? (account.identityId ? this.byIdentity.get(account.identityId) : undefined);
+    let slot = this.owner.get(this.store.ids.find(account.id));
+    if (slot === NONE && account.identityId) slot = this.byIdentity.get(this.identities.find(account.identityId));
+    return slot === NONE ? undefined : this.store.keys.id(slot);
   }
 
   /** A connector account still waiting for source accounts. */
   waiting(key: string): ExistingAccount | undefined {
-    return this.existing.get(key);
+    const slot = this.store.keys.find(key);
+    return slot === NONE ? undefined : this.reach(slot);
   }
 
   /** Records a source account read; returns the connector account once all of its sources were read. */
   see(existing: ExistingAccount, account: PlatformAccount): ExistingAccount | undefined {
     if (!existing.addSeen(account)) return undefined;
-    this.existing.delete(existing.key);
+    this.reached.delete(existing.slot);
     return existing;
   }
 
@@ -99,22 +76,55 @@ export class ConnectorAccountIndex {
    * that connector account's key itself; `identity` names the identity it is correlated with.
    */
   target(identityId: string, candidateKind: 'identity' | 'account'): ExistingAccount | undefined {
-    const byKey = this.existing.has(identityId) ? identityId : undefined;
-    const key =
-      candidateKind === 'account' ? (this.owner.get(identityId) ?? byKey) : (this.byIdentity.get(identityId) ?? byKey);
-    return key ? this.existing.get(key) : undefined;
+    const own = this.store.keys.find(identityId);
+    const byKey = own !== NONE && this.isWaiting(own) ? own : NONE;
+    const named =
+      candidateKind === 'account'
+        ? this.owner.get(this.store.ids.find(identityId))
+        : this.byIdentity.get(this.identities.find(identityId));
+    const slot = named !== NONE ? named : byKey;
+    // An empty key names no account (as a lookup by key string treated it).
+    return slot === NONE || this.store.keys.id(slot) === '' ? undefined : this.reach(slot);
   }
 
   /** A review decision joins a source account to a connector account: it waits for it too. */
   link(accountId: string, target: ExistingAccount): void {
-    if (!target.contributors.includes(accountId)) target.contributors.push(accountId);
-    this.owner.set(accountId, target.key);
+    const n = this.store.ids.add(accountId);
+    target.addContributor(n);
+    this.owner.set(n, target.slot);
   }
 
   /** Connector accounts whose source accounts did not all appear; the index is empty afterwards. */
   drainUnfinished(): ExistingAccount[] {
-    const rest = [...this.existing.values()];
-    this.existing.clear();
+    const rest: ExistingAccount[] = [];
+    for (let slot = 0; slot < this.store.keys.size; slot++) {
+      const e = this.reach(slot);
+      if (e) rest.push(e);
+    }
+    this.reached.clear();
     return rest;
+  }
+
+  private isWaiting(slot: number): boolean {
+    return this.reached.has(slot) || this.packedBySlot[slot] !== undefined;
+  }
+
+  /** The waiting account numbered `slot` as an object (made from its columns when first reached). */
+  private reach(slot: number): ExistingAccount | undefined {
+    const known = this.reached.get(slot);
+    if (known) return known;
+    const packedAttributes = this.packedBySlot[slot];
+    if (packedAttributes === undefined) return undefined;
+    const single = this.singleBySlot.get(slot);
+    const state: ExistingAccountState = {
+      flags: this.flagsBySlot.get(slot),
+      packedAttributes,
+      numbers: single !== NONE ? single : (this.manyBySlot.get(slot) ?? []),
+    };
+    this.packedBySlot[slot] = undefined;
+    this.manyBySlot.delete(slot);
+    const e = new ExistingAccount(this.store, slot, state);
+    this.reached.set(slot, e);
+    return e;
   }
 }
