@@ -63,6 +63,14 @@ const READER_GONE = (): FusionError =>
     `the worker stopped the command because the api reading its result stopped renewing its reader lease (for more than ${READER_LEASE_MS / 1000} s, while Redis answered): the api is gone; nothing after the stop was committed; run the command again`,
   );
 
+/**
+ * A job the api withdrew (its client left: cancel key set, stream deleted at once) may end before
+ * the cancel poll sees the key; its last entries then recreate the stream for nobody, kept for their
+ * TTL (60 s for the end, 10 minutes for data). Checked and dropped in one step once the job ends.
+ */
+const DROP_IF_WITHDRAWN =
+  "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end return 0";
+
 const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
   chunkBytes: 64 * 1024,
   lingerMs: 5,
@@ -205,6 +213,10 @@ export class CommandWorker {
       // Nobody reads a stream the api gave up on: drop it now instead of waiting for its TTL.
       if (entry.cancelledByApi)
         await this.streamConnection.del(keys.stream, keys.cancel, keys.reader).catch(() => undefined);
+      else
+        await this.streamConnection
+          .eval(DROP_IF_WITHDRAWN, 3, keys.cancel, keys.stream, keys.reader)
+          .catch(() => undefined);
     }
   }
 

@@ -5,6 +5,7 @@ import { Redis as IORedis, type Redis } from 'ioredis';
 import { type CommandWorker } from '../../src/queue/command-worker';
 import { JobCrypto } from '../../src/queue/job-crypto';
 import { waitListKey } from '../../src/queue/queue-names';
+import { resultKeys } from '../../src/queue/result-keys';
 import { CLIENT_SECRET, PASSWORD, commandBody, delay, post, startHarness, workerFor } from '../server/harness';
 import { redisUrl } from '../support/redis';
 import { ScriptedRunner } from '../support/scripted-runner';
@@ -74,6 +75,34 @@ describe('queue mode', () => {
       await until('the wait list empty', async () => (await h.redis!.llen(key)) === 0, 5000, 20);
       expect(await h.redis!.exists(`bull:${h.env.QUEUE_NAME}:${ids[0]}`)).toBe(0);
     } finally {
+      await h.close();
+    }
+  });
+
+  it('a job whose client left and that ends before the worker polls the cancel leaves no stream behind', async () => {
+    const h = await startHarness('queue', { ROLE: 'api' });
+    const runner = new ScriptedRunner();
+    // The poll never comes in this test: only the end-of-job check can see that the api withdrew the job.
+    const worker = workerFor(h, runner, { cancelPollMs: 600_000 });
+    try {
+      const req = startRequest(`${h.base}/proxy`, commandBody({ items: 2, gateAfterItems: 1, gate: 'left' }));
+      await runner.waitFor((e) => e.length === 1 && e[0]!.emitted === 1);
+      const keys = resultKeys(h.env.QUEUE_NAME, runner.executions[0]!.jobId);
+      req.cut();
+      await req.done;
+      await until('the api withdrew the job', async () => (await h.redis!.exists(keys.cancel)) === 1, 5000, 20);
+      runner.release('left');
+      await runner.waitFor((e) => e[0]!.finished);
+      expect(runner.executions[0]!.cancelled).toBe(false);
+      // The job's last entries recreated the stream the api had deleted; the worker drops it with the cancel key.
+      await until(
+        'no stream, cancel key or reader lease left',
+        async () => (await h.redis!.exists(keys.stream, keys.cancel, keys.reader)) === 0,
+        5000,
+        20,
+      );
+    } finally {
+      await worker.close();
       await h.close();
     }
   });
