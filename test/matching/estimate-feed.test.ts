@@ -42,17 +42,22 @@ async function batches(
   return seen;
 }
 
+/** The generator's data, the one-call estimate over it, and an in-thread matcher with the same baseline to feed. */
+function oneCallAndFed(seed: number, identityCount: number, accountCount: number) {
+  const { identities, accounts } = generate(seed, identityCount, accountCount);
+  const single = buildMatcher(PEOPLE_SETTINGS);
+  single.addBaseline(identities);
+  const want = single.estimate(accounts)!;
+  const m = buildParallelMatcher(PEOPLE_SETTINGS, {}, { shards: 0, startShard: noShard, minRecords: 0 });
+  m.addBaseline(identities);
+  return { identities, accounts, want, m };
+}
+
 describe('an estimate fed account by account', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('a small baseline: blocks at finish, the one-call estimate, then the batches of a fresh matcher with its parameters', async () => {
-    const { identities, accounts } = generate(5, 300, 1_200);
-    const single = buildMatcher(PEOPLE_SETTINGS);
-    single.addBaseline(identities);
-    const want = single.estimate(accounts)!;
-
-    const m = buildParallelMatcher(PEOPLE_SETTINGS, {}, { shards: 0, startShard: noShard, minRecords: 0 });
-    m.addBaseline(identities);
+    const { identities, accounts, want, m } = oneCallAndFed(5, 300, 1_200);
     const blocked = jest.spyOn(SliceBlocker.prototype, 'blockSlice');
     const feed = m.beginEstimate!();
     for (let i = 0; i < accounts.length; i += 100) await feed.add(accounts.slice(i, i + 100));
@@ -90,13 +95,7 @@ describe('an estimate fed account by account', () => {
   });
 
   it('a baseline near 20,000 records: blocks while fed once the sample is complete, the one-call estimate', async () => {
-    const { identities, accounts } = generate(8, 19_700, 800);
-    const single = buildMatcher(PEOPLE_SETTINGS);
-    single.addBaseline(identities);
-    const want = single.estimate(accounts)!;
-
-    const m = buildParallelMatcher(PEOPLE_SETTINGS, {}, { shards: 0, startShard: noShard, minRecords: 0 });
-    m.addBaseline(identities);
+    const { identities, accounts, want, m } = oneCallAndFed(8, 19_700, 800);
     const blocked = jest.spyOn(SliceBlocker.prototype, 'blockSlice');
     const appended = jest.spyOn(EngineRecords.prototype, 'append');
     const feed = m.beginEstimate!();
