@@ -88,8 +88,26 @@ export function bucketKeys(prefix: string, tenant: string, clientId: string): { 
 
 const DEFAULT_BUCKET_PREFIX = 'fusion:ratelimit:';
 
-/** Per bucket key: the promise the next local waiter waits for. */
+/** Per bucket key: the promise the next local waiter waits for before it asks Redis. */
 const localLines = new Map<string, Promise<void>>();
+/** Per bucket key: settles once every local waiter that joined so far has returned or given up. */
+const localTurns = new Map<string, Promise<void>>();
+
+/** Joins the end of `lines[key]`: `before` settles when those ahead are through, `leave` lets the next through. */
+function joinLine(lines: Map<string, Promise<void>>, key: string): { before: Promise<void>; leave: () => void } {
+  const before = lines.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const line = before.then(() => mine);
+  lines.set(key, line);
+  return {
+    before,
+    leave: () => {
+      done();
+      if (lines.get(key) === line) lines.delete(key);
+    },
+  };
+}
 
 /** Waits for `p` (which never rejects), or rejects with an AbortError when `signal` aborts first. */
 function untilOrAbort(p: Promise<void>, signal?: AbortSignal): Promise<void> {
@@ -250,45 +268,46 @@ export class RedisTokenBucket implements RateLimiter {
    */
   async acquire(signal?: AbortSignal, replacing?: Grant): Promise<Grant> {
     const key = this.keys.window;
-    const before = localLines.get(key) ?? Promise.resolve();
-    let done!: () => void;
-    const mine = new Promise<void>((resolve) => (done = resolve));
-    const line = before.then(() => mine);
-    localLines.set(key, line);
-    let reserved: { at: number; until: number; id: string } | undefined;
+    const line = joinLine(localLines, key);
+    // Slots are granted in line order, but a loaded process can wake a later waiter whose slot
+    // has passed before an earlier one's timer fires: it returns after those ahead of it.
+    const turn = joinLine(localTurns, key);
     try {
-      await untilOrAbort(before, signal);
-      let handBack = replacing?.id || undefined;
-      for (;;) {
-        if (signal?.aborted) await sleep(0, signal);
-        // Redis records the grant for `asked + ms` at the earliest, on the local clock.
-        const asked = performance.now();
-        const id = randomUUID();
-        const r = await this.reserve(handBack, id);
-        handBack = undefined;
-        if (r.granted) {
-          // Its use is counted from the earliest local time of the slot (staleness check before
-          // dispatch); it is not used before the latest.
-          reserved = { at: asked + r.ms, until: performance.now() + r.ms, id };
-          break;
-        }
-        await sleep(r.ms, signal);
-      }
-    } finally {
-      done();
-      if (localLines.get(key) === line) localLines.delete(key);
-    }
-    const wait = reserved.until - performance.now();
-    if (wait > 0) {
+      let reserved: { at: number; until: number; id: string } | undefined;
       try {
-        await sleep(Math.ceil(wait), signal);
+        await untilOrAbort(line.before, signal);
+        let handBack = replacing?.id || undefined;
+        for (;;) {
+          if (signal?.aborted) await sleep(0, signal);
+          // Redis records the grant for `asked + ms` at the earliest, on the local clock.
+          const asked = performance.now();
+          const id = randomUUID();
+          const r = await this.reserve(handBack, id);
+          handBack = undefined;
+          if (r.granted) {
+            // Its use is counted from the earliest local time of the slot (staleness check before
+            // dispatch); it is not used before the latest.
+            reserved = { at: asked + r.ms, until: performance.now() + r.ms, id };
+            break;
+          }
+          await sleep(r.ms, signal);
+        }
+      } finally {
+        line.leave();
+      }
+      try {
+        const wait = reserved.until - performance.now();
+        if (wait > 0) await sleep(Math.ceil(wait), signal);
+        await untilOrAbort(turn.before, signal);
       } catch (e) {
         // The slot will not be used: give it back for others (best effort).
         this.redis.zrem(key, reserved.id).catch(() => undefined);
         throw e;
       }
+      return { at: reserved.at, id: reserved.id };
+    } finally {
+      turn.leave();
     }
-    return { at: reserved.at, id: reserved.id };
   }
 
   async holdFor(ms: number): Promise<void> {

@@ -299,6 +299,27 @@ describe('RedisTokenBucket local line', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     expect(order).toEqual([0, 2, 3]);
   });
+
+  it('returns local waiters in line order even when a later one is woken after its slot has passed', async () => {
+    const b = new RedisTokenBucket({
+      redis,
+      tenant: 'acme',
+      clientId: 'cid',
+      requestsPerSecond: 40,
+      keyPrefix: `${uniquePrefix('rl')}:`,
+    });
+    // What a loaded process sees: the first waiter's slot is still ahead, the second's answer
+    // arrives so late that its own slot has passed already.
+    const answers = [
+      { granted: true, ms: 60 },
+      { granted: true, ms: 0 },
+    ];
+    const reserve = jest.spyOn(b, 'reserve').mockImplementation(async () => answers.shift()!);
+    const order: number[] = [];
+    await Promise.all([0, 1].map((i) => b.acquire().then(() => order.push(i))));
+    expect(reserve).toHaveBeenCalledTimes(2);
+    expect(order).toEqual([0, 1]);
+  });
 });
 
 describe('RedisTokenBucket slots granted ahead (the Lua script on a fake clock)', () => {
