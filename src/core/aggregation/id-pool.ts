@@ -8,13 +8,14 @@
  * kept as a string in a Map; an id reads back exactly as it was given.
  */
 
+import { grown } from '../typed-arrays';
+import { EntryTable, type NumberedEntries } from './entry-table';
+
 /** How the 128 bits of an entry were written; other ids have no bits. */
 const HEX = 1;
 const UUID = 2;
 const OTHER = 3;
 const EMPTY = -1;
-/** Where a UUID has its dashes (8-4-4-4-12). */
-const DASHES = [8, 13, 18, 23];
 
 const HEX_BYTE: string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
@@ -27,18 +28,25 @@ function nibble(c: number): number {
 /** Parsed words, reused (one id at a time). */
 const words = new Uint32Array(4);
 
+/** Where a UUID has its dashes (8-4-4-4-12). */
+function isDash(kind: number, at: number): boolean {
+  return kind === UUID && (at === 8 || at === 13 || at === 18 || at === 23);
+}
+
 /** HEX or UUID with `words` filled, or OTHER. */
 function parse(id: string): number {
-  let kind: number;
-  if (id.length === 32) kind = HEX;
-  else if (id.length === 36 && DASHES.every((i) => id.charCodeAt(i) === 45)) kind = UUID;
-  else return OTHER;
+  const kind = id.length === 32 ? HEX : id.length === 36 ? UUID : OTHER;
+  if (kind === OTHER) return OTHER;
   let w = 0;
   let n = 0;
   let word = 0;
   for (let i = 0; i < id.length; i++) {
-    if (kind === UUID && (i === 8 || i === 13 || i === 18 || i === 23)) continue;
-    const v = nibble(id.charCodeAt(i));
+    const c = id.charCodeAt(i);
+    if (isDash(kind, i)) {
+      if (c !== 45) return OTHER;
+      continue;
+    }
+    const v = nibble(c);
     if (v < 0) return OTHER;
     word = ((word << 4) | v) >>> 0;
     if (++n === 8) {
@@ -59,18 +67,13 @@ function hashWords(kind: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-function grownCopy<T extends Uint32Array | Int32Array | Uint8Array>(a: T, length: number): T {
-  const next = new (a.constructor as new (n: number) => T)(length);
-  next.set(a);
-  return next;
-}
-
-export class IdPool {
+export class IdPool implements NumberedEntries {
   private count = 0;
   private bits = new Uint32Array(4 * 64);
   private kinds = new Uint8Array(64);
-  /** Open addressing (linear probing): entry number, or EMPTY. At most half full. */
-  private table = new Int32Array(128).fill(EMPTY);
+  /** Numbers of the HEX and UUID ids (the others are in the Maps); the probe is `words` and `probeKind`. */
+  private readonly table = new EntryTable(this);
+  private probeKind = OTHER;
   private readonly others = new Map<string, number>();
   private readonly otherIds = new Map<number, string>();
 
@@ -83,8 +86,7 @@ export class IdPool {
   find(id: string): number {
     const kind = parse(id);
     if (kind === OTHER) return this.others.get(id) ?? -1;
-    const slot = this.slotOf(kind);
-    return this.table[slot]!;
+    return this.table.entryAt(this.slotOf(kind));
   }
 
   /** The id's number, numbering it when new. */
@@ -99,12 +101,11 @@ export class IdPool {
       return n;
     }
     const slot = this.slotOf(kind);
-    const known = this.table[slot]!;
+    const known = this.table.entryAt(slot);
     if (known !== EMPTY) return known;
     const n = this.append(kind);
     this.bits.set(words, 4 * n);
-    this.table[slot] = n;
-    if (2 * this.count > this.table.length) this.rehash();
+    this.table.fill(slot, n);
     return n;
   }
 
@@ -117,8 +118,7 @@ export class IdPool {
     for (let w = 0; w < 4; w++) {
       const word = this.bits[4 * n + w]!;
       for (let shift = 24; shift >= 0; shift -= 8) {
-        const at = out.length;
-        if (kind === UUID && (at === 8 || at === 13 || at === 18 || at === 23)) out += '-';
+        if (isDash(kind, out.length)) out += '-';
         out += HEX_BYTE[(word >>> shift) & 0xff]!;
       }
     }
@@ -128,27 +128,23 @@ export class IdPool {
   private append(kind: number): number {
     const n = this.count++;
     if (n >= this.kinds.length) {
-      this.kinds = grownCopy(this.kinds, 2 * this.kinds.length);
-      this.bits = grownCopy(this.bits, 2 * this.bits.length);
+      this.kinds = grown(this.kinds, 2 * this.kinds.length);
+      this.bits = grown(this.bits, 2 * this.bits.length);
     }
     this.kinds[n] = kind;
     return n;
   }
 
-  /** The slot holding the parsed id (`words`, `kind`), or the empty slot where it would go. */
   private slotOf(kind: number): number {
-    const mask = this.table.length - 1;
-    for (let slot = hashWords(kind) & mask; ; slot = (slot + 1) & mask) {
-      const n = this.table[slot]!;
-      if (n === EMPTY || this.holds(n, kind)) return slot;
-    }
+    this.probeKind = kind;
+    return this.table.slotOf(hashWords(kind));
   }
 
-  private holds(n: number, kind: number): boolean {
+  isProbe(n: number): boolean {
     const b = 4 * n;
     const bits = this.bits;
     return (
-      this.kinds[n] === kind &&
+      this.kinds[n] === this.probeKind &&
       bits[b] === words[0] &&
       bits[b + 1] === words[1] &&
       bits[b + 2] === words[2] &&
@@ -156,17 +152,8 @@ export class IdPool {
     );
   }
 
-  private rehash(): void {
-    const table = new Int32Array(2 * this.table.length).fill(EMPTY);
-    const mask = table.length - 1;
-    for (let n = 0; n < this.count; n++) {
-      const kind = this.kinds[n]!;
-      if (kind === OTHER) continue;
-      words.set(this.bits.subarray(4 * n, 4 * n + 4));
-      let slot = hashWords(kind) & mask;
-      while (table[slot] !== EMPTY) slot = (slot + 1) & mask;
-      table[slot] = n;
-    }
-    this.table = table;
+  hashOf(n: number): number {
+    for (let w = 0; w < 4; w++) words[w] = this.bits[4 * n + w]!;
+    return hashWords(this.kinds[n]!);
   }
 }

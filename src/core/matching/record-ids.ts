@@ -1,4 +1,4 @@
-import { withCapacity } from './typed-arrays';
+import { withCapacity } from '../typed-arrays';
 
 /**
  * The records' ids, each with a 32-bit hash beside it. Phase 1 skips a candidate that has the

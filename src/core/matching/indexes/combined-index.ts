@@ -1,5 +1,6 @@
 import type { CandidateCollector, ProbeInfo } from './candidate-collector';
 import type { NameIndex } from './name-index';
+import { grown } from '../../typed-arrays';
 
 /** The key index's side: each record's keys (a lossless KeyIndex). */
 export interface KeysOfRecords {
@@ -281,12 +282,6 @@ export class CombinedIndex {
   private ensureRecords(n: number): void {
     if (this.recStart.length < n) this.recStart = grown(this.recStart, Math.max(n, 2 * this.recStart.length, 1024));
   }
-}
-
-function grown(a: Int32Array, cap: number): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(cap);
-  b.set(a.subarray(0, Math.min(a.length, cap)));
-  return b;
 }
 
 function hash(k: number, t: number): number {

@@ -1,7 +1,7 @@
 import { minRaw } from '../algorithms/kernel';
 import { MAX_NAME_TOKENS, type NameValue } from '../algorithms/name-similarity';
 import type { CandidateCollector, CandidateIndex, ProbeInfo } from './candidate-collector';
-import { grown } from '../typed-arrays';
+import { grown } from '../../typed-arrays';
 import { TokenNeighbours, popcount } from './token-neighbours';
 
 const NO_SCAN: ProbeInfo = { fullScan: false };

@@ -1,5 +1,5 @@
 import type { OverlapFilter } from '../algorithms/kernel';
-import { withCapacity as grown } from '../typed-arrays';
+import { withCapacity as grown } from '../../typed-arrays';
 import type { CandidateCollector, CandidateIndex, ProbeInfo } from './candidate-collector';
 import { OverlapBounds } from './overlap-bounds';
 

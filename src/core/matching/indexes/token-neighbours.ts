@@ -1,6 +1,6 @@
 import { jaroWinkler } from '../algorithms/jaro-winkler';
 import { tokenSim } from '../algorithms/name-similarity';
-import { grown } from '../typed-arrays';
+import { grown } from '../../typed-arrays';
 
 /**
  * The name tokens' vocabulary and, per token, its neighbours: the tokens with name-token

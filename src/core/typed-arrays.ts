@@ -1,4 +1,4 @@
-type Growable = Int32Array<ArrayBuffer> | Uint16Array<ArrayBuffer> | Uint32Array<ArrayBuffer>;
+type Growable = Int32Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Uint16Array<ArrayBuffer> | Uint32Array<ArrayBuffer>;
 
 /** A copy of `a` in a new array of its own type holding `length` elements, the new ones 0. */
 export function grown<T extends Growable>(a: T, length: number): T {
