@@ -24,7 +24,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { type MatchResult, type MatchingSettings, buildMatcher } from '../src/core/matching';
-import type { AsyncMatcher } from '../src/core/matching/parallel/parallel-matcher';
+import { type AsyncMatcher, inThread } from '../src/core/matching/parallel/parallel-matcher';
 import { buildRunMatcher } from '../src/core/matching/parallel/parallelism';
 import { columnBytes, encodeRecords } from '../src/core/matching/parallel/record-columns';
 import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate } from './matching-data';
@@ -90,17 +90,7 @@ async function timed(
   const t0 = performance.now();
   const m: AsyncMatcher =
     threads === 1
-      ? (() => {
-          const s = buildMatcher(settings);
-          return {
-            addBaseline: (r) => s.addBaseline(r),
-            match: async (r, o) => s.match(r, o),
-            estimate: async (r) => s.estimate(r),
-            parameters: () => s.parameters(),
-            useParameters: (p) => s.useParameters(p),
-            close: async () => undefined,
-          };
-        })()
+      ? inThread(buildMatcher(settings))
       : buildRunMatcher(settings, {}, { threads, minRecords: 0 });
   try {
     for (let i = 0; i < data.identities.length; i += 1000) m.addBaseline(data.identities.slice(i, i + 1000));

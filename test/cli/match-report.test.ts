@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Matcher } from '../../src/core/matching';
-import type { AsyncMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import { type AsyncMatcher, inThread } from '../../src/core/matching/parallel/parallel-matcher';
 import type {
   MatchRecord,
   MatchResult,
@@ -131,14 +131,7 @@ jest.mock('../../src/core/matching/parallel/parallelism', () => {
 });
 const mockUseStandIn = () => useStandIn;
 const mockStandIn = standIn;
-const mockAsync = (m: Matcher): AsyncMatcher => ({
-  addBaseline: (records) => m.addBaseline(records),
-  match: async (records, o) => m.match(records, o),
-  estimate: async (records) => m.estimate(records),
-  parameters: () => m.parameters(),
-  useParameters: (p) => m.useParameters(p),
-  close: async () => undefined,
-});
+const mockAsync = (m: Matcher): AsyncMatcher => inThread(m);
 
 const identities = file(
   'identities.json',

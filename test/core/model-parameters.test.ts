@@ -9,7 +9,7 @@ import { MODEL_PARAMETERS_KEY, readStoredParameters } from '../../src/core/aggre
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type * as MatcherModule from '../../src/core/matching/matcher';
 import type { Matcher } from '../../src/core/matching/matcher';
-import type { AsyncMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import { type AsyncMatcher, inThread } from '../../src/core/matching/parallel/parallel-matcher';
 import { parseMatchingSettings } from '../../src/core/matching';
 import type { MatcherOptions, MatchingSettings, ModelParameters } from '../../src/core/matching/types';
 import { sourceLockKey } from '../../src/core/ports/run-lock';
@@ -91,15 +91,7 @@ function observedBuild(settings: MatchingSettings, opts?: MatcherOptions): Match
 
 /** The aggregation's matcher (asynchronous, possibly threaded) over the observed one, in-thread. */
 function observedRunMatcher(settings: MatchingSettings, opts?: MatcherOptions): AsyncMatcher {
-  const m = observedBuild(settings, opts);
-  return {
-    addBaseline: (records) => m.addBaseline(records),
-    match: async (records, o) => m.match(records, o),
-    estimate: async (records) => m.estimate(records),
-    useParameters: (p) => m.useParameters(p),
-    parameters: () => m.parameters(),
-    close: async () => undefined,
-  };
+  return inThread(observedBuild(settings, opts));
 }
 
 jest.mock('../../src/core/matching/parallel/parallelism', () => ({

@@ -10,7 +10,7 @@
  */
 import type { FusionConfig } from '../config/fusion-config';
 import { isFusionError } from '../errors';
-import { collectingFeed, type EstimateFeed } from '../matching/parallel/estimate-feed';
+import type { EstimateFeed } from '../matching/parallel/estimate-feed';
 import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
 import type { MatcherOptions, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
@@ -95,7 +95,7 @@ export class ModelLifecycle {
    */
   startEstimate(matcher: AsyncMatcher | undefined): EstimateFeed | undefined {
     if (!this.holdsNewAccounts || !matcher || !this.d.summary.modelParameters) return undefined;
-    return matcher.beginEstimate?.() ?? collectingFeed((records) => matcher.estimate(records));
+    return matcher.beginEstimate();
   }
 
   /**

@@ -38,7 +38,9 @@ export function collectingFeed(
     get added() {
       return records.length;
     },
-    add: async (more) => void records.push(...more),
+    add: async (more) => {
+      for (const r of more) records.push(r);
+    },
     finish: () => (records.length === 0 ? Promise.resolve(undefined) : estimate(records)),
   };
 }

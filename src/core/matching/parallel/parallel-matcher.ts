@@ -6,7 +6,7 @@
  * phase 1 is pairwise and every shard sees the same records in the same order.
  */
 import type { BlockedSlice } from '../blocked-slice';
-import { buildMatchEngine, type MatchEngine } from '../matcher';
+import { buildMatchEngine, type MatchEngine, type Matcher } from '../matcher';
 import type { Steps } from '../steps';
 import { recordMatchingStats } from '../metrics';
 import type {
@@ -30,13 +30,25 @@ export interface AsyncMatcher {
   /**
    * estimate() fed account by account (estimate-feed.ts): the estimate of every account added, begun
    * while they are still being read. The matcher takes no other call until the feed's finish().
-   * Optional: without it, collect the accounts and call estimate().
    */
-  beginEstimate?(): EstimateFeed;
+  beginEstimate(): EstimateFeed;
   parameters(): ModelParameters | undefined;
   useParameters(parameters: ModelParameters): void;
   /** Ends the shards (threads); idempotent. The matcher matches in-thread afterwards. */
   close(): Promise<void>;
+}
+
+/** A Matcher as an AsyncMatcher, in-thread, its estimate in one call (benches; tests that watch the matcher). */
+export function inThread(m: Matcher): AsyncMatcher {
+  return {
+    addBaseline: (records) => m.addBaseline(records),
+    match: async (records, o) => m.match(records, o),
+    estimate: async (records) => m.estimate(records),
+    beginEstimate: () => collectingFeed(async (records) => m.estimate(records)),
+    parameters: () => m.parameters(),
+    useParameters: (p) => m.useParameters(p),
+    close: async () => undefined,
+  };
 }
 
 export interface ParallelOptions {
