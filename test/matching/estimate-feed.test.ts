@@ -15,7 +15,7 @@ import { visible } from './support/visible-result';
 import { scaled } from '../support/time-factor';
 import { PEOPLE_SETTINGS } from './support/people-settings';
 
-// Each case estimates twice (u from 100,000 random pairs); the second one holds 20,000 records.
+// Each case estimates twice (u from 100,000 random pairs); the second one holds 20,100 records.
 jest.setTimeout(scaled(120_000));
 
 const noShard = (): Shard => {
@@ -59,7 +59,7 @@ describe('an estimate fed account by account', () => {
   it('a small baseline: blocks at finish, the one-call estimate, then the batches of a fresh matcher with its parameters', async () => {
     const { identities, accounts, want, m } = oneCallAndFed(5, 300, 1_200);
     const blocked = jest.spyOn(SliceBlocker.prototype, 'blockSlice');
-    const feed = m.beginEstimate!();
+    const feed = m.beginEstimate();
     for (let i = 0; i < accounts.length; i += 100) await feed.add(accounts.slice(i, i + 100));
     // 1,500 records: the value sample (20,000) is not complete, so nothing is blocked before finish().
     expect(blocked).not.toHaveBeenCalled();
@@ -95,16 +95,18 @@ describe('an estimate fed account by account', () => {
   });
 
   it('a baseline near 20,000 records: blocks while fed once the sample is complete, the one-call estimate', async () => {
-    const { identities, accounts, want, m } = oneCallAndFed(8, 19_700, 800);
+    // Few accounts on purpose: under jest, blocking them fed runs about 10x slower than in plain node (the
+    // scan loop is left unoptimised there; the same code fed in plain node: 2.2 s against 1.9 s one-call).
+    const { identities, accounts, want, m } = oneCallAndFed(8, 19_850, 250);
     const blocked = jest.spyOn(SliceBlocker.prototype, 'blockSlice');
     const appended = jest.spyOn(EngineRecords.prototype, 'append');
-    const feed = m.beginEstimate!();
-    await feed.add(accounts.slice(0, 200)); // 19,900 records: the sample is not complete yet
+    const feed = m.beginEstimate();
+    await feed.add(accounts.slice(0, 100)); // 19,950 records: the sample is not complete yet
     expect(blocked).not.toHaveBeenCalled();
-    await feed.add(accounts.slice(200, 500)); // 20,200: the 500 held so far are blocked now
+    await feed.add(accounts.slice(100, 200)); // 20,050: the 200 held so far are blocked now
     const during = blocked.mock.calls.reduce((n, [, from, to]) => n + (to - from), 0);
-    expect(during).toBe(500);
-    await feed.add(accounts.slice(500));
+    expect(during).toBe(200);
+    await feed.add(accounts.slice(200));
     const got = (await feed.finish())!;
     expect(appended.mock.calls.every(([records]) => records.length <= 512)).toBe(true);
     expect(withoutClock(got.parameters)).toEqual(withoutClock(want.parameters));
@@ -119,7 +121,7 @@ describe('an estimate fed account by account', () => {
     const { identities, accounts } = generate(3, 100, 20);
     const m = buildParallelMatcher(PEOPLE_SETTINGS, {}, { shards: 0, startShard: noShard, minRecords: 0 });
     m.addBaseline(identities);
-    const feed = m.beginEstimate!();
+    const feed = m.beginEstimate();
     expect(await feed.finish()).toBeUndefined();
     expect(m.parameters()).toBeUndefined();
     // The first match estimates from its own accounts, as a matcher without parameters does.
