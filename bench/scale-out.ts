@@ -89,9 +89,7 @@ async function timed(
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const m: AsyncMatcher =
-    threads === 1
-      ? inThread(buildMatcher(settings))
-      : buildRunMatcher(settings, {}, { threads, minRecords: 0 });
+    threads === 1 ? inThread(buildMatcher(settings)) : buildRunMatcher(settings, {}, { threads, minRecords: 0 });
   try {
     for (let i = 0; i < data.identities.length; i += 1000) m.addBaseline(data.identities.slice(i, i + 1000));
     const results: MatchResult[] = [];
