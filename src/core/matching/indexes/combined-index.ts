@@ -2,6 +2,10 @@ import type { CandidateCollector, ProbeInfo } from './candidate-collector';
 import type { NameIndex } from './name-index';
 import { grown } from '../../typed-arrays';
 
+// Read once: in a vm context (jest) a global read in a hot loop can stay a slow lookup for the rest of the
+// process (blocking measured 4x slower there); a module constant costs nothing in plain node.
+const { imul } = Math;
+
 /** The key index's side: each record's keys (a lossless KeyIndex). */
 export interface KeysOfRecords {
   readonly count: number;
@@ -285,8 +289,8 @@ export class CombinedIndex {
 }
 
 function hash(k: number, t: number): number {
-  let h = Math.imul(k, 0x9e3779b1) ^ Math.imul(t, 0x85ebca77);
+  let h = imul(k, 0x9e3779b1) ^ imul(t, 0x85ebca77);
   h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d);
+  h = imul(h, 0x2c1b3c6d);
   return (h ^ (h >>> 13)) >>> 0;
 }
