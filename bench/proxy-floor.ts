@@ -6,14 +6,23 @@
  * two wake-ups, three commands. Queue mode adds BullMQ's script calls, the worker's start check and
  * the HTTP layer on top; this says how much of the added latency the chosen stack leaves to us.
  *
+ * The BullMQ chain is the same with the queue library the stack chose and nothing of ours: the client
+ * adds a job as the api does (job id, one attempt, removed when done), a bare BullMQ worker (its
+ * default concurrency as ours, 4) XADDs one entry from its processor, the client's XREAD BLOCK wakes.
+ * What queue mode adds above it is HTTP, the api's checks and the worker's own steps.
+ *
  * Also counts the Redis commands a call costs (INFO commandstats, commands inside scripts included):
  * a figure the machine's load cannot skew.
  */
+import { Queue, Worker } from 'bullmq';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { benchConnection } from './harness';
 
 const JOBS_KEY = 'bench-floor:jobs';
+const BULL_QUEUE = 'bench-floor-bull';
+/** The command worker's default long-lane concurrency. */
+const BULL_CONCURRENCY = 4;
 
 export interface Percentiles {
   p50: number;
@@ -28,8 +37,8 @@ export async function redisCommandCount(r: Redis): Promise<number> {
   return total;
 }
 
-function spawnEcho(redisUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [__filename, '--echo', redisUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
+function spawnEcho(redisUrl: string, kind: '--echo' | '--bullmq-echo'): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [__filename, kind, redisUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`floor echo process exited with ${code}`)));
@@ -47,13 +56,26 @@ async function echoMain(redisUrl: string): Promise<void> {
   }
 }
 
+async function bullmqEchoMain(redisUrl: string): Promise<void> {
+  const out = benchConnection(redisUrl);
+  const worker = new Worker<{ stream: string }>(
+    BULL_QUEUE,
+    async (job) => {
+      await out.xadd(job.data.stream, '*', 'v', '1');
+    },
+    { connection: benchConnection(redisUrl, { maxRetriesPerRequest: null }), concurrency: BULL_CONCURRENCY },
+  );
+  await worker.waitUntilReady();
+  process.stdout.write('ready\n');
+}
+
 /** p50 / p99 of the floor chain over `calls` calls, after a warm-up. */
 export async function floorLatency(
   redisUrl: string,
   calls: number,
   sample: (fn: () => Promise<unknown>, n: number) => Promise<Percentiles>,
 ): Promise<Percentiles> {
-  const echo = await spawnEcho(redisUrl);
+  const echo = await spawnEcho(redisUrl, '--echo');
   const sender = benchConnection(redisUrl);
   const reader = benchConnection(redisUrl);
   let n = 0;
@@ -72,8 +94,37 @@ export async function floorLatency(
   }
 }
 
-if (process.argv[2] === '--echo') {
-  echoMain(process.argv[3]!).catch((e: unknown) => {
+/** p50 / p99 of the BullMQ chain over `calls` calls, after a warm-up. */
+export async function bullmqFloorLatency(
+  redisUrl: string,
+  calls: number,
+  sample: (fn: () => Promise<unknown>, n: number) => Promise<Percentiles>,
+): Promise<Percentiles> {
+  const echo = await spawnEcho(redisUrl, '--bullmq-echo');
+  const sender = benchConnection(redisUrl);
+  const reader = benchConnection(redisUrl);
+  const queue = new Queue<{ stream: string }>(BULL_QUEUE, { connection: sender });
+  let n = 0;
+  try {
+    return await sample(async () => {
+      const jobId = `job-${n++}`;
+      const stream = `bench-floor:bull:${jobId}`;
+      await queue.add('floor', { stream }, { jobId, attempts: 1, removeOnComplete: true, removeOnFail: true });
+      const got = await reader.xread('BLOCK', 1000, 'STREAMS', stream, '0-0');
+      if (!got) throw new Error('BullMQ chain: no entry within 1 s');
+      void sender.del(stream);
+    }, calls);
+  } finally {
+    echo.kill('SIGKILL');
+    await queue.close();
+    sender.disconnect();
+    reader.disconnect();
+  }
+}
+
+const role = process.argv[2];
+if (role === '--echo' || role === '--bullmq-echo') {
+  (role === '--echo' ? echoMain : bullmqEchoMain)(process.argv[3]!).catch((e: unknown) => {
     console.error(e);
     process.exit(1);
   });

@@ -11,7 +11,7 @@
  */
 import { quickLaneLatency, type QuickLaneFigures } from './proxy-quick-lane';
 import { benchConnection, spawnRedis, type BenchRedis } from './harness';
-import { floorLatency, redisCommandCount } from './proxy-floor';
+import { bullmqFloorLatency, floorLatency, redisCommandCount } from './proxy-floor';
 import { ndjsonCall, type CallResult } from './ndjson-call';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -313,6 +313,7 @@ async function main(): Promise<void> {
     // Warm-up calls included; the workers' background calls (stalled checks, lease renewals) too.
     const commandsPerCall = ((await redisCommandCount(monitor)) - commandsBefore) / (CALLS + Math.min(50, CALLS));
     const lFloor = await floorLatency(redis.url, CALLS, latency);
+    const lBull = await bullmqFloorLatency(redis.url, CALLS, latency);
 
     // One untimed transfer per mode first: the first large transfer of a mode runs cold (JIT, buffers),
     // and a cold embedded run against a warm queue run made the first ratio look like a slow-down after it.
@@ -363,9 +364,13 @@ async function main(): Promise<void> {
         'added p99 vs direct': f(lQueue.p99 - lDirect.p99),
       },
       'floor (Redis only)': { p50: f(lFloor.p50), p99: f(lFloor.p99) },
+      'BullMQ chain': { p50: f(lBull.p50), p99: f(lBull.p99) },
     });
     console.log(
       'floor: the least chain a Redis queue needs between two processes (LPUSH, BLPOP woken, XADD, XREAD BLOCK woken), no HTTP',
+    );
+    console.log(
+      'BullMQ chain: the same through BullMQ (Queue.add as the api adds, a bare Worker of concurrency 4 XADDs from its processor), no HTTP, nothing of ours',
     );
     console.log(`(b) ${ITEMS} items, one streamed response; the median of ${REPEATS} transfers per mode`);
     const row = (t: Transfer): Record<string, string> => ({
@@ -420,6 +425,15 @@ async function main(): Promise<void> {
     );
     console.log(
       `    queue added p50 less the floor chain ${f(addP50 - lFloor.p50)} ms   (HTTP, BullMQ and the worker's own work; the floor is ${f(lFloor.p50)} ms)`,
+    );
+    // Where the added p50 goes: what embedded mode adds too (HTTP, auth, validation), the queue
+    // library's own chain, the rest.
+    const ours = addP50 - (lEmb.p50 - lDirect.p50) - lBull.p50;
+    console.log(
+      `    queue added p50, by part             embedded's own ${f(lEmb.p50 - lDirect.p50)} + BullMQ chain ${f(lBull.p50)} + the rest ${f(ours)} ms   (the rest: reader lease, sealing, the worker's start check and stream writer)`,
+    );
+    console.log(
+      `    BullMQ chain alone, p50 / p99        ${f(lBull.p50)} / ${f(lBull.p99)} ms   (what the 1 / 5 ms goals leave to everything else)`,
     );
     console.log(`    queue MB/s (median transfer)         ${f(tQueue.mbps, 1)}   [>= 40]`);
     console.log(`    time to first item, queue            ${f(tQueue.firstItemMs, 1)} ms   [<= 100 ms]`);

@@ -15,7 +15,7 @@ import { openCommand, type CommandJobData } from './job-data';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME, laneQueueName } from './queue-names';
 import { LAPSE_CONFIRM_MS, LeaseLapse } from './lease-lapse';
 import { READER_LEASE_MS, resultKeys } from './result-keys';
-import { ResultStreamWriter, type ResultStreamWriterOptions } from './result-stream-writer';
+import { DROP_IF_WITHDRAWN, ResultStreamWriter, type ResultStreamWriterOptions } from './result-stream-writer';
 
 export interface CommandWorkerOptions {
   redisUrl: string;
@@ -62,14 +62,6 @@ const READER_GONE = (): FusionError =>
     'COMMAND_CANCELLED',
     `the worker stopped the command because the api reading its result stopped renewing its reader lease (for more than ${READER_LEASE_MS / 1000} s, while Redis answered): the api is gone; nothing after the stop was committed; run the command again`,
   );
-
-/**
- * A job the api withdrew (its client left: cancel key set, stream deleted at once) may end before
- * the cancel poll sees the key; its last entries then recreate the stream for nobody, kept for their
- * TTL (60 s for the end, 10 minutes for data). Checked and dropped in one step once the job ends.
- */
-const DROP_IF_WITHDRAWN =
-  "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end return 0";
 
 const DEFAULT_STREAM_OPTIONS: Omit<ResultStreamWriterOptions, 'signal'> = {
   chunkBytes: 64 * 1024,
@@ -213,7 +205,8 @@ export class CommandWorker {
       // Nobody reads a stream the api gave up on: drop it now instead of waiting for its TTL.
       if (entry.cancelledByApi)
         await this.streamConnection.del(keys.stream, keys.cancel, keys.reader).catch(() => undefined);
-      else
+      // The terminal write checked already, in its own transaction; one that failed did not.
+      else if (!writer.closedInRedis)
         await this.streamConnection
           .eval(DROP_IF_WITHDRAWN, 3, keys.cancel, keys.stream, keys.reader)
           .catch(() => undefined);

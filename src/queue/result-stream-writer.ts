@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { FusionError } from '../core/errors';
 import { LineBatcher } from '../dispatch/line-batcher';
 import type { OutputSink } from '../dispatch/output-sink';
@@ -28,6 +28,16 @@ export interface ResultStreamWriterOptions {
 }
 
 const START_ANNOUNCE_DELAY_MS = 25;
+
+/**
+ * A job the api withdrew (its client left: cancel key set, stream deleted at once) may end before
+ * the worker's cancel poll sees the key; its last entries then recreate the stream for nobody, kept
+ * for their TTL. The terminal write runs this in the same transaction, after its entries: the api
+ * sets the cancel key before it deletes the stream, so an entry written before that deletion is
+ * deleted by it, and one written after it sees the key here. No round trip of its own per job.
+ */
+export const DROP_IF_WITHDRAWN =
+  "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end return 0";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -70,6 +80,8 @@ export class ResultStreamWriter implements OutputSink {
   private knownBacklog = 0;
   /** The end or error entry is on its way: the reader may be done with this job from now on. */
   private terminalSent = false;
+  /** Redis confirmed the end or error entry, and with it the withdrawn check (DROP_IF_WITHDRAWN). */
+  private terminalConfirmed = false;
   /**
    * end() or fail() was called. A command's leftover work (a page read still in flight when it was
    * cancelled) may still report progress; that heartbeat must not recreate, with the 10-minute TTL,
@@ -145,6 +157,20 @@ export class ResultStreamWriter implements OutputSink {
     return this.terminalSent;
   }
 
+  /** True once the end or error entry and the withdrawn check are in Redis: nothing is left to drop. */
+  get closedInRedis(): boolean {
+    return this.terminalConfirmed;
+  }
+
+  /** The terminal transaction's last steps: the TTL of an ended stream, then the withdrawn check. */
+  private async closeTransaction(tx: ChainableCommander): Promise<void> {
+    const { stream, cancel, reader } = this.keys;
+    checkReplies(
+      await tx.pexpire(stream, this.opts.endTtlMs).eval(DROP_IF_WITHDRAWN, 3, cancel, stream, reader).exec(),
+    );
+    this.terminalConfirmed = true;
+  }
+
   async end(): Promise<void> {
     this.closing = true;
     // The last partial chunk and the end entry travel in one round trip.
@@ -159,7 +185,7 @@ export class ResultStreamWriter implements OutputSink {
     if (rest) tx.xadd(this.keys.stream, '*', ...this.dataFields(rest.data, rest.items));
     // The totals let the reader tell a complete stream from one that lost entries (expiry, failover).
     tx.xadd(this.keys.stream, '*', 't', ENTRY.end, 'q', String(this.nextSeq), 'n', String(this.itemsWritten));
-    checkReplies(await tx.pexpire(this.keys.stream, this.opts.endTtlMs).exec());
+    await this.closeTransaction(tx);
   }
 
   async fail(error: FusionError): Promise<void> {
@@ -171,12 +197,8 @@ export class ResultStreamWriter implements OutputSink {
     await this.tail.catch(() => undefined);
     await this.settleAll().catch((e: unknown) => this.breakWith(e));
     this.terminalSent = true;
-    checkReplies(
-      await this.redis
-        .multi()
-        .xadd(this.keys.stream, '*', 't', ENTRY.error, 'c', error.code, 'm', error.message)
-        .pexpire(this.keys.stream, this.opts.endTtlMs)
-        .exec(),
+    await this.closeTransaction(
+      this.redis.multi().xadd(this.keys.stream, '*', 't', ENTRY.error, 'c', error.code, 'm', error.message),
     );
   }
 

@@ -159,3 +159,58 @@ describe('result stream writer: after its end or error entry', () => {
     expect(await control.exists(keys.stream)).toBe(0);
   });
 });
+
+/**
+ * The api withdraws a job by setting its cancel key, then deleting its stream. A job that ends
+ * after that deletion would recreate the stream for nobody: its terminal transaction drops it,
+ * with the cancel key and the reader lease, in the same round trip as its last entries.
+ */
+describe('result stream writer: a job the api withdrew', () => {
+  let writerConn: Redis;
+  let control: Redis;
+
+  beforeEach(() => {
+    writerConn = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+    control = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+  });
+
+  afterEach(async () => {
+    await Promise.all([writerConn, control].map((r) => r.quit().catch(() => r.disconnect())));
+  });
+
+  const finish = (writer: ResultStreamWriter, how: 'end' | 'fail'): Promise<void> =>
+    how === 'end' ? writer.end() : writer.fail(new FusionError('PLATFORM_ERROR', 'the platform failed'));
+
+  it.each(['end', 'fail'] as const)('%s(): leaves nothing behind once the cancel key is set', async (how) => {
+    const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
+    await control.set(keys.reader, '1', 'PX', 60_000);
+    const writer = new ResultStreamWriter(writerConn, keys, options({}));
+    expect(writer.write(JSON.stringify({ i: 1 }))).toBeUndefined();
+    await control.set(keys.cancel, '1', 'PX', 60_000);
+    await finish(writer, how);
+    expect(writer.closedInRedis).toBe(true);
+    expect(await control.exists(keys.stream, keys.cancel, keys.reader)).toBe(0);
+  });
+
+  it.each(['end', 'fail'] as const)('%s(): keeps the stream for its reader when nobody withdrew it', async (how) => {
+    const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
+    await control.set(keys.reader, '1', 'PX', 60_000);
+    const writer = new ResultStreamWriter(writerConn, keys, options({}));
+    expect(writer.write(JSON.stringify({ i: 1 }))).toBeUndefined();
+    await finish(writer, how);
+    expect(writer.closedInRedis).toBe(true);
+    const entries = await control.xrange(keys.stream, '-', '+');
+    expect(entries.map(([, f]) => f[1])).toEqual(['d', how === 'end' ? 'end' : 'err']);
+    expect(await control.exists(keys.reader)).toBe(1);
+    expect(await control.pttl(keys.stream)).toBeGreaterThan(0);
+  });
+
+  it('a terminal write Redis refused is not taken for a closed stream', async () => {
+    const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
+    // The stream key holds a string: XADD fails inside the transaction.
+    await control.set(keys.stream, 'not a stream', 'PX', 60_000);
+    const writer = new ResultStreamWriter(writerConn, keys, options({}));
+    await expect(writer.end()).rejects.toThrow(/WRONGTYPE/);
+    expect(writer.closedInRedis).toBe(false);
+  });
+});
