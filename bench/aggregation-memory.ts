@@ -27,7 +27,8 @@
  *   [-- --series baseline,refresh,create] [-- --models rules,probabilistic] [-- --baseline-sizes 50000,300000]
  *   --quick: smaller series (about a minute); --1m: also run 1M baseline records (several minutes,
  *   ~6 GB for the simulator); --threads: matching threads of the aggregation (default 1: the owner's
- *   own memory; each further thread holds its own copy of the prepared baseline).
+ *   own memory; each further thread holds its own copy of the prepared baseline); --heap-mb: the
+ *   aggregation's V8 heap limit (default 1024: a 2 GiB worker pod's, see aggregateHeapMb).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -317,10 +318,20 @@ function breakdown(n: number): void {
 
 // ---------------------------------------------------------------- the bench (main process)
 
+/**
+ * The aggregation's V8 heap limit (MiB). A worker pod runs node without --max-old-space-size, and
+ * Node sizes the heap from the pod's memory limit: half of it (V8: a quarter of the memory, times
+ * two without pointer compression; at most 4 GiB). The goal's 2 GB pod therefore gets 1,024 MiB,
+ * and so does the aggregation here unless `--heap-mb` says otherwise. A larger limit lets V8 put off
+ * its major collections: at 8 GiB the peak RSS of the same run held twice its live heap in garbage.
+ */
+let aggregateHeapMb = 1024;
+
 function child<T>(args: string[], heavy = false): { proc: ChildProcess; message: Promise<T> } {
+  const heapMb = args[0] === '--aggregate' ? aggregateHeapMb : heavy ? 16384 : 8192;
   const proc = fork(__filename, args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: ['--expose-gc', `--max-old-space-size=${heavy ? 16384 : 8192}`],
+    execArgv: ['--expose-gc', `--max-old-space-size=${heapMb}`],
   });
   const message = new Promise<T>((resolve, reject) => {
     proc.once('message', (m) => resolve(m as T));
@@ -415,6 +426,9 @@ async function main(): Promise<void> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const threads = Number(flag('--threads') ?? 1);
+  aggregateHeapMb = Number(flag('--heap-mb') ?? aggregateHeapMb);
+  if (!Number.isInteger(aggregateHeapMb) || aggregateHeapMb < 64)
+    throw new Error('--heap-mb: a whole number of MiB, 64 or more');
   const series = new Set((flag('--series') ?? 'baseline,refresh,create').split(','));
   const fixedB = quick ? 10_000 : 25_000;
   const baselineSizes =
@@ -456,7 +470,7 @@ async function main(): Promise<void> {
     ),
   ].filter((x) => series.has(x.series));
   console.log(
-    `bench:aggregation-memory: std:account:list against the simulator (separate process), batch size 250, ${threads} matching thread(s); heap = used + external after a forced GC`,
+    `bench:aggregation-memory: std:account:list against the simulator (separate process), batch size 250, ${threads} matching thread(s); heap = used + external after a forced GC; the aggregation's heap limit ${fmt(aggregateHeapMb)} MiB (what Node gives itself in a pod with a ${fmt(2 * aggregateHeapMb)} MiB memory limit)`,
   );
   const results: RunResult[] = [];
   for (const s of scenarios) {

@@ -6,7 +6,7 @@
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type { MatchingParallelism } from '../../src/core/matching/parallel/parallelism';
 import { generate } from '../../bench/matching-data';
-import { collect, context, harness, type Harness } from './support';
+import { collect, context, harness, type Harness, type LogLine } from './support';
 
 export const RULES = {
   attributes: [
@@ -45,8 +45,8 @@ export function tenant(
 }
 
 /** The run's output with the random connector keys replaced by the account each was created from. */
-export async function aggregate(h: Harness): Promise<unknown> {
-  const items = await collect(createAccountListCommand(h.deps)({}, h.config, context()));
+export async function aggregate(h: Harness, lines: LogLine[] = []): Promise<unknown> {
+  const items = await collect(createAccountListCommand(h.deps)({}, h.config, context(lines)));
   const keyOf = new Map(namesOf.get(h));
   for (const item of items) {
     const attrs = item.attributes as Record<string, unknown>;

@@ -179,7 +179,7 @@ describe('result stream writer: a job the api withdrew', () => {
   });
 
   const finish = (writer: ResultStreamWriter, how: 'end' | 'fail'): Promise<void> =>
-    how === 'end' ? writer.end() : writer.fail(new FusionError('PLATFORM_ERROR', 'the platform failed'));
+    how === 'end' ? writer.end() : writer.fail(new FusionError('PROXY_SERVER_ERROR', 'the command failed'));
 
   it.each(['end', 'fail'] as const)('%s(): leaves nothing behind once the cancel key is set', async (how) => {
     const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));

@@ -33,6 +33,7 @@ import {
   callsUseRemoteShards,
   callsUseThreads,
   defaultParallelism,
+  threadsCappedMessage,
 } from '../matching/parallel/parallelism';
 import type { MatcherOptions, MatchRecord, ModelParameters } from '../matching/types';
 import type { Logger } from '../ports/logger';
@@ -331,7 +332,9 @@ class AggregationRun {
     return this.model.buildMatcher((o: MatcherOptions = {}): AsyncMatcher =>
       spread
         ? buildRemoteRunMatcher(this.config.matching, o, remote, { runId: this.runId, signal: this.ctx.signal })
-        : buildRunMatcher(this.config.matching, o, useful ? parallelism : { ...parallelism, threads: 1 }),
+        : buildRunMatcher(this.config.matching, o, useful ? parallelism : { ...parallelism, threads: 1 }, (c) =>
+            this.logger.warn({ ...c }, threadsCappedMessage(c)),
+          ),
     );
   }
 

@@ -60,6 +60,14 @@ export interface ParallelOptions {
   minRecords: number;
   /** New accounts per slice below which a call stays in-thread; default MIN_ACCOUNTS_PER_SHARD. */
   minAccountsPerShard?: number;
+  /**
+   * Shards whose copies of this many records fit in memory (parallelism.ts, threadCopiesAllowed);
+   * absent: `shards`, whatever the size. Checked when the shards would start and as records are
+   * added: shards beyond it are closed, and none start again in this matcher.
+   */
+  maxShards?: (records: number) => number;
+  /** Told each time maxShards lowers the shards in use (or keeps them from starting): to say why. */
+  onShardsCapped?: (cap: { shards: number; wanted: number; records: number }) => void;
 }
 
 /** Fewer new accounts than this per thread are matched in-thread: a slice would cost more to send than to block. */
@@ -129,6 +137,10 @@ class ParallelMatcher implements AsyncMatcher {
   private shards: Shard[] | undefined;
   private closed = false;
   private busy = false;
+  /** Shards the memory allows, as last checked (maxShards never grows with the records). */
+  private cap: number;
+  /** Shards closed because memory no longer allowed them: close() waits for them to end. */
+  private readonly capped: Promise<void>[] = [];
 
   constructor(
     private readonly settings: MatchingSettings,
@@ -136,10 +148,22 @@ class ParallelMatcher implements AsyncMatcher {
     private readonly parallel: ParallelOptions,
   ) {
     this.engine = buildMatchEngine(settings, opts);
+    this.cap = parallel.shards;
   }
 
   private get sharding(): boolean {
-    return this.parallel.shards > 0 && !this.closed;
+    return this.cap > 0 && !this.closed;
+  }
+
+  /** Lowers the cap to what `records` records allow; true when it went down. */
+  private capAt(records: number): boolean {
+    const allowed = this.parallel.maxShards?.(records);
+    if (allowed === undefined || allowed >= this.cap) return false;
+    this.cap = Math.max(0, Math.floor(allowed));
+    this.parallel.onShardsCapped?.({ shards: this.cap, wanted: this.parallel.shards, records });
+    // Baseline chunks kept for shards that will never start.
+    if (this.cap === 0) this.pending = [];
+    return true;
   }
 
   addBaseline(records: Iterable<MatchRecord>): void {
@@ -148,6 +172,11 @@ class ParallelMatcher implements AsyncMatcher {
     const list = Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
     this.engine.addBaseline(list);
     if (!this.sharding || list.length === 0) return;
+    // Each shard's copy grows with the records: the ones memory no longer allows are closed, between calls.
+    if (this.capAt(this.engine.size) && this.shards) {
+      for (const s of this.shards.splice(this.cap)) this.capped.push(s.close().catch(() => undefined));
+      if (!this.sharding) return;
+    }
     const cols = encodeRecords(list, this.settings.attributes, this.intern);
     // Shards prepare the baseline while the owner reads the rest of it.
     if (this.shards) for (const s of this.shards) s.addBaseline(cols);
@@ -157,9 +186,11 @@ class ParallelMatcher implements AsyncMatcher {
 
   private startIfLarge(extra: number): Shard[] | undefined {
     if (this.shards || !this.sharding || this.engine.size + extra < this.parallel.minRecords) return this.shards;
+    this.capAt(this.engine.size + extra);
+    if (!this.sharding) return undefined;
     const shards: Shard[] = [];
     try {
-      for (let i = 0; i < this.parallel.shards; i++) shards.push(this.parallel.startShard(this.settings));
+      for (let i = 0; i < this.cap; i++) shards.push(this.parallel.startShard(this.settings));
     } catch (e) {
       for (const s of shards) void s.close();
       throw e;
@@ -184,7 +215,7 @@ class ParallelMatcher implements AsyncMatcher {
    */
   private shardsFor(count: number): Shard[] | undefined {
     const perShard = this.parallel.minAccountsPerShard ?? MIN_ACCOUNTS_PER_SHARD;
-    const use = Math.min(this.parallel.shards, Math.floor(count / perShard) - 1);
+    const use = Math.min(this.cap, Math.floor(count / perShard) - 1);
     if (!this.sharding || use < 1) return undefined;
     return this.startIfLarge(count)?.slice(0, use);
   }
@@ -280,7 +311,7 @@ class ParallelMatcher implements AsyncMatcher {
     const shards = this.shards ?? [];
     this.shards = undefined;
     this.pending = [];
-    await Promise.all(shards.map((s) => s.close()));
+    await Promise.all([...shards.map((s) => s.close()), ...this.capped]);
   }
 }
 

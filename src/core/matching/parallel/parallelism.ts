@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { cgroupCpuLimit } from './cpu-limit';
+import { cgroupMemoryLimit } from './memory-limit';
 import type { MatcherOptions, MatchingSettings } from '../types';
 import { type AsyncMatcher, buildParallelMatcher, MIN_ACCOUNTS_PER_SHARD } from './parallel-matcher';
 import type { ShardProvider, ShardRun } from './shard-provider';
@@ -18,15 +19,81 @@ export interface MatchingParallelism {
    * than it saves: it prepares its own copy of the baseline before it blocks anything.
    */
   minRecords: number;
+  /**
+   * Bytes the process may use (the container's memory limit); undefined: no limit. Each further thread
+   * holds its own prepared copy of the records, so the limit caps the threads as the records grow.
+   */
+  memoryLimit?: number;
+  /** What each thread costs against memoryLimit; default THREAD_COST (measured). */
+  threadCost?: ThreadCost;
 }
 
 /** Break-even: docs/benchmarks.md, "Matching threads" (bench:scale-out and a profile of one batch). */
 export const DEFAULT_MIN_RECORDS = 20_000;
 
-/** Every core the process may use: the node's, or fewer under a container CPU limit. */
-export function defaultParallelism(cpuLimit: number | undefined = cgroupCpuLimit()): MatchingParallelism {
+/**
+ * What matching threads cost in memory: each further thread holds its own prepared copy of the records
+ * (a block-only engine) besides the run's own thread, whose matcher, candidate directory and run state
+ * grow with the records too. Peak resident bytes, measured with bench:aggregation-memory --threads on
+ * 20,000 and 60,000 identities (docs/benchmarks.md, "Matching threads and the memory limit"): a further
+ * thread 600-830 B per record and 55-70 MB of its own; the run's thread 1,100 B (rules) to 2,500 B
+ * (probabilistic) per record. Rounded up.
+ */
+export interface ThreadCost {
+  /** Bytes per record of each further thread. */
+  perRecord: number;
+  /** Bytes of each further thread whatever the records (its isolate, code, young generation). */
+  fixed: number;
+  /** Bytes per record of the run's own thread. */
+  ownerPerRecord: number;
+}
+
+export const THREAD_COST: ThreadCost = { perRecord: 1_000, fixed: 64 * 2 ** 20, ownerPerRecord: 2_500 };
+
+/** Share of the memory limit a run plans for: the rest is the process itself and headroom. */
+export const PLANNED_SHARE = 0.8;
+
+/**
+ * Further threads whose copies of `records` records fit in `memoryLimit` beside the run's own thread
+ * (0: in-thread only). Falls as the records grow: a 1 GiB worker pod (the chart's default limit)
+ * keeps 9 further threads at 20,000 records, 3 at 100,000, 1 at 200,000 and none from 227,000 on,
+ * whatever its node's cores; a 4 GiB pod 19 at 100,000 and 7 at 300,000.
+ */
+export function threadCopiesAllowed(records: number, memoryLimit: number, cost: ThreadCost = THREAD_COST): number {
+  const left = memoryLimit * PLANNED_SHARE - Math.max(0, records) * cost.ownerPerRecord;
+  return Math.max(0, Math.floor(left / (Math.max(0, records) * cost.perRecord + cost.fixed)));
+}
+
+/** Every core the process may use: the node's, or fewer under a container CPU limit; and its memory limit. */
+export function defaultParallelism(
+  cpuLimit: number | undefined = cgroupCpuLimit(),
+  memoryLimit: number | undefined = cgroupMemoryLimit(),
+): MatchingParallelism {
   const cores = availableParallelism();
-  return { threads: cpuLimit === undefined ? cores : Math.min(cores, cpuLimit), minRecords: DEFAULT_MIN_RECORDS };
+  return {
+    threads: cpuLimit === undefined ? cores : Math.min(cores, cpuLimit),
+    minRecords: DEFAULT_MIN_RECORDS,
+    ...(memoryLimit !== undefined ? { memoryLimit } : {}),
+  };
+}
+
+/** What a run is told when its memory limit caps its matching threads. */
+export interface ThreadsCapped {
+  /** Threads in use from now on, the run's own included. */
+  threads: number;
+  /** Threads the settings asked for. */
+  wanted: number;
+  records: number;
+  memoryLimit: number;
+  /** Bytes of each further thread's copy at this size. */
+  threadBytes: number;
+}
+
+const mib = (bytes: number): string => Math.round(bytes / 2 ** 20).toLocaleString('en-US');
+
+/** The warning a run logs when its memory limit caps its matching threads. */
+export function threadsCappedMessage(c: ThreadsCapped): string {
+  return `Matching uses ${c.threads} thread(s) instead of ${c.wanted}: each further thread holds its own copy of the ${c.records.toLocaleString('en-US')} records (about ${mib(c.threadBytes)} MiB each), and this process may use ${mib(c.memoryLimit)} MiB (its container's memory limit). The results are the same; raise the worker's memory limit to use more threads`;
 }
 
 /**
@@ -38,9 +105,28 @@ export function buildRunMatcher(
   settings: MatchingSettings,
   opts: MatcherOptions = {},
   parallelism: MatchingParallelism = defaultParallelism(),
+  onThreadsCapped?: (cap: ThreadsCapped) => void,
 ): AsyncMatcher {
   const shards = workerEntryAvailable() ? Math.max(0, Math.floor(parallelism.threads) - 1) : 0;
-  return buildParallelMatcher(settings, opts, { shards, startShard: workerShard, minRecords: parallelism.minRecords });
+  const { memoryLimit, threadCost = THREAD_COST } = parallelism;
+  return buildParallelMatcher(settings, opts, {
+    shards,
+    startShard: workerShard,
+    minRecords: parallelism.minRecords,
+    ...(memoryLimit !== undefined
+      ? {
+          maxShards: (records: number) => threadCopiesAllowed(records, memoryLimit, threadCost),
+          onShardsCapped: (c: { shards: number; wanted: number; records: number }) =>
+            onThreadsCapped?.({
+              threads: c.shards + 1,
+              wanted: c.wanted + 1,
+              records: c.records,
+              memoryLimit,
+              threadBytes: c.records * threadCost.perRecord + threadCost.fixed,
+            }),
+        }
+      : {}),
+  });
 }
 
 /** Whether calls of this many new accounts use the threads at all (smaller ones match in-thread). */
