@@ -69,57 +69,65 @@ async function bullmqEchoMain(redisUrl: string): Promise<void> {
   process.stdout.write('ready\n');
 }
 
-/** p50 / p99 of the floor chain over `calls` calls, after a warm-up. */
-export async function floorLatency(
+type Sample = (fn: () => Promise<unknown>, n: number) => Promise<Percentiles>;
+
+/**
+ * One chain's p50 / p99 over `calls` calls, after a warm-up: `send` hands the echo process the
+ * stream to write to (on the sender connection), then the reader's XREAD BLOCK waits for its entry.
+ */
+async function chainLatency(
   redisUrl: string,
   calls: number,
-  sample: (fn: () => Promise<unknown>, n: number) => Promise<Percentiles>,
+  sample: Sample,
+  echoKind: '--echo' | '--bullmq-echo',
+  send: (sender: Redis, stream: string, n: number) => Promise<unknown>,
+  close: () => Promise<void> = async () => undefined,
 ): Promise<Percentiles> {
-  const echo = await spawnEcho(redisUrl, '--echo');
+  const echo = await spawnEcho(redisUrl, echoKind);
   const sender = benchConnection(redisUrl);
   const reader = benchConnection(redisUrl);
   let n = 0;
   try {
     return await sample(async () => {
-      const stream = `bench-floor:s:${n++}`;
-      await sender.lpush(JOBS_KEY, stream);
+      const stream = `bench-floor:${echoKind}:${n}`;
+      await send(sender, stream, n++);
       const got = await reader.xread('BLOCK', 1000, 'STREAMS', stream, '0-0');
-      if (!got) throw new Error('floor chain: no entry within 1 s');
+      if (!got) throw new Error(`${echoKind} chain: no entry within 1 s`);
       void sender.del(stream);
     }, calls);
   } finally {
     echo.kill('SIGKILL');
+    await close();
     sender.disconnect();
     reader.disconnect();
   }
 }
 
+/** p50 / p99 of the floor chain over `calls` calls, after a warm-up. */
+export function floorLatency(redisUrl: string, calls: number, sample: Sample): Promise<Percentiles> {
+  return chainLatency(redisUrl, calls, sample, '--echo', (sender, stream) => sender.lpush(JOBS_KEY, stream));
+}
+
 /** p50 / p99 of the BullMQ chain over `calls` calls, after a warm-up. */
-export async function bullmqFloorLatency(
-  redisUrl: string,
-  calls: number,
-  sample: (fn: () => Promise<unknown>, n: number) => Promise<Percentiles>,
-): Promise<Percentiles> {
-  const echo = await spawnEcho(redisUrl, '--bullmq-echo');
-  const sender = benchConnection(redisUrl);
-  const reader = benchConnection(redisUrl);
-  const queue = new Queue<{ stream: string }>(BULL_QUEUE, { connection: sender });
-  let n = 0;
-  try {
-    return await sample(async () => {
-      const jobId = `job-${n++}`;
-      const stream = `bench-floor:bull:${jobId}`;
-      await queue.add('floor', { stream }, { jobId, attempts: 1, removeOnComplete: true, removeOnFail: true });
-      const got = await reader.xread('BLOCK', 1000, 'STREAMS', stream, '0-0');
-      if (!got) throw new Error('BullMQ chain: no entry within 1 s');
-      void sender.del(stream);
-    }, calls);
-  } finally {
-    echo.kill('SIGKILL');
-    await queue.close();
-    sender.disconnect();
-    reader.disconnect();
-  }
+export function bullmqFloorLatency(redisUrl: string, calls: number, sample: Sample): Promise<Percentiles> {
+  let queue: Queue<{ stream: string }> | undefined;
+  return chainLatency(
+    redisUrl,
+    calls,
+    sample,
+    '--bullmq-echo',
+    (sender, stream, n) => {
+      queue ??= new Queue<{ stream: string }>(BULL_QUEUE, { connection: sender });
+      return queue.add(
+        'floor',
+        { stream },
+        { jobId: `job-${n}`, attempts: 1, removeOnComplete: true, removeOnFail: true },
+      );
+    },
+    async () => {
+      await queue?.close();
+    },
+  );
 }
 
 const role = process.argv[2];

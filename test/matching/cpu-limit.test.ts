@@ -1,22 +1,10 @@
 /** The matching threads follow a container's CPU limit, read from its cgroup (v2 and v1). */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { cgroupCpuLimit } from '../../src/core/matching/parallel/cpu-limit';
 import { defaultParallelism } from '../../src/core/matching/parallel/parallelism';
+import { cgroup, removeCgroups } from './support/cgroup';
 
-const roots: string[] = [];
-afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
-
-function cgroup(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'cgroup-'));
-  roots.push(root);
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(join(root, name, '..'), { recursive: true });
-    writeFileSync(join(root, name), `${content}\n`);
-  }
-  return root;
-}
+afterAll(removeCgroups);
 
 describe('cgroup CPU limit', () => {
   it('v2: whole CPUs of quota/period, at least one; "max" is no limit', () => {

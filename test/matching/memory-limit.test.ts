@@ -1,7 +1,4 @@
 /** The matching threads a container's memory limit allows, read from its cgroup (v2 and v1). */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { cgroupMemoryLimit } from '../../src/core/matching/parallel/memory-limit';
 import {
   defaultParallelism,
@@ -10,19 +7,9 @@ import {
   threadCopiesAllowed,
   threadsCappedMessage,
 } from '../../src/core/matching/parallel/parallelism';
+import { cgroup, removeCgroups } from './support/cgroup';
 
-const roots: string[] = [];
-afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
-
-function cgroup(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'cgroup-'));
-  roots.push(root);
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(join(root, name, '..'), { recursive: true });
-    writeFileSync(join(root, name), `${content}\n`);
-  }
-  return root;
-}
+afterAll(removeCgroups);
 
 const GiB = 2 ** 30;
 

@@ -125,18 +125,24 @@ describe('result stream writer: several chunk writes in flight', () => {
   });
 });
 
-describe('result stream writer: after its end or error entry', () => {
-  let writerConn: Redis;
-  let control: Redis;
-
+/**
+ * A writer's connection and a control connection, opened before each test and closed after it; read
+ * them inside the tests (they are replaced for each one).
+ */
+function twoConnections(): { writer: Redis; control: Redis } {
+  const conns = {} as { writer: Redis; control: Redis };
   beforeEach(() => {
-    writerConn = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
-    control = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+    conns.writer = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
+    conns.control = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
   });
-
   afterEach(async () => {
-    await Promise.all([writerConn, control].map((r) => r.quit().catch(() => r.disconnect())));
+    await Promise.all([conns.writer, conns.control].map((r) => r.quit().catch(() => r.disconnect())));
   });
+  return conns;
+}
+
+describe('result stream writer: after its end or error entry', () => {
+  const c = twoConnections();
 
   /**
    * A cancelled aggregation's page read still in flight reports progress after the command ended;
@@ -145,18 +151,18 @@ describe('result stream writer: after its end or error entry', () => {
    */
   it.each(['end', 'fail'] as const)('a late heartbeat after %s() does not recreate the deleted stream', async (how) => {
     const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
-    const writer = new ResultStreamWriter(writerConn, keys, options({ progressIntervalMs: 0 }));
+    const writer = new ResultStreamWriter(c.writer, keys, options({ progressIntervalMs: 0 }));
     writer.start();
     writer.progress();
     if (how === 'end') await writer.end();
     else await writer.fail(new FusionError('COMMAND_CANCELLED', 'the command was cancelled'));
-    expect(await control.exists(keys.stream)).toBe(1);
-    await control.del(keys.stream);
+    expect(await c.control.exists(keys.stream)).toBe(1);
+    await c.control.del(keys.stream);
     writer.progress();
     // A write the heartbeat queued goes out on the writer's connection before this PING is answered.
     await new Promise((r) => setImmediate(r));
-    await writerConn.ping();
-    expect(await control.exists(keys.stream)).toBe(0);
+    await c.writer.ping();
+    expect(await c.control.exists(keys.stream)).toBe(0);
   });
 });
 
@@ -166,50 +172,40 @@ describe('result stream writer: after its end or error entry', () => {
  * with the cancel key and the reader lease, in the same round trip as its last entries.
  */
 describe('result stream writer: a job the api withdrew', () => {
-  let writerConn: Redis;
-  let control: Redis;
-
-  beforeEach(() => {
-    writerConn = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
-    control = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
-  });
-
-  afterEach(async () => {
-    await Promise.all([writerConn, control].map((r) => r.quit().catch(() => r.disconnect())));
-  });
+  const c = twoConnections();
 
   const finish = (writer: ResultStreamWriter, how: 'end' | 'fail'): Promise<void> =>
     how === 'end' ? writer.end() : writer.fail(new FusionError('PROXY_SERVER_ERROR', 'the command failed'));
 
   it.each(['end', 'fail'] as const)('%s(): leaves nothing behind once the cancel key is set', async (how) => {
     const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
-    await control.set(keys.reader, '1', 'PX', 60_000);
-    const writer = new ResultStreamWriter(writerConn, keys, options({}));
+    await c.control.set(keys.reader, '1', 'PX', 60_000);
+    const writer = new ResultStreamWriter(c.writer, keys, options({}));
     expect(writer.write(JSON.stringify({ i: 1 }))).toBeUndefined();
-    await control.set(keys.cancel, '1', 'PX', 60_000);
+    await c.control.set(keys.cancel, '1', 'PX', 60_000);
     await finish(writer, how);
     expect(writer.closedInRedis).toBe(true);
-    expect(await control.exists(keys.stream, keys.cancel, keys.reader)).toBe(0);
+    expect(await c.control.exists(keys.stream, keys.cancel, keys.reader)).toBe(0);
   });
 
   it.each(['end', 'fail'] as const)('%s(): keeps the stream for its reader when nobody withdrew it', async (how) => {
     const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
-    await control.set(keys.reader, '1', 'PX', 60_000);
-    const writer = new ResultStreamWriter(writerConn, keys, options({}));
+    await c.control.set(keys.reader, '1', 'PX', 60_000);
+    const writer = new ResultStreamWriter(c.writer, keys, options({}));
     expect(writer.write(JSON.stringify({ i: 1 }))).toBeUndefined();
     await finish(writer, how);
     expect(writer.closedInRedis).toBe(true);
-    const entries = await control.xrange(keys.stream, '-', '+');
+    const entries = await c.control.xrange(keys.stream, '-', '+');
     expect(entries.map(([, f]) => f[1])).toEqual(['d', how === 'end' ? 'end' : 'err']);
-    expect(await control.exists(keys.reader)).toBe(1);
-    expect(await control.pttl(keys.stream)).toBeGreaterThan(0);
+    expect(await c.control.exists(keys.reader)).toBe(1);
+    expect(await c.control.pttl(keys.stream)).toBeGreaterThan(0);
   });
 
   it('a terminal write Redis refused is not taken for a closed stream', async () => {
     const keys = resultKeys(uniquePrefix('writer'), uniquePrefix('job'));
     // The stream key holds a string: XADD fails inside the transaction.
-    await control.set(keys.stream, 'not a stream', 'PX', 60_000);
-    const writer = new ResultStreamWriter(writerConn, keys, options({}));
+    await c.control.set(keys.stream, 'not a stream', 'PX', 60_000);
+    const writer = new ResultStreamWriter(c.writer, keys, options({}));
     await expect(writer.end()).rejects.toThrow(/WRONGTYPE/);
     expect(writer.closedInRedis).toBe(false);
   });
