@@ -15,7 +15,7 @@ import { openCommand, type CommandJobData } from './job-data';
 import { DEFAULT_BULL_PREFIX, DEFAULT_QUEUE_NAME, laneQueueName } from './queue-names';
 import { LAPSE_CONFIRM_MS, LeaseLapse } from './lease-lapse';
 import { READER_LEASE_MS, resultKeys } from './result-keys';
-import { DROP_IF_WITHDRAWN, ResultStreamWriter, type ResultStreamWriterOptions } from './result-stream-writer';
+import { ResultStreamWriter, type ResultStreamWriterOptions } from './result-stream-writer';
 
 export interface CommandWorkerOptions {
   redisUrl: string;
@@ -205,11 +205,7 @@ export class CommandWorker {
       // Nobody reads a stream the api gave up on: drop it now instead of waiting for its TTL.
       if (entry.cancelledByApi)
         await this.streamConnection.del(keys.stream, keys.cancel, keys.reader).catch(() => undefined);
-      // The terminal write checked already, in its own transaction; one that failed did not.
-      else if (!writer.closedInRedis)
-        await this.streamConnection
-          .eval(DROP_IF_WITHDRAWN, 3, keys.cancel, keys.stream, keys.reader)
-          .catch(() => undefined);
+      else await writer.dropIfWithdrawn().catch(() => undefined);
     }
   }
 

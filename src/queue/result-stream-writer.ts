@@ -36,7 +36,7 @@ const START_ANNOUNCE_DELAY_MS = 25;
  * sets the cancel key before it deletes the stream, so an entry written before that deletion is
  * deleted by it, and one written after it sees the key here. No round trip of its own per job.
  */
-export const DROP_IF_WITHDRAWN =
+const DROP_IF_WITHDRAWN =
   "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end return 0";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -160,6 +160,17 @@ export class ResultStreamWriter implements OutputSink {
   /** True once the end or error entry and the withdrawn check are in Redis: nothing is left to drop. */
   get closedInRedis(): boolean {
     return this.terminalConfirmed;
+  }
+
+  /**
+   * After the job: drops the stream, the cancel key and the lease if the api withdrew the job. The
+   * terminal write did that already in its own transaction; only a job whose terminal write did not
+   * reach Redis needs this round trip.
+   */
+  async dropIfWithdrawn(): Promise<void> {
+    if (this.terminalConfirmed) return;
+    const { stream, cancel, reader } = this.keys;
+    await this.redis.eval(DROP_IF_WITHDRAWN, 3, cancel, stream, reader);
   }
 
   /** The terminal transaction's last steps: the TTL of an ended stream, then the withdrawn check. */

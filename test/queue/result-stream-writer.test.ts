@@ -208,5 +208,9 @@ describe('result stream writer: a job the api withdrew', () => {
     const writer = new ResultStreamWriter(c.writer, keys, options({}));
     await expect(writer.end()).rejects.toThrow(/WRONGTYPE/);
     expect(writer.closedInRedis).toBe(false);
+    // The worker's check after the job then does what the transaction could not.
+    await c.control.set(keys.cancel, '1', 'PX', 60_000);
+    await writer.dropIfWithdrawn();
+    expect(await c.control.exists(keys.stream, keys.cancel)).toBe(0);
   });
 });

@@ -173,8 +173,8 @@ class ParallelMatcher implements AsyncMatcher {
     this.engine.addBaseline(list);
     if (!this.sharding || list.length === 0) return;
     // Each shard's copy grows with the records: the ones memory no longer allows are closed, between calls.
-    if (this.capAt(this.engine.size) && this.shards) {
-      for (const s of this.shards.splice(this.cap)) this.capped.push(s.close().catch(() => undefined));
+    if (this.capAt(this.engine.size)) {
+      for (const s of this.shards?.splice(this.cap) ?? []) this.capped.push(s.close().catch(() => undefined));
       if (!this.sharding) return;
     }
     const cols = encodeRecords(list, this.settings.attributes, this.intern);

@@ -61,7 +61,12 @@ export const PLANNED_SHARE = 0.8;
  */
 export function threadCopiesAllowed(records: number, memoryLimit: number, cost: ThreadCost = THREAD_COST): number {
   const left = memoryLimit * PLANNED_SHARE - Math.max(0, records) * cost.ownerPerRecord;
-  return Math.max(0, Math.floor(left / (Math.max(0, records) * cost.perRecord + cost.fixed)));
+  return Math.max(0, Math.floor(left / threadCopyBytes(records, cost)));
+}
+
+/** Bytes of one further thread holding `records` records. */
+function threadCopyBytes(records: number, cost: ThreadCost): number {
+  return Math.max(0, records) * cost.perRecord + cost.fixed;
 }
 
 /** Every core the process may use: the node's, or fewer under a container CPU limit; and its memory limit. */
@@ -122,7 +127,7 @@ export function buildRunMatcher(
               wanted: c.wanted + 1,
               records: c.records,
               memoryLimit,
-              threadBytes: c.records * threadCost.perRecord + threadCost.fixed,
+              threadBytes: threadCopyBytes(c.records, threadCost),
             }),
         }
       : {}),
