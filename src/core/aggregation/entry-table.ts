@@ -40,6 +40,27 @@ export class EntryTable {
     if (2 * ++this.filled > this.slots.length) this.grow();
   }
 
+  /**
+   * Empties `slot` (slotOf() found the entry there). Linear probing has no holes to leave: the
+   * entries after it that probed past it move back, so every lookup still finds them.
+   */
+  remove(slot: number): void {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let hole = slot;
+    slots[hole] = EMPTY;
+    this.filled--;
+    for (let s = (hole + 1) & mask; slots[s] !== EMPTY; s = (s + 1) & mask) {
+      const n = slots[s]!;
+      // n may fill the hole when the hole lies on its probe path (from its home slot up to s).
+      if (((s - this.entries.hashOf(n)) & mask) >= ((s - hole) & mask)) {
+        slots[hole] = n;
+        slots[s] = EMPTY;
+        hole = s;
+      }
+    }
+  }
+
   private grow(): void {
     const old = this.slots;
     const slots = new Int32Array(2 * old.length).fill(EMPTY);

@@ -82,12 +82,12 @@ export function readRoles(rules: readonly AttributeMatchRule[], raw: unknown): A
 }
 
 /**
- * Roles from the first `n` records' values (values[i][r]: attribute i's first normalised value, ''
+ * Roles from the first `n` records' values (value(i, r): attribute i's first normalised value, ''
  * when missing). Deterministic: the index matcher and the oracle conclude the same.
  */
 export function detectRoles(
   rules: readonly AttributeMatchRule[],
-  values: readonly string[][],
+  value: (attribute: number, record: number) => string,
   n: number,
 ): AttributeRoles {
   const roles: AttributeRoles = { kinds: rules.map(attributeKind), partOf: rules.map(() => -1) };
@@ -96,7 +96,7 @@ export function detectRoles(
   const sample: number[] = [];
   for (let r = 0; r < n; r += step) sample.push(r);
   const tokens = rules.map((_, i) =>
-    TEXTUAL.has(roles.kinds[i]!) || !rules[i]!.kind ? sample.map((r) => nameTokens(values[i]![r]!)) : [],
+    TEXTUAL.has(roles.kinds[i]!) || !rules[i]!.kind ? sample.map((r) => nameTokens(value(i, r))) : [],
   );
   const textual = (i: number): boolean => TEXTUAL.has(roles.kinds[i]!) && tokens[i]!.length > 0;
   // share[i][j]: records where i's value lies inside j's, among those holding both.
@@ -146,7 +146,7 @@ export function detectRoles(
     });
     if (held > 0 && last / held >= SURNAME_SHARE) roles.kinds[i] = 'surname';
   }
-  const names = sample.map((_, k) => recordNames(roles, tokens, k));
+  const names = sample.map((_, k) => recordNames(roles, (i) => tokens[i]![k]));
   for (let i = 0; i < A; i++) {
     // A name is not built from itself: only other attributes (a login, an account name) can be.
     const k = roles.kinds[i];
@@ -156,7 +156,7 @@ export function detectRoles(
     let held = 0;
     let built = 0;
     sample.forEach((r, k) => {
-      const v = values[i]![r]!;
+      const v = value(i, r);
       if (v === '' || names[k]!.length === 0) return;
       held++;
       if (localFromNames(v, names[k]!)) built++;
@@ -179,12 +179,12 @@ export function namesAttribute(roles: AttributeRoles): number {
  */
 export function recordNames(
   roles: AttributeRoles,
-  tokens: readonly (readonly (readonly string[])[])[],
-  k: number,
-): string[] {
+  tokensOf: (attribute: number) => readonly string[] | undefined,
+): readonly string[] {
   const whole = namesAttribute(roles);
-  const of = (i: number): readonly string[] => tokens[i]?.[k] ?? [];
-  if (whole >= 0 && of(whole).length >= 2) return [...of(whole)];
+  const of = (i: number): readonly string[] => tokensOf(i) ?? [];
+  // The whole name's own token list, not a copy: the model keeps one per record (~50 bytes each).
+  if (whole >= 0 && of(whole).length >= 2) return of(whole);
   const parts = roles.kinds
     .map((kind, i) => ({ kind, i }))
     .filter(({ kind, i }) => i !== whole && (roles.partOf[i] === whole || kind === 'name' || kind === 'surname'))

@@ -196,11 +196,11 @@ export function withoutMatches(u: LevelTable, m: LevelTable, f: number, draws: n
   return u.map((row, i) => row.map((v, l) => Math.max((v - f * m[i]![l]!) / (1 - f), Math.min(v, floor))));
 }
 
-/** Share of pairs of different records holding the same value (values held: freq). */
-export function chanceAgreement(freq: ReadonlyMap<string, number>): number {
+/** Share of pairs of different records holding the same value (counts: the records holding each value). */
+export function chanceAgreement(counts: Iterable<number>): number {
   let n = 0;
   let sq = 0;
-  for (const c of freq.values()) {
+  for (const c of counts) {
     n += c;
     sq += c * c;
   }

@@ -136,9 +136,12 @@ export class ProbabilisticModel {
     const tick = ticker(STEP);
     const f = this.features;
     const rules = this.rules;
-    yield* f.setRolesSteps(detectRoles(rules, f.values, n));
-    const emailAttr = f.roles!.kinds.findIndex((k, i) => k === 'email' && /@/.test(f.values[i]!.find((v) => v) ?? ''));
-    const domainAliases = emailAttr >= 0 ? findDomainAliases(f.values[emailAttr]!.slice(0, n)) : [];
+    yield* f.setRolesSteps(detectRoles(rules, (i, r) => f.values[i]!.value(r), n));
+    // Value 0 is the first value any record holds.
+    const emailAttr = f.roles!.kinds.findIndex(
+      (k, i) => k === 'email' && f.values[i]!.distinct > 0 && /@/.test(f.values[i]!.text(0)),
+    );
+    const domainAliases = emailAttr >= 0 ? findDomainAliases(f.values[emailAttr]!.values(n)) : [];
     f.aliases = new Set(domainAliases.map(([a, b]) => aliasKey(a, b)));
     const comparators = f.comparators;
     const counts: LevelTable = comparators.map((c) => c.levels.map(() => 0));
@@ -221,7 +224,9 @@ export class ProbabilisticModel {
         neutral: Object.fromEntries(
           rules.map((r, i) => [r.attribute, [...comparators[i]!.neutral].map((l) => comparators[i]!.levels[l]!)]),
         ),
-        chanceAgreement: Object.fromEntries(rules.map((r, i) => [r.attribute, chanceAgreement(f.freq[i]!)])),
+        chanceAgreement: Object.fromEntries(
+          rules.map((r, i) => [r.attribute, chanceAgreement(f.values[i]!.valueCounts())]),
+        ),
         assumed: rules.flatMap((r, i) =>
           [...(comparators[i]!.assumedM ?? [])].map(
             ([l, m]) =>
@@ -376,7 +381,7 @@ export class ProbabilisticModel {
     const m = this.m[i]![l]!;
     if (l !== 0) return Math.log2(m / this.u[i]![l]!);
     const n = f.size;
-    const count = f.freq[i]!.get(f.values[i]![record]!) ?? 1;
+    const count = f.values[i]!.count(record) || 1;
     // Other people holding the value: the records holding it less the pair itself (under "same
     // person" both are that person), at least half a record (a value only the pair holds is rarer
     // among other people than one in n, by how much the records cannot say).

@@ -14,22 +14,19 @@ import {
   type Comparator,
   EMAIL_ALIAS_DOMAIN,
   EMAIL_FROM_OTHER_NAMES,
-  type EmailParts,
   NAME_SURNAME_CHANGED,
   SURNAME_IMPLIED,
   comparatorOfKind,
   emailLevel,
-  emailParts,
   partComparator,
 } from './comparators';
 import { aliasKey } from './domain-aliases';
+import { EmailColumn, EmailView } from './email-column';
+import { ValueColumn } from './value-column';
 import { drain, type Steps, ticker } from '../steps';
 
 /** Records derived between two yields (a few milliseconds). */
 const DERIVE_STEP = 4096;
-
-/** Distinct e-mail domains kept as one string each. */
-const MAX_INTERNED_DOMAINS = 10_000;
 
 /**
  * Score of an attribute that does not block (a surname under a name, a weak attribute) left to the
@@ -52,19 +49,22 @@ export function sharedTokens(tokens: string[], prepared: unknown): string[] {
 const NO_TOKENS: string[] = [];
 
 export class RecordFeatures {
-  /** First normalised value per attribute and record ('' missing). */
-  readonly values: string[][];
-  /** Value -> records holding it, per attribute (term frequencies). */
-  readonly freq: Map<string, number>[];
+  /** Per attribute: each record's first normalised value ('' missing) and how many records hold it. */
+  readonly values: ValueColumn[];
   roles: AttributeRoles | undefined;
   comparators: Comparator[] = [];
   /** Per attribute: keeps name tokens (a whole name, its parts, names and surnames). */
   private tokenised: boolean[] = [];
-  private tokens: string[][][] = [];
+  /** Per tokenised attribute: each value's name tokens, by value number (records share a surname's). */
+  private tokens: (readonly string[])[][] = [];
   /** Per record: its names (for addresses and logins built from them). */
-  private names: string[][] = [];
+  private names: (readonly string[])[] = [];
   /** Per attribute compared as an e-mail: each record's address split and compared with its names. */
-  private email: EmailParts[][] = [];
+  private email: EmailColumn[] = [];
+  /** One string per e-mail domain, shared by the e-mail columns. */
+  private readonly domains = new Map<string, string>();
+  private readonly viewA = new EmailView();
+  private readonly viewB = new EmailView();
   private emailAttrs: number[] = [];
   /**
    * Per part attribute (roles.partOf >= 0): per record, whether its part's tokens all lie inside its
@@ -78,13 +78,20 @@ export class RecordFeatures {
   /** Alias domain pairs (aliasKey) of the parameters in use. */
   aliases = new Set<string>();
 
+  private rows = 0;
+
   constructor(private readonly runtimes: readonly AttributeRuntime[]) {
-    this.values = runtimes.map(() => []);
-    this.freq = runtimes.map(() => new Map());
+    this.values = runtimes.map(() => new ValueColumn());
   }
 
   get size(): number {
-    return this.values[0]?.length ?? 0;
+    return this.rows;
+  }
+
+  /** Record r's name tokens on attribute i (a tokenised one, and r derived). */
+  private tokensOf(i: number, r: number): readonly string[] {
+    const id = this.values[i]!.idOf(r);
+    return id < 0 ? NO_TOKENS : this.tokens[i]![id]!;
   }
 
   /** Sets the roles (comparators, what is derived per record) and derives every record held. */
@@ -108,7 +115,7 @@ export class RecordFeatures {
     this.emailAttrs = roles.kinds.flatMap((k, i) => (k === 'email' ? [i] : []));
     this.tokens = this.runtimes.map(() => []);
     this.names = [];
-    this.email = this.runtimes.map(() => []);
+    this.email = this.runtimes.map(() => new EmailColumn(this.domains));
     this.insideOwn = this.runtimes.map(() => []);
     this.derived = 0;
     yield* this.derive();
@@ -122,9 +129,9 @@ export class RecordFeatures {
         const prepared = v === '' ? undefined : rt.first(base + k);
         if (prepared === v) v = prepared;
         this.values[i]!.push(v);
-        if (v !== '') this.freq[i]!.set(v, (this.freq[i]!.get(v) ?? 0) + 1);
       });
     });
+    this.rows += records.length;
     if (this.roles) drain(this.derive());
   }
 
@@ -134,45 +141,32 @@ export class RecordFeatures {
     for (let r = this.derived; r < this.size; r++) {
       this.runtimes.forEach((rt, i) => {
         if (!this.tokenised[i]) return;
-        const v = this.values[i]![r]!;
-        this.tokens[i]!.push(v === '' ? NO_TOKENS : sharedTokens(nameTokens(v), rt.first(r)));
+        const col = this.values[i]!;
+        const id = col.idOf(r);
+        // Values are numbered as records first hold them: a value not seen before is the next number.
+        if (id === this.tokens[i]!.length) this.tokens[i]!.push(sharedTokens(nameTokens(col.text(id)), rt.first(r)));
       });
       for (let i = 0; i < roles.partOf.length; i++) {
         const w = roles.partOf[i]!;
-        if (w >= 0) this.insideOwn[i]!.push(inside(this.tokens[i]![r]!, this.tokens[w]![r]!));
+        if (w >= 0) this.insideOwn[i]!.push(inside(this.tokensOf(i, r), this.tokensOf(w, r)));
       }
-      const names = recordNames(roles, this.tokens, r);
+      const names = recordNames(roles, (i) => (this.tokenised[i] ? this.tokensOf(i, r) : undefined));
       this.names.push(names);
-      for (const e of this.emailAttrs) this.email[e]!.push(emailParts(this.values[e]![r]!, names, this.domainOf));
+      for (const e of this.emailAttrs) this.email[e]!.push(this.values[e]!.value(r), names);
       this.derived = r + 1;
       if (tick()) yield;
     }
   }
 
-  /** One string per e-mail domain, while there are few (a tenant's handful; not an attacker's million). */
-  private readonly domains = new Map<string, string>();
-  private readonly domainOf = (domain: string): string => {
-    const known = this.domains.get(domain);
-    if (known !== undefined) return known;
-    if (this.domains.size < MAX_INTERNED_DOMAINS) this.domains.set(domain, domain);
-    return domain;
-  };
-
   truncate(n: number): void {
     if (n >= this.size) return;
-    this.values.forEach((col, i) => {
-      for (let r = n; r < col.length; r++) {
-        const v = col[r]!;
-        if (v === '') continue;
-        const c = this.freq[i]!.get(v)! - 1;
-        if (c === 0) this.freq[i]!.delete(v);
-        else this.freq[i]!.set(v, c);
-      }
-      col.length = n;
-    });
+    for (const col of this.values) col.truncate(n);
+    this.rows = n;
     if (this.derived <= n) return;
-    for (const t of this.tokens) if (t.length > n) t.length = n;
-    for (const e of this.email) if (e.length > n) e.length = n;
+    this.tokens.forEach((t, i) => {
+      if (t.length > this.values[i]!.distinct) t.length = this.values[i]!.distinct;
+    });
+    for (const e of this.email) e.truncate(n);
     for (const o of this.insideOwn) if (o.length > n) o.length = n;
     this.names.length = n;
     this.derived = n;
@@ -191,7 +185,9 @@ export class RecordFeatures {
     const roles = this.roles!;
     const A = this.comparators.length;
     for (let i = 0; i < A; i++) {
-      const v = this.values[i]!;
+      const col = this.values[i]!;
+      const va = col.value(a);
+      const vb = col.value(b);
       let score = scores[off + i]!;
       // A part inside its whole on both records: the whole compares it (no score needed).
       const w = roles.partOf[i]!;
@@ -200,20 +196,24 @@ export class RecordFeatures {
         continue;
       }
       // Equal values are level 0 whatever the score (>= 0: both hold a value); others need it.
-      if (score === DEFERRED_SCORE) score = v[a] === v[b] ? 100 : this.runtimes[i]!.score(a, b);
+      if (score === DEFERRED_SCORE) score = va === vb ? 100 : this.runtimes[i]!.score(a, b);
       const c = this.comparators[i]!;
-      const t = this.tokens[i]!;
-      out[i] =
-        roles.kinds[i] === 'email'
-          ? c.fromBase(emailLevel(v[a]!, v[b]!, score, this.email[i]![a]!, this.email[i]![b]!))
-          : c.level(v[a]!, v[b]!, score, this.names[a]!, this.names[b]!, t[a], t[b]);
+      if (roles.kinds[i] === 'email') {
+        out[i] = c.fromBase(
+          emailLevel(va, vb, score, this.email[i]!.read(a, this.viewA), this.email[i]!.read(b, this.viewB)),
+        );
+      } else if (this.tokenised[i]) {
+        out[i] = c.level(va, vb, score, this.names[a]!, this.names[b]!, this.tokensOf(i, a), this.tokensOf(i, b));
+      } else {
+        out[i] = c.level(va, vb, score, this.names[a]!, this.names[b]!);
+      }
     }
     for (const e of this.emailAttrs) {
       // One local part at two domains of one organisation: the same mailbox.
       if ((out[e] === 1 || out[e] === 2) && this.aliases.size > 0) {
-        const pa = this.email[e]![a]!;
-        const pb = this.email[e]![b]!;
-        if (pa.local === pb.local && this.aliases.has(aliasKey(pa.domain, pb.domain))) out[e] = EMAIL_ALIAS_DOMAIN;
+        const col = this.email[e]!;
+        if (col.local(a) === col.local(b) && this.aliases.has(aliasKey(col.domain(a), col.domain(b))))
+          out[e] = EMAIL_ALIAS_DOMAIN;
       }
     }
     const n = this.nameAttr;
@@ -225,9 +225,9 @@ export class RecordFeatures {
     }
     for (const e of this.emailAttrs) {
       if (out[e]! <= 0) continue;
-      const pa = this.email[e]![a]!;
-      const pb = this.email[e]![b]!;
-      if (pa.local !== pb.local && pa.fromNames && pb.fromNames) out[e] = EMAIL_FROM_OTHER_NAMES;
+      const col = this.email[e]!;
+      if (col.local(a) !== col.local(b) && col.builtFromNames(a) && col.builtFromNames(b))
+        out[e] = EMAIL_FROM_OTHER_NAMES;
     }
   }
 }
