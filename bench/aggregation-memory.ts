@@ -3,8 +3,9 @@
  *
  * Each aggregation runs in a child process of its own with --expose-gc, against the simulator in
  * another process (its memory is not counted). The child forces a full GC before every reading:
- * at the end of each phase (connector accounts read; identity baseline loaded) and about 40 times
- * while it lists and emits (the largest of those is the run's "live heap"). Peak RSS is the
+ * at the end of each phase (connector accounts read; identity baseline loaded; the probabilistic
+ * estimate stored; the first item emitted, every index built) and about 40 times while it lists and
+ * emits (the largest of these readings is the run's "live heap"). Peak RSS is the
  * kernel's (getrusage maxrss), worker threads included.
  *
  * Series (same seed, matching main configuration on the simulator's attributes):
@@ -29,6 +30,7 @@
  *   ~6 GB for the simulator); --threads: matching threads of the aggregation (default 1: the owner's
  *   own memory; each further thread holds its own copy of the prepared baseline); --heap-mb: the
  *   aggregation's V8 heap limit (default 1024: a 2 GiB worker pod's, see aggregateHeapMb).
+ * TRACE_HEAP=1 prints the aggregation's heap after a forced GC at each of its log lines.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -198,9 +200,16 @@ async function aggregate(info: SimInfo, s: Scenario): Promise<void> {
     const msg = typeof a === 'string' ? a : String(b ?? '');
     if (/^Read \d+ connector accounts/.test(msg)) afterConnectorAccounts = reading();
     if (/^Identity baseline/.test(msg)) afterBaseline = reading();
+    // The estimate derives the model's state for every record (its peak with few new accounts,
+    // where no tick reads the heap after the baseline).
+    if (/^Probabilistic matching: the estimated parameters/.test(msg)) liveHeap = Math.max(liveHeap, reading().heap);
+    if (process.env['TRACE_HEAP']) {
+      const r = reading();
+      console.error(`[heap ${Math.round(r.heap / MiB)} MiB, rss ${Math.round(r.rss / MiB)} MiB] ${msg.slice(0, 120)}`);
+    }
   };
   const noop: LogFn = () => undefined;
-  const logger: Logger = { error: noop, warn: noop, info: info$, debug: noop };
+  const logger: Logger = { error: noop, warn: info$, info: info$, debug: process.env['TRACE_HEAP'] ? info$ : noop };
   const base = {
     ...simulatorConnection(info),
     // No run lock: its renewal needs the event loop, which a full probabilistic run's estimate over
@@ -221,7 +230,8 @@ async function aggregate(info: SimInfo, s: Scenario): Promise<void> {
   const ctx = { signal: new AbortController().signal, logger, jobId: 'bench', progress: () => undefined };
   let emitted = 0;
   for await (const _ of runner('std:account:list' as CommandType, {}, config, ctx)) {
-    emitted++;
+    // The first item comes after the first batch is matched: every index is built by then.
+    if (++emitted === 1) liveHeap = Math.max(liveHeap, reading().heap);
     tick();
   }
   const seconds = (performance.now() - t0) / 1000;

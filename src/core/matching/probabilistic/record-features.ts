@@ -21,7 +21,7 @@ import {
   partComparator,
 } from './comparators';
 import { aliasKey } from './domain-aliases';
-import { EmailColumn, EmailView } from './email-column';
+import { DomainNumbers, EmailColumn, EmailView } from './email-column';
 import { ValueColumn } from './value-column';
 import { drain, type Steps, ticker } from '../steps';
 
@@ -61,8 +61,8 @@ export class RecordFeatures {
   private names: (readonly string[])[] = [];
   /** Per attribute compared as an e-mail: each record's address split and compared with its names. */
   private email: EmailColumn[] = [];
-  /** One string per e-mail domain, shared by the e-mail columns. */
-  private readonly domains = new Map<string, string>();
+  /** The e-mail columns' domains, numbered. */
+  private readonly domains = new DomainNumbers();
   private readonly viewA = new EmailView();
   private readonly viewB = new EmailView();
   private emailAttrs: number[] = [];
@@ -115,7 +115,7 @@ export class RecordFeatures {
     this.emailAttrs = roles.kinds.flatMap((k, i) => (k === 'email' ? [i] : []));
     this.tokens = this.runtimes.map(() => []);
     this.names = [];
-    this.email = this.runtimes.map(() => new EmailColumn(this.domains));
+    this.email = this.values.map((col) => new EmailColumn(col, this.domains));
     this.insideOwn = this.runtimes.map(() => []);
     this.derived = 0;
     yield* this.derive();
@@ -152,7 +152,7 @@ export class RecordFeatures {
       }
       const names = recordNames(roles, (i) => (this.tokenised[i] ? this.tokensOf(i, r) : undefined));
       this.names.push(names);
-      for (const e of this.emailAttrs) this.email[e]!.push(this.values[e]!.value(r), names);
+      for (const e of this.emailAttrs) this.email[e]!.push(names);
       this.derived = r + 1;
       if (tick()) yield;
     }
@@ -199,9 +199,11 @@ export class RecordFeatures {
       if (score === DEFERRED_SCORE) score = va === vb ? 100 : this.runtimes[i]!.score(a, b);
       const c = this.comparators[i]!;
       if (roles.kinds[i] === 'email') {
-        out[i] = c.fromBase(
-          emailLevel(va, vb, score, this.email[i]!.read(a, this.viewA), this.email[i]!.read(b, this.viewB)),
-        );
+        // emailLevel reads the parts only of two different addresses: only those are cut from the values.
+        const differ = score >= 0 && va !== '' && vb !== '' && va !== vb;
+        const pa = differ ? this.email[i]!.read(a, this.viewA) : this.viewA;
+        const pb = differ ? this.email[i]!.read(b, this.viewB) : this.viewB;
+        out[i] = c.fromBase(emailLevel(va, vb, score, pa, pb));
       } else if (this.tokenised[i]) {
         out[i] = c.level(va, vb, score, this.names[a]!, this.names[b]!, this.tokensOf(i, a), this.tokensOf(i, b));
       } else {
@@ -212,7 +214,7 @@ export class RecordFeatures {
       // One local part at two domains of one organisation: the same mailbox.
       if ((out[e] === 1 || out[e] === 2) && this.aliases.size > 0) {
         const col = this.email[e]!;
-        if (col.local(a) === col.local(b) && this.aliases.has(aliasKey(col.domain(a), col.domain(b))))
+        if (col.local(a) === col.local(b) && this.aliases.has(aliasKey(col.domainOf(a), col.domainOf(b))))
           out[e] = EMAIL_ALIAS_DOMAIN;
       }
     }
