@@ -46,6 +46,17 @@ export function sharedTokens(tokens: string[], prepared: unknown): string[] {
   return other;
 }
 
+/**
+ * The prepared value's own string when it is this value (a string-prepared algorithm) or holds it
+ * (the name matcher's text), else `v`: the model then keeps no second copy of a display name.
+ */
+export function sharedText(v: string, prepared: unknown): string {
+  if (typeof prepared === 'string') return prepared === v ? prepared : v;
+  if (typeof prepared !== 'object' || prepared === null || !('text' in prepared)) return v;
+  const text = (prepared as NameValue).text;
+  return text === v ? text : v;
+}
+
 const NO_TOKENS: string[] = [];
 
 export class RecordFeatures {
@@ -125,10 +136,8 @@ export class RecordFeatures {
     const base = this.size;
     records.forEach((rec, k) => {
       this.runtimes.forEach((rt, i) => {
-        let v = attributeValues(rec.attributes[rt.rule.attribute])[0] ?? '';
-        const prepared = v === '' ? undefined : rt.first(base + k);
-        if (prepared === v) v = prepared;
-        this.values[i]!.push(v);
+        const v = attributeValues(rec.attributes[rt.rule.attribute])[0] ?? '';
+        this.values[i]!.push(v === '' ? v : sharedText(v, rt.first(base + k)));
       });
     });
     this.rows += records.length;
