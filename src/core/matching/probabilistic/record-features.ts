@@ -50,7 +50,7 @@ export function sharedTokens(tokens: string[], prepared: unknown): string[] {
  * The prepared value's own string when it is this value (a string-prepared algorithm) or holds it
  * (the name matcher's text), else `v`: the model then keeps no second copy of a display name.
  */
-export function sharedText(v: string, prepared: unknown): string {
+function sharedText(v: string, prepared: unknown): string {
   if (typeof prepared === 'string') return prepared === v ? prepared : v;
   if (typeof prepared !== 'object' || prepared === null || !('text' in prepared)) return v;
   const text = (prepared as NameValue).text;
