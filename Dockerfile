@@ -34,9 +34,11 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+# Gives V8 NODE_HEAP_PERCENT (default 75) of the container's memory limit instead of Node's half.
+COPY bin/heap-limit.sh ./bin/
 # Numeric, so that Kubernetes can verify runAsNonRoot; matches the chart's runAsUser.
 USER 10001:10001
 # 8080: proxy endpoint and probes (PORT); 9090: /metrics when METRICS_PORT=9090 (the chart sets it).
 EXPOSE 8080 9090
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/cli/main.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "bin/heap-limit.sh", "node", "dist/cli/main.js"]
 CMD ["serve"]

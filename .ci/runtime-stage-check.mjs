@@ -101,9 +101,9 @@ function assemble(dir) {
       else fail(`cannot reproduce "${line}" outside Docker (build the artifacts first: npm run build)`);
     }
   }
-  const node = argv.indexOf('node');
-  if (node < 0) fail(`the image command ${JSON.stringify(argv)} does not run node`);
-  return argv.slice(node + 1);
+  if (!argv.includes('node')) fail(`the image command ${JSON.stringify(argv)} does not run node`);
+  // What tini runs (after its "--"), as the image runs it: the heap-limit script, then node.
+  return argv.slice(argv.indexOf('--') + 1);
 }
 
 const freePort = () =>
@@ -133,10 +133,17 @@ async function waitHealthy(port, proc, name) {
   fail(`${name}: /healthz did not answer within 30 s:\n${proc.output}`);
 }
 
-function start(dir, args, env, name) {
-  const proc = spawn(process.execPath, args, {
+function start(dir, [command, ...args], env, name) {
+  const proc = spawn(path.join(dir, command), args, {
     cwd: dir,
-    env: { PATH: process.env.PATH, HOME: dir, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    // The image's script runs `node` from PATH: this node.
+    env: {
+      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`,
+      HOME: dir,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.output = '';

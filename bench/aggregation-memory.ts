@@ -24,20 +24,29 @@
  * Then the matcher's breakdown per structure at one baseline size, built in-process from the same
  * identities: ids, each attribute's prepared values, each index, the probabilistic model's state.
  *
- * Usage: npm run bench:aggregation-memory [-- --quick] [-- --1m] [-- --threads 2]
+ * Usage: npm run bench:aggregation-memory [-- --quick] [-- --1m] [-- --threads 2] [-- --pod-mib 2048]
  *   [-- --series baseline,refresh,create] [-- --models rules,probabilistic] [-- --baseline-sizes 50000,300000]
+ *   [-- --later-sizes 1000000]
  *   --quick: smaller series (about a minute); --1m: also run 1M baseline records (several minutes,
  *   ~6 GB for the simulator); --threads: matching threads of the aggregation (default 1: the owner's
  *   own memory; each further thread holds its own copy of the prepared baseline); --heap-mb: the
- *   aggregation's V8 heap limit (default 1024: a 2 GiB worker pod's, see aggregateHeapMb).
+ *   aggregation's V8 heap limit (default: what the image's bin/heap-limit.sh gives a pod of --pod-mib,
+ *   default 2048, the goal's; see imageHeapMb).
+ * --later-sizes: also a later run of each model per size B: B identities, B managed accounts, each
+ * with its connector account, and 2,000 new accounts (measured at 1M, it replaces the projection of
+ * every later run's RSS).
  * TRACE_HEAP=1 prints the aggregation's heap after a forced GC at each of its log lines.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { prepareAttribute } from '../src/core/matching/attribute-runtime';
 import { buildMatcher } from '../src/core/matching/matcher';
 import type { MatchRecord } from '../src/core/matching/types';
 import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
+import { COUNTERS_KEY } from '../src/core/aggregation/counter-store';
 import type { CommandType } from '../src/core/command-types';
 import type { Logger, LogFn } from '../src/core/ports/logger';
 import type { PlatformFactory, PlatformSession } from '../src/core/ports/platform';
@@ -55,12 +64,14 @@ const GOAL_REFRESH_OVERHEAD = 1.5;
 type Model = 'rules' | 'probabilistic';
 
 interface Scenario {
-  series: 'baseline' | 'refresh' | 'create';
+  series: 'baseline' | 'refresh' | 'create' | 'later';
   identities: number;
   /** Accounts on the managed sources (half each). */
   accounts: number;
   /** Connector accounts exist for every managed account (steady state) instead of none (first run). */
   fused: boolean;
+  /** With `fused`: the last this many managed accounts are left without one (new accounts of a later run). */
+  unfused?: number;
   model: Model;
   threads: number;
 }
@@ -98,14 +109,14 @@ interface RunResult {
 // ---------------------------------------------------------------- the simulator (child process)
 
 /** The previous run's output: one connector account per managed source account, with its unique values. */
-function fuse(tenant: Tenant): number {
+function fuse(tenant: Tenant, unfused = 0): number {
   const fusion = tenant.meta.fusionSourceId!;
   const managed = new Set(tenant.meta.managedSourceIds);
   const sourceName = new Map([...tenant.sources.values()].map((s) => [s.id, s.name]));
   const now = tenant.now();
+  const accounts = [...tenant.accounts.values()].filter((a) => managed.has(a.sourceId) && !a.isMachine);
   let n = 0;
-  for (const a of [...tenant.accounts.values()]) {
-    if (!managed.has(a.sourceId) || a.isMachine) continue;
+  for (const a of accounts.slice(0, Math.max(0, accounts.length - unfused))) {
     const key = randomUUID();
     const display = String(a.attributes['displayName'] ?? a.name);
     tenant.addAccount({
@@ -130,6 +141,9 @@ function fuse(tenant: Tenant): number {
       modified: now,
     });
   }
+  // The counter the previous run stored with them, as a run does (counter-store.ts).
+  const own = tenant.source(fusion);
+  own.connectorAttributes = { ...own.connectorAttributes, [COUNTERS_KEY]: { employeeId: n } };
   return n;
 }
 
@@ -142,7 +156,7 @@ async function simulate(s: Scenario): Promise<void> {
     machineRate: 0,
     disabledSource: false,
   });
-  const connectorAccounts = s.fused ? fuse(tenant) : 0;
+  const connectorAccounts = s.fused ? fuse(tenant, s.unfused) : 0;
   const sim = await startSimulator({ tenant, rateLimit: false, logRequests: false });
   const info: SimInfo = {
     baseurl: sim.baseurl,
@@ -340,13 +354,29 @@ class ChildDied extends Error {
 }
 
 /**
- * The aggregation's V8 heap limit (MiB). A worker pod runs node without --max-old-space-size, and
- * Node sizes the heap from the pod's memory limit: half of it (V8: a quarter of the memory, times
- * two without pointer compression; at most 4 GiB). The goal's 2 GB pod therefore gets 1,024 MiB,
- * and so does the aggregation here unless `--heap-mb` says otherwise. A larger limit lets V8 put off
- * its major collections: at 8 GiB the peak RSS of the same run held twice its live heap in garbage.
+ * The aggregation's V8 heap limit (MiB): what the image's start (bin/heap-limit.sh) gives node in a
+ * pod of `podMib` memory limit, found by running that script against a cgroup directory that says
+ * so. Node by itself would take half the limit; the script gives it NODE_HEAP_PERCENT (default 75).
+ * The goal's 2 GB pod therefore gets 1,536 MiB, and so does the aggregation here unless `--heap-mb`
+ * says otherwise. A larger limit lets V8 put off its major collections: at 8 GiB the peak RSS of the
+ * same run held twice its live heap in garbage.
  */
-let aggregateHeapMb = 1024;
+function imageHeapMb(podMib: number): number {
+  const root = mkdtempSync(join(tmpdir(), 'bench-cgroup-'));
+  try {
+    writeFileSync(join(root, 'memory.max'), `${podMib * MiB}\n`);
+    const script = join(__dirname, '..', '..', 'bin', 'heap-limit.sh');
+    const out = execFileSync(script, ['echo'], { env: { ...process.env, CGROUP_ROOT: root }, encoding: 'utf8' });
+    const mb = /--max-old-space-size=(\d+)/.exec(out)?.[1];
+    if (mb === undefined) throw new Error(`bin/heap-limit.sh gives a ${podMib} MiB pod no heap size: "${out.trim()}"`);
+    return Number(mb);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+let podMib = 2048;
+let aggregateHeapMb = 0;
 
 function child<T>(args: string[], heavy = false): { proc: ChildProcess; message: Promise<T> } {
   const heapMb = args[0] === '--aggregate' ? aggregateHeapMb : heavy ? 16384 : 8192;
@@ -447,14 +477,25 @@ async function main(): Promise<void> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const threads = Number(flag('--threads') ?? 1);
-  aggregateHeapMb = Number(flag('--heap-mb') ?? aggregateHeapMb);
+  podMib = Number(flag('--pod-mib') ?? podMib);
+  if (!Number.isInteger(podMib) || podMib < 256) throw new Error('--pod-mib: a whole number of MiB, 256 or more');
+  const heapGiven = flag('--heap-mb');
+  aggregateHeapMb = heapGiven === undefined ? imageHeapMb(podMib) : Number(heapGiven);
   if (!Number.isInteger(aggregateHeapMb) || aggregateHeapMb < 64)
     throw new Error('--heap-mb: a whole number of MiB, 64 or more');
-  const series = new Set((flag('--series') ?? 'baseline,refresh,create').split(','));
+  const heapOrigin =
+    heapGiven === undefined ? `what the image gives a pod with a ${fmt(podMib)} MiB memory limit` : '--heap-mb';
+  const series = new Set([
+    ...(flag('--series') ?? 'baseline,refresh,create').split(','),
+    ...(flag('--later-sizes') !== undefined ? ['later'] : []),
+  ]);
   const fixedB = quick ? 10_000 : 25_000;
   const baselineSizes =
     flag('--baseline-sizes')?.split(',').map(Number) ??
     (quick ? [20_000, 60_000] : [50_000, 150_000, 300_000, ...(oneM ? [1_000_000] : [])]);
+  const laterSizes = flag('--later-sizes')?.split(',').map(Number) ?? [];
+  if (laterSizes.some((b) => !Number.isInteger(b) || b < 1000))
+    throw new Error('--later-sizes: whole numbers of identities, 1000 or more');
   const accountSizes = quick ? [10_000, 40_000] : [25_000, 100_000, 300_000];
   const createSizes = quick ? [10_000, 40_000] : [25_000, 100_000];
   const models = (['rules', 'probabilistic'] as const).filter((m) =>
@@ -479,6 +520,19 @@ async function main(): Promise<void> {
       model: 'rules' as const,
       threads,
     })),
+    // A later run of a tenant of B identities: B managed accounts with their connector accounts, and
+    // 2,000 new ones (so the run matches: its indexes are built, as in a first run).
+    ...models.flatMap((model) =>
+      laterSizes.map((b) => ({
+        series: 'later' as const,
+        identities: b,
+        accounts: b + 2000,
+        fused: true,
+        unfused: 2000,
+        model,
+        threads,
+      })),
+    ),
     ...models.flatMap((model) =>
       createSizes.map((n) => ({
         series: 'create' as const,
@@ -491,7 +545,7 @@ async function main(): Promise<void> {
     ),
   ].filter((x) => series.has(x.series));
   console.log(
-    `bench:aggregation-memory: std:account:list against the simulator (separate process), batch size 250, ${threads} matching thread(s); heap = used + external after a forced GC; the aggregation's heap limit ${fmt(aggregateHeapMb)} MiB (what Node gives itself in a pod with a ${fmt(2 * aggregateHeapMb)} MiB memory limit)`,
+    `bench:aggregation-memory: std:account:list against the simulator (separate process), batch size 250, ${threads} matching thread(s); heap = used + external after a forced GC; the aggregation's heap limit ${fmt(aggregateHeapMb)} MiB (${heapOrigin})`,
   );
   const results: RunResult[] = [];
   /** Runs whose aggregation died (out of memory at its heap limit): a missed goal, not a crash of the bench. */
@@ -542,7 +596,22 @@ async function main(): Promise<void> {
     const measured1m = base.find((r) => r.scenario.identities === 1_000_000);
     if (died.some((d) => d.series === 'baseline' && d.model === model && d.identities === 1_000_000)) {
       console.log(
-        `\nbaseline records (identities), ${model}: peak RSS at 1M baseline records, first run: the run did not finish within a ${fmt(aggregateHeapMb)} MiB heap (a ${fmt(2 * aggregateHeapMb)} MiB pod's)   goal <= 2 GB  MISSED`,
+        `\nbaseline records (identities), ${model}: peak RSS at 1M baseline records, first run: the run did not finish within a ${fmt(aggregateHeapMb)} MiB heap   goal <= 2 GB  MISSED`,
+      );
+    }
+    if (died.some((d) => d.series === 'later' && d.model === model && d.identities === 1_000_000)) {
+      console.log(
+        `\nlater run, ${model}: 1M baseline records and 1M connector accounts: the run did not finish within a ${fmt(aggregateHeapMb)} MiB heap   goal <= 2 GB  MISSED`,
+      );
+    }
+    const later1m = results.find(
+      (r) => r.scenario.series === 'later' && r.scenario.model === model && r.scenario.identities === 1_000_000,
+    );
+    if (later1m) {
+      const ok = later1m.peakRss <= GOAL_RSS_AT_1M;
+      if (!ok) missed++;
+      console.log(
+        `\nlater run, ${model}: peak RSS at 1M baseline records and 1M connector accounts: ${(later1m.peakRss / 1e9).toFixed(2)} GB (measured; live heap ${mib(later1m.liveHeap)})   goal <= 2 GB  ${ok ? 'ok' : 'MISSED'}`,
       );
     }
     if (base.length < 2 && !measured1m) continue;
@@ -559,6 +628,7 @@ async function main(): Promise<void> {
     console.log(
       `  peak RSS at 1M baseline records, first run: ${(rss1m / 1e9).toFixed(2)} GB (${measured1m ? 'measured' : 'projected from the slope'})   goal <= 2 GB  ${rssOk ? 'ok' : 'MISSED'}`,
     );
+    if (later1m) continue;
     if (rssPerConnectorAccount === undefined) continue;
     // Identities come from connector accounts (the connector is authoritative): a tenant of 1M
     // identities has about 1M connector accounts, which every later run reads and emits.

@@ -107,12 +107,17 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('runs `node dist/cli/main.js serve` (the start script) under tini, in exec form', () => {
+  it('runs `node dist/cli/main.js serve` (the start script) under tini and the heap-limit script, in exec form', () => {
     const entry = finalStage.instructions.find((i) => i.op === 'ENTRYPOINT')!;
     const cmd = finalStage.instructions.find((i) => i.op === 'CMD')!;
     const argv = [...(JSON.parse(entry.args) as string[]), ...(JSON.parse(cmd.args) as string[])];
     expect(argv[0]).toBe('/usr/bin/tini');
     expect(argv.slice(argv.indexOf('node')).join(' ')).toBe(pkg.scripts.start);
+    // tini runs node through the heap-limit script (test/chart/heap-limit.test.ts), which the image holds.
+    expect(argv.slice(argv.indexOf('--') + 1, argv.indexOf('node'))).toEqual(['bin/heap-limit.sh']);
+    const copies = finalStage.instructions.filter((i) => i.op === 'COPY').map((i) => i.args);
+    expect(copies).toContain('bin/heap-limit.sh ./bin/');
+    expect(finalStage.instructions.find((i) => i.op === 'WORKDIR')?.args).toBe('/app');
     expect(runs(finalStage).some((r) => /apt-get install .*\btini\b/.test(r))).toBe(true);
     expect(finalStage.instructions.some((i) => i.op === 'ENV' && /NODE_ENV=production/.test(i.args))).toBe(true);
   });

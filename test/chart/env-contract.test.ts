@@ -21,8 +21,18 @@ const SCENARIOS = readdirSync(CI_VALUES_DIR)
   .filter((f) => f.endsWith('-values.yaml'))
   .sort();
 const FULL = 'fp-fusion-proxy';
-/** Read by Node itself, not by the server: an operator may pass them through extraEnvVars. */
-const NODE_RUNTIME = new Set(['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY']);
+/**
+ * Read by Node itself or by the image's start script (bin/heap-limit.sh), not by the server: an
+ * operator may pass them through extraEnvVars.
+ */
+const NODE_RUNTIME = new Set([
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_OPTIONS',
+  'NODE_HEAP_PERCENT',
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
+]);
 
 // Stand-ins for Secrets the operator manages (existingSecret): valid values of each variable.
 const EXTERNAL: Record<string, string> = {

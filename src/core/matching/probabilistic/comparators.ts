@@ -286,10 +286,8 @@ export interface EmailParts {
 
 const NO_PARTS: EmailParts = { local: '', domain: '', fromNames: false, localLetters: '' };
 
-/** `domainOf`: one string per domain (a tenant has few), where the parts are kept per record. */
-export function emailParts(v: string, names: readonly string[], domainOf?: (domain: string) => string): EmailParts {
-  const [local, split] = splitEmail(v);
-  const domain = domainOf ? domainOf(split) : split;
+export function emailParts(v: string, names: readonly string[]): EmailParts {
+  const [local, domain] = splitEmail(v);
   const localLetters = /[0-9]/.test(local) ? local.replace(/[0-9]/g, '') : local;
   return { local, domain, fromNames: localFromNames(local, names), localLetters };
 }

@@ -96,7 +96,7 @@ export class EmailColumn {
     const local = this.local(r);
     const flags = this.flags[r]!;
     view.local = local;
-    view.domain = this.domains.name(this.domain[r]!);
+    view.domain = this.domainOf(r);
     view.fromNames = (flags & FROM_NAMES) !== 0;
     view.localLetters = (flags & HAS_DIGITS) !== 0 ? local.replace(DIGITS, '') : local;
     return view;

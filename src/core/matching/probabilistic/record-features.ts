@@ -89,14 +89,13 @@ export class RecordFeatures {
   /** Alias domain pairs (aliasKey) of the parameters in use. */
   aliases = new Set<string>();
 
-  private rows = 0;
-
   constructor(private readonly runtimes: readonly AttributeRuntime[]) {
     this.values = runtimes.map(() => new ValueColumn());
   }
 
   get size(): number {
-    return this.rows;
+    // Every value column holds every record.
+    return this.values[0]?.size ?? 0;
   }
 
   /** Record r's name tokens on attribute i (a tokenised one, and r derived). */
@@ -140,7 +139,6 @@ export class RecordFeatures {
         this.values[i]!.push(v === '' ? v : sharedText(v, rt.first(base + k)));
       });
     });
-    this.rows += records.length;
     if (this.roles) drain(this.derive());
   }
 
@@ -170,7 +168,6 @@ export class RecordFeatures {
   truncate(n: number): void {
     if (n >= this.size) return;
     for (const col of this.values) col.truncate(n);
-    this.rows = n;
     if (this.derived <= n) return;
     this.tokens.forEach((t, i) => {
       if (t.length > this.values[i]!.distinct) t.length = this.values[i]!.distinct;
