@@ -91,6 +91,12 @@ export const proxyRoute: FastifyPluginAsync<ProxyRouteOptions> = async (app, opt
       // The client may have gone while the body was read and checked: 'close' has fired already.
       if (request.raw.socket?.destroyed) controller.abort();
       const source = withHeartbeat(opts.dispatcher.dispatch(cmd, controller.signal), opts.heartbeatIntervalMs);
+      // However the response ends, the source is closed, so the dispatcher's clean-up runs (cancel the
+      // command, stop renewing its reader lease). body() below does it when the client leaves mid-stream,
+      // but a response destroyed before body() takes its first step (the client left while the first
+      // chunk was on its way) gets an unstarted generator returned by Readable.from: its finally never
+      // runs. A source already finished ignores this; one still being read finishes that read first.
+      reply.raw.on('close', () => void source.return(undefined).catch(() => undefined));
       const first = await source.next().catch((e: unknown) => {
         // Stopped by the shutdown, whatever the dispatcher reports: say so, so the caller retries.
         if (isFusionError(controller.signal.reason, 'SERVER_SHUTTING_DOWN')) throw controller.signal.reason;
