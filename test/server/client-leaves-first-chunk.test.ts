@@ -38,10 +38,13 @@ class LateFirstChunk implements CommandDispatcher {
 describe('a client that leaves before the first chunk reaches the api', () => {
   it('closes the command all the same', async () => {
     const dispatcher = new LateFirstChunk();
+    // LOG_LEVEL unset: the default level a server runs at (its request lines are written, to a buffer here).
+    const env = loadEnv({ PROXY_PASSWORD: PASSWORD });
+    const lines: string[] = [];
     const app = await buildApp({
-      env: loadEnv({ PROXY_PASSWORD: PASSWORD, LOG_LEVEL: 'error' }),
+      env,
       dispatcher,
-      logger: createLogger({ level: 'error', destination: { write: () => undefined } }),
+      logger: createLogger({ level: env.LOG_LEVEL, destination: { write: (l: string) => void lines.push(l) } }),
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     try {
@@ -55,6 +58,8 @@ describe('a client that leaves before the first chunk reaches the api', () => {
       await until('the command started', () => dispatcher.started);
       socket.destroy();
       await until('the command closed', () => dispatcher.closed);
+      expect(env.LOG_LEVEL).toBe('info');
+      expect(lines.join('')).not.toContain(PASSWORD);
     } finally {
       await app.close();
     }
