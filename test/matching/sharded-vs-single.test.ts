@@ -7,6 +7,7 @@ import {
 } from '../../src/core/matching';
 import {
   type AsyncMatcher,
+  type ParallelOptions,
   buildParallelMatcher,
   OWNER_CHUNK,
   OWNER_CHUNK_WITH_SHARDS,
@@ -96,12 +97,13 @@ async function replay(
   batch: number,
   shards: number,
   estimate = false,
+  parallel: Partial<ParallelOptions> = {},
 ): Promise<number> {
   const trace = singleTrace(settings, records, baseline, batch, estimate);
   const sharded: AsyncMatcher = buildParallelMatcher(
     settings,
     {},
-    { shards, startShard: inProcessShard, minRecords: 0 },
+    { shards, startShard: inProcessShard, minRecords: 0, ...parallel },
   );
   try {
     for (let i = 0; i < baseline; i += 97) sharded.addBaseline(records.slice(i, Math.min(baseline, i + 97)));
@@ -175,6 +177,117 @@ describe('sharded matching == one thread (phase 1 in slices, merged in order, ph
     } finally {
       await m.close();
     }
+  });
+});
+
+describe('a lean owner (remote shards, rules model): the shards block every slice, the owner keeps ids', () => {
+  const records = randomRecords(2027, 700, ['a', 'b', 'c'], 'r');
+
+  /** In-process shards that count the accounts they block. */
+  function counting(): { blocked: () => number; startShard: ParallelOptions['startShard'] } {
+    let blocked = 0;
+    return {
+      blocked: () => blocked,
+      startShard: (settings) => {
+        const real = inProcessShard(settings);
+        return {
+          ...real,
+          block: (cols, from, to) => {
+            blocked += to - from;
+            return real.block(cols, from, to);
+          },
+        };
+      },
+    };
+  }
+
+  for (const shards of [1, 2, 4]) {
+    it(`${shards} shard(s): the same results as one thread, shards started before the calls, during them or at the first`, async () => {
+      for (const settings of RULES) {
+        // minRecords 0: the shards start with the baseline; 450: during the calls (300 + 130 + 130);
+        // 100: part-way through the baseline (the owner's engine holds its first records only).
+        for (const minRecords of [0, 450, 100]) {
+          const c = counting();
+          const lean = { lean: true, minRecords, startShard: c.startShard };
+          expect(await replay(settings, records, 300, 130, shards, false, lean)).toBeGreaterThan(10);
+          // Every account of every call once the shards run (4 calls, 400 accounts); at 450 the first
+          // calls (300 records, created accounts joining them) stay with the owner.
+          if (minRecords === 450) expect([c.blocked() > 0, c.blocked() < 400]).toEqual([true, true]);
+          else expect(c.blocked()).toBe(400);
+        }
+        expect(await replay(settings, records, 0, 350, shards, false, { lean: true })).toBeGreaterThan(10);
+      }
+    });
+  }
+
+  it('every call goes to the shards once they run, also one account or none', async () => {
+    const settings = RULES[0]!;
+    const c = counting();
+    const m = buildParallelMatcher(settings, {}, { shards: 2, startShard: c.startShard, minRecords: 0, lean: true });
+    const single = buildMatcher(settings);
+    try {
+      m.addBaseline(records.slice(0, 300));
+      single.addBaseline(records.slice(0, 300));
+      for (const news of [records.slice(300, 301), [], records.slice(301, 305)]) {
+        expect(visible(await m.match(news))).toEqual(visible(single.match(news)));
+      }
+      expect(c.blocked()).toBe(5);
+      const empty = await m.match([]);
+      expect(empty.stats.baseline).toBe(300);
+    } finally {
+      await m.close();
+    }
+    // Its engine lacks the records the shards hold: no silent in-thread answer after close().
+    await expect(m.match(records.slice(305, 306))).rejects.toThrow(/lean owner matches nothing after close/);
+  });
+
+  it('a failing shard fails the call once every slice has ended; the matcher takes the next call', async () => {
+    let calls = 0;
+    let ended = 0;
+    const m = buildParallelMatcher(
+      RULES[0]!,
+      {},
+      {
+        shards: 2,
+        minRecords: 0,
+        lean: true,
+        startShard: (settings) => {
+          const real = inProcessShard(settings);
+          const n = calls++;
+          return {
+            ...real,
+            block: async (cols, from, to) => {
+              await new Promise((r) => setTimeout(r, n === 0 ? 0 : 20));
+              ended++;
+              if (n === 0) throw new Error('child job lost');
+              return real.block(cols, from, to);
+            },
+          };
+        },
+      },
+    );
+    try {
+      m.addBaseline(records.slice(0, 300));
+      await expect(m.match(records.slice(300, 400))).rejects.toThrow('child job lost');
+      expect(ended).toBe(2);
+      await expect(m.match(records.slice(300, 400))).rejects.toThrow('child job lost');
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('refuses the probabilistic model and shards that memory may cap (the owner could not take over)', () => {
+    const start = inProcessShard;
+    expect(() => buildParallelMatcher(PEOPLE, {}, { shards: 1, startShard: start, minRecords: 0, lean: true })).toThrow(
+      /lean owner needs the rules model/,
+    );
+    expect(() =>
+      buildParallelMatcher(
+        RULES[0]!,
+        {},
+        { shards: 1, startShard: start, minRecords: 0, lean: true, maxShards: () => 1 },
+      ),
+    ).toThrow(/never capped/);
   });
 });
 

@@ -69,13 +69,18 @@ export interface MatchEngine extends Matcher {
   appendMoreNew(newRecords: readonly MatchRecord[]): void;
   dropNew(B: number): void;
   blockSlice(B: number, from: number, to: number): BlockedSlice;
-  /** Phase 2 in steps (steps.ts): drain() runs it in one go. */
+  /**
+   * Phase 2 in steps (steps.ts): drain() runs it in one go. `ids`: the ids of every record the slices
+   * number (baseline, then the call's new ones) where this engine does not hold them all (an owner
+   * that leaves phase 1 to shards keeps only ids; rules model only: its phase 2 reads nothing else).
+   */
   finishSlices(
     B: number,
     count: number,
     slices: readonly BlockedSlice[],
     topK: number,
     estimateOnly?: boolean,
+    ids?: readonly string[],
   ): Steps<MatchResult>;
   /**
    * addBaseline() for records given as normalised value lists (values[i][r]: attribute i of record r),
@@ -231,10 +236,15 @@ class EngineMatcher implements MatchEngine {
     slices: readonly BlockedSlice[],
     topK: number,
     estimateOnly = false,
+    ids: readonly string[] = this.records.ids,
   ): Steps<MatchResult> {
+    if (ids !== this.records.ids && this.model)
+      throw new Error('finishSlices: the probabilistic model needs its records');
+    // The combined generator's label names its two attributes; an owner that never blocked has not built it yet.
+    this.buildIndexes();
     const context = {
       rules: this.settings.attributes,
-      ids: this.records.ids,
+      ids,
       combined: this.blocker.combined,
       model: this.model,
       observe: (label: string, k: number) => this.observe(label, k),

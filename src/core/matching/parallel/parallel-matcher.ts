@@ -4,6 +4,11 @@
  * slice itself while the shards block theirs, then merges the slices in order and runs phase 2 (the
  * probabilistic model's state lives only here). The result equals one thread's, by construction:
  * phase 1 is pairwise and every shard sees the same records in the same order.
+ *
+ * A lean owner (remote shards, rules model) blocks no slice once its shards run and prepares none of
+ * the records added from then on: it keeps their ids, which is all the rules' phase 2 reads. In queue
+ * mode the owner is the one process of a run that no worker can relieve, and the shards' copies
+ * already hold every prepared value.
  */
 import type { BlockedSlice } from '../blocked-slice';
 import { buildMatchEngine, type MatchEngine, type Matcher } from '../matcher';
@@ -68,6 +73,12 @@ export interface ParallelOptions {
   maxShards?: (records: number) => number;
   /** Told each time maxShards lowers the shards in use (or keeps them from starting): to say why. */
   onShardsCapped?: (cap: { shards: number; wanted: number; records: number }) => void;
+  /**
+   * Once the shards run, the shards block every slice and the owner keeps only the ids of the records
+   * added from then on (see above). Rules model only, and shards that are never capped (no maxShards):
+   * a capped or failed shard could not be replaced by the owner's engine, which lacks those records.
+   */
+  lean?: boolean;
 }
 
 /** Fewer new accounts than this per thread are matched in-thread: a slice would cost more to send than to block. */
@@ -141,18 +152,33 @@ class ParallelMatcher implements AsyncMatcher {
   private cap: number;
   /** Shards closed because memory no longer allowed them: close() waits for them to end. */
   private readonly capped: Promise<void>[] = [];
+  /** Lean owner: the id of every record, baseline first (its engine stops growing once the shards run). */
+  private readonly ids: string[] = [];
 
   constructor(
     private readonly settings: MatchingSettings,
     opts: MatcherOptions,
     private readonly parallel: ParallelOptions,
   ) {
+    if (parallel.lean && (settings.model === 'probabilistic' || parallel.maxShards))
+      throw new Error('ParallelMatcher: a lean owner needs the rules model and shards that are never capped');
     this.engine = buildMatchEngine(settings, opts);
     this.cap = parallel.shards;
   }
 
   private get sharding(): boolean {
     return this.cap > 0 && !this.closed;
+  }
+
+  /**
+   * Lean owner whose shards started (also once they are closed): its engine holds only the records
+   * added before them.
+   */
+  private leanRunning = false;
+
+  /** Records held: baseline and the new records of a call under way. */
+  private get size(): number {
+    return this.parallel.lean ? this.ids.length : this.engine.size;
   }
 
   /** Lowers the cap to what `records` records allow; true when it went down. */
@@ -170,10 +196,11 @@ class ParallelMatcher implements AsyncMatcher {
     // A call yields between chunks while its new records are appended: records added then would land among them.
     if (this.busy) throw new Error('ParallelMatcher: addBaseline during a match');
     const list = Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
-    this.engine.addBaseline(list);
+    if (this.parallel.lean) for (const r of list) this.ids.push(r.id);
+    if (!this.leanRunning) this.engine.addBaseline(list);
     if (!this.sharding || list.length === 0) return;
     // Each shard's copy grows with the records: the ones memory no longer allows are closed, between calls.
-    if (this.capAt(this.engine.size)) {
+    if (this.capAt(this.size)) {
       for (const s of this.shards?.splice(this.cap) ?? []) this.capped.push(s.close().catch(() => undefined));
       if (!this.sharding) return;
     }
@@ -185,8 +212,8 @@ class ParallelMatcher implements AsyncMatcher {
   }
 
   private startIfLarge(extra: number): Shard[] | undefined {
-    if (this.shards || !this.sharding || this.engine.size + extra < this.parallel.minRecords) return this.shards;
-    this.capAt(this.engine.size + extra);
+    if (this.shards || !this.sharding || this.size + extra < this.parallel.minRecords) return this.shards;
+    this.capAt(this.size + extra);
     if (!this.sharding) return undefined;
     const shards: Shard[] = [];
     try {
@@ -198,6 +225,7 @@ class ParallelMatcher implements AsyncMatcher {
     for (const cols of this.pending) for (const s of shards) s.addBaseline(cols);
     this.pending = [];
     this.shards = shards;
+    this.leanRunning = this.parallel.lean === true;
     return shards;
   }
 
@@ -215,15 +243,25 @@ class ParallelMatcher implements AsyncMatcher {
    */
   private shardsFor(count: number): Shard[] | undefined {
     const perShard = this.parallel.minAccountsPerShard ?? MIN_ACCOUNTS_PER_SHARD;
-    const use = Math.min(this.cap, Math.floor(count / perShard) - 1);
-    if (!this.sharding || use < 1) return undefined;
+    // A lean owner blocks no slice: every slice is a shard's.
+    const use = Math.min(this.cap, Math.floor(count / perShard) - (this.parallel.lean ? 0 : 1));
+    if (!this.sharding) return undefined;
+    // Once they run, a lean owner's shards take every call: its engine lacks the records added since.
+    if (this.leanRunning) return this.shards!.slice(0, Math.max(1, use));
+    if (use < 1) return undefined;
     return this.startIfLarge(count)?.slice(0, use);
   }
 
   async match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): Promise<MatchResult> {
     // The in-thread path below would append to the records of a call (or an estimate's feed) under way.
     if (this.busy) throw new Error('ParallelMatcher: one match at a time');
+    if (this.closed && this.leanRunning) throw new Error('ParallelMatcher: a lean owner matches nothing after close()');
     const shards = this.shardsFor(newRecords.length);
+    if (shards && this.leanRunning) {
+      const result = await this.leanCall(shards, newRecords, opts.topK ?? this.settings.reviewTopK);
+      recordMatchingStats(result.stats);
+      return result;
+    }
     if (!shards && newRecords.length <= OWNER_CHUNK) return this.engine.match(newRecords, opts);
     const t0 = performance.now();
     const result = await this.sharded(shards ?? [], newRecords, opts.topK ?? this.settings.reviewTopK, false, t0);
@@ -292,6 +330,35 @@ class ParallelMatcher implements AsyncMatcher {
       return result;
     } finally {
       this.engine.dropNew(B);
+      this.busy = false;
+    }
+  }
+
+  /** A lean owner's call: the shards block every slice, phase 2 reads the ids alone. */
+  private async leanCall(shards: Shard[], newRecords: readonly MatchRecord[], topK: number): Promise<MatchResult> {
+    this.busy = true;
+    const t0 = performance.now();
+    const B = this.ids.length;
+    const count = newRecords.length;
+    try {
+      const bounds = sliceBounds(count, shards.length);
+      const cols = count > 0 ? encodeRecords(newRecords, this.settings.attributes, this.intern) : undefined;
+      const t1 = performance.now();
+      // Every child ends before the call does, also when one fails: the next call must not overtake them.
+      const settled = cols
+        ? await Promise.allSettled(shards.map((s, i) => s.block(cols, bounds[i]!, bounds[i + 1]!)))
+        : [];
+      const slices = settled.map((r) => {
+        if (r.status === 'rejected') throw r.reason;
+        return r.value;
+      });
+      for (const r of newRecords) this.ids.push(r.id);
+      const result = await stepped(this.engine.finishSlices(B, count, slices, topK, false, this.ids));
+      result.stats.buildMs = t1 - t0;
+      result.stats.matchMs = performance.now() - t1;
+      return result;
+    } finally {
+      this.ids.length = B;
       this.busy = false;
     }
   }

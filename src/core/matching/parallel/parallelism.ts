@@ -140,8 +140,10 @@ export function callsUseThreads(accountsPerCall: number, parallelism: MatchingPa
 }
 
 /**
- * The matcher of a run whose phase 1 goes to remote shards (child jobs) from the provider's size on;
- * the owner still blocks its own slice and runs phase 2. Close it when the run ends.
+ * The matcher of a run whose phase 1 goes to remote shards (child jobs) from the provider's size on.
+ * Rules model: the shards block every slice and the owner keeps only ids (a lean owner, see
+ * parallel-matcher.ts); probabilistic: the owner blocks its own slice too and runs phase 2 over its
+ * records, where the model's state lives. Close it when the run ends.
  */
 export function buildRemoteRunMatcher(
   settings: MatchingSettings,
@@ -154,6 +156,7 @@ export function buildRemoteRunMatcher(
     startShard: provider.forRun(run),
     minRecords: provider.minRecords,
     minAccountsPerShard: provider.minAccountsPerShard,
+    lean: settings.model !== 'probabilistic',
   });
 }
 
