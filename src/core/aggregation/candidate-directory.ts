@@ -29,14 +29,19 @@ export class CandidateDirectory {
     return this.packed.size;
   }
 
+  /** Read once per candidate of every review (every form of a flood of them): cut in place, no split array. */
   details(id: string): ReviewCandidate['details'] {
     const p = this.packed.get(id);
     if (p === undefined) return undefined;
-    const [name, ...values] = p.split(SEP);
+    let end = p.indexOf(SEP);
+    const name = end < 0 ? p : p.slice(0, end);
     const attributes: Record<string, unknown> = {};
-    this.attributes.forEach((a, i) => {
-      if (values[i]) attributes[a] = values[i];
-    });
-    return { ...(name ? { name } : {}), attributes };
+    for (const a of this.attributes) {
+      if (end < 0) break;
+      const start = end + 1;
+      end = p.indexOf(SEP, start);
+      if ((end < 0 ? p.length : end) > start) attributes[a] = p.slice(start, end < 0 ? undefined : end);
+    }
+    return name ? { name, attributes } : { attributes };
   }
 }
