@@ -82,13 +82,25 @@ function pattern(secret: string): RegExp {
  * already redacted is left as it is, even when a secret happens to spell part of the placeholder.
  */
 export function redactText(text: string, secrets: readonly string[]): string {
+  return textRedactor(secrets)(text);
+}
+
+/**
+ * redactText for one set of secrets, its patterns built once: a command's logger cleans every
+ * string of every line with the same secrets (an aggregation writes a line per review form).
+ */
+export function textRedactor(secrets: readonly string[]): (text: string) => string {
   const usable = secretValues(secrets);
-  if (usable.length === 0 || text === '') return text;
+  if (usable.length === 0) return (text) => text;
+  // Global patterns are safe to share: replace() starts each search at 0 whatever lastIndex says.
   const patterns = usable.map(pattern);
-  return text
-    .split(REDACTED)
-    .map((part) => patterns.reduce((acc, re) => acc.replace(re, REDACTED), part))
-    .join(REDACTED);
+  return (text) =>
+    text === ''
+      ? text
+      : text
+          .split(REDACTED)
+          .map((part) => patterns.reduce((acc, re) => acc.replace(re, REDACTED), part))
+          .join(REDACTED);
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   redactText,
   secretValues,
   secretsOf,
+  textRedactor,
 } from '../../src/secrets/redaction';
 
 describe('secret redaction: one rule for every layer', () => {
@@ -42,6 +43,24 @@ describe('secret redaction: one rule for every layer', () => {
     const once = redactText('redacted value: redacted', ['redacted']);
     expect(once).toBe(`${REDACTED} value: ${REDACTED}`);
     expect(redactText(once, ['redacted'])).toBe(once);
+  });
+
+  it('a redactor built once hides the same as redactText, call after call (its patterns keep no state)', () => {
+    const secrets = ['s3cr3t-pw', 'a-very-long-client-secret-value', 'hunter22'];
+    const clean = textRedactor(secrets);
+    const texts = [
+      'login failed for s3cr3t-pw (retry) and s3cr3t-pw again',
+      'glued:a-very-long-client-secret-valueXYZ',
+      `url https://u:${encodeURIComponent('hunter22')}@host/ hunter22`,
+      'nothing here',
+      '',
+      `${REDACTED} already`,
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (const t of texts) expect(clean(t)).toBe(redactText(t, secrets));
+    }
+    expect(clean(texts[0]!)).toBe(`login failed for ${REDACTED} (retry) and ${REDACTED} again`);
+    expect(textRedactor([])('s3cr3t-pw')).toBe('s3cr3t-pw');
   });
 
   it('knows secret keys and collects their values from a configuration', () => {

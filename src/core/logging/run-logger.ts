@@ -1,7 +1,7 @@
 import type { Level } from '../config/fusion-config';
 import type { LogSink } from '../ports/log-sink';
 import type { LogFn, Logger } from '../ports/logger';
-import { redactFields, redactText, secretValues } from '../../secrets/redaction';
+import { redactFields, secretValues, textRedactor } from '../../secrets/redaction';
 
 const RANK: Record<Level, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
@@ -24,7 +24,7 @@ export function createRunLogger(
   secrets: readonly string[] = [],
 ): Logger {
   const hidden = secretValues(secrets);
-  const clean = (text: string): string => (hidden.length === 0 ? text : redactText(text, hidden));
+  const clean = textRedactor(hidden);
   const make = (name: Level): LogFn => {
     const local = RANK[name] <= RANK[level];
     const external = sink !== undefined && RANK[name] <= RANK[sink.level];
