@@ -15,13 +15,14 @@
 set -eu
 
 percent="${NODE_HEAP_PERCENT:-75}"
-case "$percent" in
-  '' | *[!0-9]*) echo "NODE_HEAP_PERCENT must be a whole number from 10 to 95 (or 0: Node's own default), not \"$percent\"" >&2; exit 64 ;;
-esac
-if [ "$percent" -ne 0 ] && { [ "$percent" -lt 10 ] || [ "$percent" -gt 95 ]; }; then
+refuse() {
   echo "NODE_HEAP_PERCENT must be a whole number from 10 to 95 (or 0: Node's own default), not \"$percent\"" >&2
   exit 64
-fi
+}
+case "$percent" in
+  '' | *[!0-9]*) refuse ;;
+esac
+if [ "$percent" -ne 0 ] && { [ "$percent" -lt 10 ] || [ "$percent" -gt 95 ]; }; then refuse; fi
 if [ $# -eq 0 ]; then
   echo "usage: heap-limit.sh node [node arguments]" >&2
   exit 64

@@ -40,7 +40,8 @@ export class CandidateDirectory {
       if (end < 0) break;
       const start = end + 1;
       end = p.indexOf(SEP, start);
-      if ((end < 0 ? p.length : end) > start) attributes[a] = p.slice(start, end < 0 ? undefined : end);
+      const stop = end < 0 ? p.length : end;
+      if (stop > start) attributes[a] = p.slice(start, stop);
     }
     return name ? { name, attributes } : { attributes };
   }

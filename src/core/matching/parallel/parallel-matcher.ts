@@ -154,6 +154,11 @@ class ParallelMatcher implements AsyncMatcher {
   private readonly capped: Promise<void>[] = [];
   /** Lean owner: the id of every record, baseline first (its engine stops growing once the shards run). */
   private readonly ids: string[] = [];
+  /**
+   * Lean owner whose shards started (also once they are closed): its engine holds only the records
+   * added before them.
+   */
+  private leanRunning = false;
 
   constructor(
     private readonly settings: MatchingSettings,
@@ -169,12 +174,6 @@ class ParallelMatcher implements AsyncMatcher {
   private get sharding(): boolean {
     return this.cap > 0 && !this.closed;
   }
-
-  /**
-   * Lean owner whose shards started (also once they are closed): its engine holds only the records
-   * added before them.
-   */
-  private leanRunning = false;
 
   /** Records held: baseline and the new records of a call under way. */
   private get size(): number {
@@ -344,14 +343,10 @@ class ParallelMatcher implements AsyncMatcher {
       const bounds = sliceBounds(count, shards.length);
       const cols = count > 0 ? encodeRecords(newRecords, this.settings.attributes, this.intern) : undefined;
       const t1 = performance.now();
+      const remote = cols ? shards.map((s, i) => s.block(cols, bounds[i]!, bounds[i + 1]!)) : [];
       // Every child ends before the call does, also when one fails: the next call must not overtake them.
-      const settled = cols
-        ? await Promise.allSettled(shards.map((s, i) => s.block(cols, bounds[i]!, bounds[i + 1]!)))
-        : [];
-      const slices = settled.map((r) => {
-        if (r.status === 'rejected') throw r.reason;
-        return r.value;
-      });
+      await Promise.allSettled(remote);
+      const slices = await Promise.all(remote);
       for (const r of newRecords) this.ids.push(r.id);
       const result = await stepped(this.engine.finishSlices(B, count, slices, topK, false, this.ids));
       result.stats.buildMs = t1 - t0;
