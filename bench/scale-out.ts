@@ -24,7 +24,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { type MatchResult, type MatchingSettings, buildMatcher } from '../src/core/matching';
-import { type AsyncMatcher, inThread } from '../src/core/matching/parallel/parallel-matcher';
+import { type AsyncMatcher, inThread } from '../src/core/matching/parallel/async-matcher';
 import { buildRunMatcher } from '../src/core/matching/parallel/parallelism';
 import { columnBytes, encodeRecords } from '../src/core/matching/parallel/record-columns';
 import { MAIN_SETTINGS, NO_MANDATORY_SETTINGS, generate } from './matching-data';

@@ -57,6 +57,9 @@ export class QueueShardProvider implements ShardProvider {
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = [new Redis(opts.redisUrl, connection), new Redis(opts.redisUrl, connection)];
     this.queue = new Queue<ShardJobData>(name, { connection: this.bull[0]!, prefix });
+    // BullMQ adds a 'closing' listener to the queue per child job awaited and removes it when the job
+    // ends; a run blocking its accounts ahead awaits dozens at once, and runs share this queue.
+    this.queue.setMaxListeners(0);
     // Its own blocking connection: children's completions arrive without polling.
     this.events = new QueueEvents(name, { connection: this.bull[1]!, prefix });
     // Every connection has a listener: ioredis prints a stack trace per reconnect attempt for one without.

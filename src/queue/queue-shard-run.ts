@@ -40,8 +40,8 @@ export class QueueShardRun {
   /** Writes in flight; block() waits for them so a child never reads ahead of the owner. */
   private writes: Promise<unknown> = Promise.resolve();
   private writeError?: unknown;
-  /** Child jobs of the current call (the waiting ones are removed when the run ends early). */
-  private callJobs: string[] = [];
+  /** Child jobs not yet returned (the waiting ones are removed when the run ends early). */
+  private readonly jobs = new Set<string>();
   /** Children of the current call not yet returned; at 0 its new records are deleted. */
   private pending = 0;
 
@@ -62,6 +62,7 @@ export class QueueShardRun {
     return {
       addBaseline: (cols) => this.addBaseline(cols),
       block: (cols, from, to) => this.block(cols, from, to),
+      blockHeld: (from, to) => this.blockHeld(from, to),
       close: () => this.close(),
     };
   }
@@ -84,13 +85,12 @@ export class QueueShardRun {
 
   private async block(cols: RecordColumns, from: number, to: number): Promise<BlockedSlice> {
     if (this.closed) throw new FusionError('MATCHING_SHARD_FAILED', 'the sharded run has ended');
-    const { redis, queue, events, attempts } = this.deps;
+    const { redis } = this.deps;
     if (cols !== this.lastNew) {
       // A new call: its records once, for all of its children.
       this.lastNew = cols;
       this.call++;
       this.part = 0;
-      this.callJobs = [];
       this.write(redis.set(this.keys.newRecords(this.call), encodeColumns(cols), 'PX', SHARD_KEY_TTL_MS));
       this.write(redis.pexpire(this.keys.meta, SHARD_KEY_TTL_MS));
       this.write(redis.pexpire(this.keys.baseline, SHARD_KEY_TTL_MS));
@@ -98,36 +98,61 @@ export class QueueShardRun {
     const call = this.call;
     const part = this.part++;
     this.parts = Math.max(this.parts, this.part);
+    this.pending++;
+    try {
+      return await this.child({ runId: this.run.runId, call, part, chunks: this.chunks, from, to });
+    } finally {
+      if (--this.pending === 0) void redis.del(this.keys.newRecords(call)).catch(() => undefined);
+    }
+  }
+
+  /** Records from..to-1 of the stored baseline, each against the records before it: a call of its own, one child. */
+  private async blockHeld(from: number, to: number): Promise<BlockedSlice> {
+    if (this.closed) throw new FusionError('MATCHING_SHARD_FAILED', 'the sharded run has ended');
+    // A number of its own among the calls: its slice key, and a later block() is a new call.
+    this.lastNew = undefined;
+    const call = ++this.call;
+    this.parts = Math.max(this.parts, 1);
+    return this.child({ runId: this.run.runId, call, part: 0, chunks: this.chunks, from, to, held: true });
+  }
+
+  /** One child job: queued once the records it reads are stored, awaited, its slice read and deleted. */
+  private async child(data: ShardJobData): Promise<BlockedSlice> {
+    const { redis, queue, events, attempts } = this.deps;
     await this.writes;
     if (this.writeError !== undefined)
       throw new FusionError(
         'MATCHING_SHARD_FAILED',
         `could not store the run's records for its matching child jobs: ${errorMessage(this.writeError)}`,
       );
+    const ended = (): FusionError => new FusionError('MATCHING_SHARD_FAILED', 'the sharded run has ended');
+    if (this.closed) throw ended();
+    const { call, part } = data;
     const jobId = shardJobId(this.run.runId, call, part);
-    const data: ShardJobData = { runId: this.run.runId, call, part, chunks: this.chunks, from, to };
-    this.callJobs.push(jobId);
-    this.pending++;
-    try {
-      const job = await queue.add('block', data, {
-        jobId,
-        attempts,
-        backoff: { type: 'fixed', delay: 500 },
-        removeOnComplete: true,
-        removeOnFail: true,
-      });
-      await this.finished(job, events);
-      const buf = await redis.getBuffer(this.keys.slice(call, part));
-      if (!buf)
-        throw new FusionError(
-          'MATCHING_SHARD_FAILED',
-          `matching child job ${jobId} finished without its slice (the run's keys expired or were removed)`,
-        );
-      void redis.del(this.keys.slice(call, part)).catch(() => undefined);
-      return decodeSlice(buf);
-    } finally {
-      if (--this.pending === 0) void redis.del(this.keys.newRecords(call)).catch(() => undefined);
+    // Until it has finished: a run that ends (a cancel among them) removes it from the queue.
+    this.jobs.add(jobId);
+    const job = await queue.add('block', data, {
+      jobId,
+      attempts,
+      backoff: { type: 'fixed', delay: 500 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+    if (this.closed) {
+      // Queued while the run ended: end() may have passed it by.
+      await queue.remove(jobId).catch(() => 0);
+      throw ended();
     }
+    await this.finished(job, events);
+    this.jobs.delete(jobId);
+    const buf = await redis.getBuffer(this.keys.slice(call, part));
+    if (!buf)
+      throw new FusionError(
+        'MATCHING_SHARD_FAILED',
+        `matching child job ${jobId} finished without its slice (the run's keys expired or were removed)`,
+      );
+    void redis.del(this.keys.slice(call, part)).catch(() => undefined);
+    return decodeSlice(buf);
   }
 
   /** Waits for the child through QueueEvents (a blocking read, no polling); the run's cancel ends the wait. */
@@ -164,7 +189,7 @@ export class QueueShardRun {
     if (!this.started) return;
     await this.writes;
     const { redis, queue } = this.deps;
-    await Promise.all(this.callJobs.map((id) => queue.remove(id).catch(() => 0)));
+    await Promise.all([...this.jobs].map((id) => queue.remove(id).catch(() => 0)));
     const keys = [this.keys.baseline];
     // Slices are deleted once read, but a child that outlived its lock (its worker stalled, another
     // ran it again) may write its slice a second time, and a cancel leaves the last call's.

@@ -11,9 +11,11 @@ export interface ShardJobData {
   part: number;
   /** Baseline chunks the owner had stored when it asked: the slice sees exactly these. */
   chunks: number;
-  /** New accounts from..to-1 of the call. */
+  /** New accounts from..to-1 of the call; with `held`, records from..to-1 of the baseline (no new records). */
   from: number;
   to: number;
+  /** Blocks baseline records, each against the records before it (a lean owner's foreseen accounts). */
+  held?: true;
 }
 
 const count = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -26,7 +28,8 @@ export function readShardJobData(data: unknown): ShardJobData {
     typeof d.runId !== 'string' ||
     !/^[A-Za-z0-9-]{1,64}$/.test(d.runId) ||
     ![d.call, d.part, d.chunks, d.from, d.to].every(count) ||
-    d.from! > d.to!
+    d.from! > d.to! ||
+    (d.held !== undefined && d.held !== true)
   )
     throw new UnrecoverableError('matching child job: malformed job data');
   return d as ShardJobData;

@@ -11,6 +11,7 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { errorMessage } from '../core/errors';
+import type { BlockedSlice } from '../core/matching/blocked-slice';
 import type { Logger } from '../core/ports/logger';
 import { inProcessShard, type Shard } from '../core/matching/parallel/shard';
 import { workerEntryAvailable, workerShard } from '../core/matching/parallel/worker-shard';
@@ -99,9 +100,7 @@ export class ShardJobWorker {
       d = readShardJobData(job.data);
       const keys = shardKeys(d.runId);
       const engine = await this.load(d);
-      const cols = await this.redis.getBuffer(keys.newRecords(d.call));
-      if (!cols) throw new RunEnded();
-      const slice = await engine.shard.block(decodeColumns(cols), d.from, d.to);
+      const slice = d.held ? await engine.shard.blockHeld(d.from, d.to) : await this.blockNew(engine, d);
       await this.opts.beforeWrite?.(job);
       const written = (await (
         this.redis as Redis & { fusionWriteSlice(a: string, b: string, c: Buffer, d: number): Promise<number> }
@@ -127,11 +126,20 @@ export class ShardJobWorker {
     }
   }
 
-  /** The run's engine holding exactly the chunks the child asks for. */
+  private async blockNew(engine: RunEngine, d: ShardJobData): Promise<BlockedSlice> {
+    const cols = await this.redis.getBuffer(shardKeys(d.runId).newRecords(d.call));
+    if (!cols) throw new RunEnded();
+    return engine.shard.block(decodeColumns(cols), d.from, d.to);
+  }
+
+  /**
+   * The run's engine holding the chunks the child asks for: exactly those for a call's new records
+   * (they are numbered after them), at least those for held records (later ones do not change their slice).
+   */
   private async load(d: ShardJobData): Promise<RunEngine> {
     const keys = shardKeys(d.runId);
     let engine = this.engines.get(d.runId);
-    if (engine && engine.loaded > d.chunks) {
+    if (engine && engine.loaded > d.chunks && !d.held) {
       // Holds records the owner added after this call (a late retry): start again.
       void this.evict(d.runId);
       engine = undefined;

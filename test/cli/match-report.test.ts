@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Matcher } from '../../src/core/matching';
-import { type AsyncMatcher, inThread } from '../../src/core/matching/parallel/parallel-matcher';
+import { type AsyncMatcher, inThread } from '../../src/core/matching/parallel/async-matcher';
 import type {
   MatchRecord,
   MatchResult,

@@ -9,7 +9,7 @@ import { MODEL_PARAMETERS_KEY, readStoredParameters } from '../../src/core/aggre
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type * as MatcherModule from '../../src/core/matching/matcher';
 import type { Matcher } from '../../src/core/matching/matcher';
-import { type AsyncMatcher, inThread } from '../../src/core/matching/parallel/parallel-matcher';
+import { type AsyncMatcher, inThread } from '../../src/core/matching/parallel/async-matcher';
 import { parseMatchingSettings } from '../../src/core/matching';
 import type { MatcherOptions, MatchingSettings, ModelParameters } from '../../src/core/matching/types';
 import { sourceLockKey } from '../../src/core/ports/run-lock';

@@ -5,8 +5,8 @@ import {
   type MatchingSettings,
   buildMatcher,
 } from '../../src/core/matching';
+import type { AsyncMatcher } from '../../src/core/matching/parallel/async-matcher';
 import {
-  type AsyncMatcher,
   type ParallelOptions,
   buildParallelMatcher,
   OWNER_CHUNK,

@@ -222,14 +222,15 @@ describe('aggregation over matching child jobs', () => {
       startWorker({
         startShard: (settings: MatchingSettings): Shard => {
           const real = inProcessShard(settings);
-          return { ...real, block: () => Promise.reject(new Error('engine exploded')) };
+          const exploded = (): Promise<never> => Promise.reject(new Error('engine exploded'));
+          return { ...real, block: exploded, blockHeld: exploded };
         },
       });
       const h = tenant(RULES, {}, { threads: 1, minRecords: 0 });
       h.deps.matchingShards = provider;
       const e = await failure(createAccountListCommand(h.deps)({}, h.config, context()));
       expect(e.code).toBe('MATCHING_SHARD_FAILED');
-      expect(e.message).toMatch(/matching child job .+-0-\d failed: engine exploded/);
+      expect(e.message).toMatch(/matching child job .+-\d+-\d+ failed: engine exploded/);
       expect(await leftovers()).toEqual([]);
     },
     scaled(120_000),

@@ -26,7 +26,7 @@ import type { CommandContext } from '../command-runner';
 import { processingBatchSize, type FusionConfig } from '../config/fusion-config';
 import type { CoreDeps } from '../core-deps';
 import type { EstimateFeed } from '../matching/parallel/estimate-feed';
-import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
+import type { AsyncMatcher } from '../matching/parallel/async-matcher';
 import {
   buildRemoteRunMatcher,
   buildRunMatcher,
@@ -45,6 +45,7 @@ import { mergeAttributes } from './attribute-merge';
 import type { AccountItem } from './connector-account';
 import { ConnectorAccountIndex } from './connector-account-index';
 import { BatchProcessor, throwIfCancelled, type Batch } from './batch-processor';
+import { ReadAhead } from './read-ahead';
 import { ModelLifecycle } from './model-lifecycle';
 import { MODEL_PARAMETERS_KEY } from './model-parameters';
 import { RecordPacker, type PackedAccount } from './packed-account';
@@ -85,6 +86,7 @@ class AggregationRun {
   private estimating?: EstimateFeed;
   private feeding: MatchRecord[] = [];
   private readonly packer = new RecordPacker();
+  private ahead!: ReadAhead;
   private guard?: RunGuard;
   private state!: RunState;
   private batches!: BatchProcessor;
@@ -208,6 +210,8 @@ class AggregationRun {
       createdKeys,
       started: this.started,
     });
+    // A full probabilistic run holds its new accounts instead (this.held): nothing to foresee.
+    this.ahead = new ReadAhead(config, this.held ? undefined : this.matcher, this.batches);
 
     const batchSize = processingBatchSize(config);
     let pending: Batch = { fresh: [], ready: [] };
@@ -237,7 +241,7 @@ class AggregationRun {
         }
         taken++;
         if (pending.fresh.length + pending.ready.length >= batchSize) {
-          yield* this.batches.flush(pending);
+          yield* this.ahead.enqueue(pending);
           pending = { fresh: [], ready: [] };
         }
         if (limit > 0 && taken >= limit) {
@@ -249,7 +253,8 @@ class AggregationRun {
       this.summary.accountsPerSource[source.name] = read;
     }
     this.summary.timings.sourcesReadMs = Date.now() - this.started;
-    yield* this.batches.flush(pending);
+    yield* this.ahead.enqueue(pending);
+    yield* this.ahead.drain();
     if (this.held) {
       const held = this.held;
       this.held = undefined;

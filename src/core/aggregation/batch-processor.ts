@@ -7,7 +7,7 @@
 import type { CommandContext } from '../command-runner';
 import type { FusionConfig } from '../config/fusion-config';
 import { FusionError } from '../errors';
-import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
+import type { AsyncMatcher } from '../matching/parallel/async-matcher';
 import type { MatchRecord } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount } from '../ports/platform';
@@ -25,6 +25,19 @@ import type { RunState } from './run-setup';
 export interface Batch {
   fresh: PlatformAccount[];
   ready: ExistingAccount[];
+  /** The fresh accounts' merged attributes, where they were merged already (to be foreseen: matching-ahead). */
+  merged?: Record<string, unknown>[];
+}
+
+/** Each fresh account with its merged attributes (merged here unless the batch has them). */
+function mergedFresh(
+  config: FusionConfig,
+  batch: Batch,
+): { account: PlatformAccount; merged: Record<string, unknown> }[] {
+  return batch.fresh.map((account, i) => ({
+    account,
+    merged: batch.merged?.[i] ?? mergeAttributes(config, [accountView(account)]),
+  }));
 }
 
 export function throwIfCancelled(ctx: CommandContext): void {
@@ -57,7 +70,7 @@ export class BatchProcessor {
     throwIfCancelled(ctx);
     const items: AccountItem[] = [];
     for (const e of batch.ready) items.push(this.d.items.refresh(e));
-    items.push(...(await this.createAccounts(batch.fresh)));
+    items.push(...(await this.createAccounts(batch)));
     // Persist advanced counters before any account using them leaves this process, and only
     // while this run still holds the lock (another run would issue the same values).
     await guard?.confirmHeld();
@@ -77,10 +90,10 @@ export class BatchProcessor {
     }
   }
 
-  private async createAccounts(fresh: PlatformAccount[]): Promise<AccountItem[]> {
-    if (fresh.length === 0) return [];
+  private async createAccounts(batch: Batch): Promise<AccountItem[]> {
+    if (batch.fresh.length === 0) return [];
     const { config, matcher, summary, logger } = this.d;
-    let survivors = fresh.map((account) => ({ account, merged: mergeAttributes(config, [accountView(account)]) }));
+    let survivors = mergedFresh(config, batch);
     if (matcher) {
       const { decisions, reviews } = this.d.state;
       const toMatch = survivors.filter((s) => !decisions.skipsMatching(s.account.id));
@@ -109,6 +122,7 @@ export class BatchProcessor {
     }
     const items: AccountItem[] = [];
     const baseline: MatchRecord[] = [];
+    const madeFrom: string[] = [];
     for (const s of survivors) {
       const item = this.d.items.create(s.account, s.merged);
       items.push(item);
@@ -116,10 +130,11 @@ export class BatchProcessor {
         this.d.createdKeys.add(item.identity);
         this.d.reviewDefaults.directory?.add(item.identity, s.account.name, s.merged);
         baseline.push({ id: item.identity, attributes: s.merged });
+        madeFrom.push(s.account.id);
       }
     }
     // Later batches must see this run's new accounts as potential duplicates too.
-    matcher?.addBaseline(baseline);
+    matcher?.addBaseline(baseline, madeFrom);
     return items;
   }
 }

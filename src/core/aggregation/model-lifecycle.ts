@@ -11,7 +11,7 @@
 import type { FusionConfig } from '../config/fusion-config';
 import { isFusionError } from '../errors';
 import type { EstimateFeed } from '../matching/parallel/estimate-feed';
-import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
+import type { AsyncMatcher } from '../matching/parallel/async-matcher';
 import type { MatcherOptions, ModelParameters, ParameterEstimate } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import { configurationWarnings } from '../matching/probabilistic/diagnostics';

@@ -5,7 +5,7 @@
  */
 import type { FusionConfig } from '../config/fusion-config';
 import type { CandidateDirectory } from './candidate-directory';
-import type { AsyncMatcher } from '../matching/parallel/parallel-matcher';
+import type { AsyncMatcher } from '../matching/parallel/async-matcher';
 import type { MatchRecord } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { CallOptions, PlatformSession, PlatformSource } from '../ports/platform';

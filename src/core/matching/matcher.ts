@@ -70,6 +70,14 @@ export interface MatchEngine extends Matcher {
   dropNew(B: number): void;
   blockSlice(B: number, from: number, to: number): BlockedSlice;
   /**
+   * Phase 1 for records from..to-1 already held, each against the records before it: the slice they
+   * would get as a call's new records in that order, whatever records follow them (the rules model's
+   * blocking is settled). A shard blocks a lean owner's foreseen accounts this way (foreseen-accounts.ts).
+   */
+  blockHeld(from: number, to: number): BlockedSlice;
+  /** Every candidate generator is lossless: a pair that passes the rules is a candidate, whatever else is held. */
+  readonly blockingLossless: boolean;
+  /**
    * Phase 2 in steps (steps.ts): drain() runs it in one go. `ids`: the ids of every record the slices
    * number (baseline, then the call's new ones) where this engine does not hold them all (an owner
    * that leaves phase 1 to shards keeps only ids; rules model only: its phase 2 reads nothing else).
@@ -228,6 +236,18 @@ class EngineMatcher implements MatchEngine {
 
   blockSlice(B: number, from: number, to: number): BlockedSlice {
     return this.blocker.blockSlice(B, from, to);
+  }
+
+  blockHeld(from: number, to: number): BlockedSlice {
+    if (from < 0 || from > to || to > this.records.size)
+      throw new Error(`blockHeld: records ${from}..${to - 1} of ${this.records.size} held`);
+    this.buildIndexes();
+    return this.blocker.blockSlice(from, 0, to - from);
+  }
+
+  get blockingLossless(): boolean {
+    this.buildIndexes();
+    return this.blocker.lossless;
   }
 
   finishSlices(

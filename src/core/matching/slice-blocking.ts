@@ -106,6 +106,11 @@ export class SliceBlocker {
     }
   }
 
+  /** Every generator is lossless (the exhaustive mode compares every pair); after buildIndexes(). */
+  get lossless(): boolean {
+    return this.mode === 'exhaustive' || this.generatorIdx.every((i) => this.indexes!.get(i)!.lossless);
+  }
+
   /**
    * Phase 1 for the new accounts at positions from..to-1 of the appended new records (record numbers
    * B+from..B+to-1): candidates from the indexes, each evaluated. Each account sees the baseline and the

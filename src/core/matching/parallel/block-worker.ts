@@ -25,7 +25,7 @@ port.on('message', (msg: ShardRequest) => {
   let reply: ShardReply;
   try {
     if (broken) throw new Error(`the shard lost baseline records: ${broken}`);
-    const slice = engine.block(msg.cols, msg.from, msg.to);
+    const slice = msg.type === 'held' ? engine.blockHeld(msg.from, msg.to) : engine.block(msg.cols, msg.from, msg.to);
     reply = { id: msg.id, slice };
     port.postMessage(reply, sliceBuffers(slice));
     return;

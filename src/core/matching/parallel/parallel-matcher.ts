@@ -11,8 +11,7 @@
  * already hold every prepared value.
  */
 import type { BlockedSlice } from '../blocked-slice';
-import { buildMatchEngine, type MatchEngine, type Matcher } from '../matcher';
-import type { Steps } from '../steps';
+import { buildMatchEngine, type MatchEngine } from '../matcher';
 import { recordMatchingStats } from '../metrics';
 import type {
   MatchOptions,
@@ -23,38 +22,13 @@ import type {
   ModelParameters,
   ParameterEstimate,
 } from '../types';
+import type { AsyncMatcher } from './async-matcher';
 import { collectingFeed, type EstimateFeed, IncrementalEstimate } from './estimate-feed';
+import { ForeseenAccounts } from './foreseen-accounts';
+import { stepped, turn } from './loop-turns';
+import { sliceBounds } from './slice-bounds';
 import { encodeRecords, type RecordColumns } from './record-columns';
 import type { Shard } from './shard';
-
-/** What the aggregation and `fusion-proxy match` use: Matcher, asynchronous where shards work. */
-export interface AsyncMatcher {
-  addBaseline(records: Iterable<MatchRecord>): void;
-  match(newRecords: readonly MatchRecord[], opts?: MatchOptions): Promise<MatchResult>;
-  estimate(newRecords: readonly MatchRecord[]): Promise<ParameterEstimate | undefined>;
-  /**
-   * estimate() fed account by account (estimate-feed.ts): the estimate of every account added, begun
-   * while they are still being read. The matcher takes no other call until the feed's finish().
-   */
-  beginEstimate(): EstimateFeed;
-  parameters(): ModelParameters | undefined;
-  useParameters(parameters: ModelParameters): void;
-  /** Ends the shards (threads); idempotent. The matcher matches in-thread afterwards. */
-  close(): Promise<void>;
-}
-
-/** A Matcher as an AsyncMatcher, in-thread, its estimate in one call (benches; tests that watch the matcher). */
-export function inThread(m: Matcher): AsyncMatcher {
-  return {
-    addBaseline: (records) => m.addBaseline(records),
-    match: async (records, o) => m.match(records, o),
-    estimate: async (records) => m.estimate(records),
-    beginEstimate: () => collectingFeed(async (records) => m.estimate(records)),
-    parameters: () => m.parameters(),
-    useParameters: (p) => m.useParameters(p),
-    close: async () => undefined,
-  };
-}
 
 export interface ParallelOptions {
   /** Shards besides the owner thread; 0: everything in-thread. */
@@ -105,28 +79,6 @@ export const OWNER_CHUNK_WITH_SHARDS = 16;
  */
 export const APPEND_CHUNK = 512;
 
-/** One turn of the event loop: timers (lock renewals) and I/O run before the next chunk. */
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Phase 2's work between two turns of the event loop. Phase 2 (the model's estimate and scoring over
- * every new account) held the loop 9.5 s at 100k x 100k on a loaded machine when it ran in one step.
- */
-const PHASE2_SLICE_MS = 50;
-
-/** Runs phase 2's steps, a turn of the event loop after each PHASE2_SLICE_MS of them. */
-async function stepped<T>(steps: Steps<T>): Promise<T> {
-  let since = performance.now();
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    if (performance.now() - since >= PHASE2_SLICE_MS) {
-      await turn();
-      since = performance.now();
-    }
-  }
-}
-
 export function buildParallelMatcher(
   settings: MatchingSettings,
   opts: MatcherOptions,
@@ -159,6 +111,8 @@ class ParallelMatcher implements AsyncMatcher {
    * added before them.
    */
   private leanRunning = false;
+  /** Foreseen accounts (decided at the first foresee(): false when this matcher does not block ahead). */
+  private ahead: ForeseenAccounts | false | undefined;
 
   constructor(
     private readonly settings: MatchingSettings,
@@ -191,10 +145,20 @@ class ParallelMatcher implements AsyncMatcher {
     return true;
   }
 
-  addBaseline(records: Iterable<MatchRecord>): void {
+  addBaseline(records: Iterable<MatchRecord>, foreseen?: readonly string[]): void {
     // A call yields between chunks while its new records are appended: records added then would land among them.
     if (this.busy) throw new Error('ParallelMatcher: addBaseline during a match');
     const list = Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
+    if (this.ahead) {
+      // The shards hold these records already, as the foreseen accounts they were made from.
+      if (foreseen?.length !== list.length)
+        throw new Error('ParallelMatcher: once accounts are foreseen, only foreseen accounts join the baseline');
+      list.forEach((r, i) => {
+        (this.ahead as ForeseenAccounts).joined(foreseen[i]!, this.ids.length);
+        this.ids.push(r.id);
+      });
+      return;
+    }
     if (this.parallel.lean) for (const r of list) this.ids.push(r.id);
     if (!this.leanRunning) this.engine.addBaseline(list);
     if (!this.sharding || list.length === 0) return;
@@ -251,10 +215,31 @@ class ParallelMatcher implements AsyncMatcher {
     return this.startIfLarge(count)?.slice(0, use);
   }
 
+  foresee(records: readonly MatchRecord[]): boolean {
+    if (this.busy) throw new Error('ParallelMatcher: foresee during a match');
+    // Only a lean owner whose shards run: the others block in the call; and only where a blocked
+    // candidate never depends on the records in between (lossless generators).
+    if (this.ahead === undefined && this.parallel.lean) this.startIfLarge(records.length);
+    this.ahead ??= this.leanRunning && this.sharding && this.engine.blockingLossless && new ForeseenAccounts(this.size);
+    if (!this.ahead || records.length === 0) return this.ahead !== false;
+    const cols = encodeRecords(records, this.settings.attributes, this.intern);
+    for (const s of this.shards!) s.addBaseline(cols);
+    this.ahead.blockAhead(
+      records.map((r) => r.id),
+      this.shards!,
+    );
+    return true;
+  }
+
   async match(newRecords: readonly MatchRecord[], opts: MatchOptions = {}): Promise<MatchResult> {
     // The in-thread path below would append to the records of a call (or an estimate's feed) under way.
     if (this.busy) throw new Error('ParallelMatcher: one match at a time');
     if (this.closed && this.leanRunning) throw new Error('ParallelMatcher: a lean owner matches nothing after close()');
+    if (this.ahead) {
+      const result = await this.foreseenCall(this.ahead, newRecords, opts.topK ?? this.settings.reviewTopK);
+      recordMatchingStats(result.stats);
+      return result;
+    }
     const shards = this.shardsFor(newRecords.length);
     if (shards && this.leanRunning) {
       const result = await this.leanCall(shards, newRecords, opts.topK ?? this.settings.reviewTopK);
@@ -358,6 +343,34 @@ class ParallelMatcher implements AsyncMatcher {
     }
   }
 
+  /** A call of foreseen accounts: their slices are blocked already (or being blocked); phase 2 reads the ids. */
+  private async foreseenCall(
+    ahead: ForeseenAccounts,
+    newRecords: readonly MatchRecord[],
+    topK: number,
+  ): Promise<MatchResult> {
+    this.busy = true;
+    const t0 = performance.now();
+    const B = this.ids.length;
+    const count = newRecords.length;
+    try {
+      const slice = await ahead.callSlice(
+        newRecords.map((r) => r.id),
+        B,
+        this.settings.attributes.length,
+      );
+      const t1 = performance.now();
+      for (const r of newRecords) this.ids.push(r.id);
+      const result = await stepped(this.engine.finishSlices(B, count, [slice], topK, false, this.ids));
+      result.stats.buildMs = t1 - t0;
+      result.stats.matchMs = performance.now() - t1;
+      return result;
+    } finally {
+      this.ids.length = B;
+      this.busy = false;
+    }
+  }
+
   /** The owner's slice in chunks of `chunk` accounts, a turn of the event loop after each. */
   private async blockOwn(B: number, from: number, to: number, chunk: number): Promise<BlockedSlice[]> {
     const slices: BlockedSlice[] = [];
@@ -375,11 +388,4 @@ class ParallelMatcher implements AsyncMatcher {
     this.pending = [];
     await Promise.all([...shards.map((s) => s.close()), ...this.capped]);
   }
-}
-
-/** Contiguous slices of count accounts over `parts` threads: bounds[i]..bounds[i+1]. */
-function sliceBounds(count: number, parts: number): number[] {
-  const bounds = [0];
-  for (let i = 1; i <= parts; i++) bounds.push(Math.round((count * i) / parts));
-  return bounds;
 }

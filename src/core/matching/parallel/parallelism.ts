@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import { cgroupCpuLimit } from './cpu-limit';
 import { cgroupMemoryLimit } from './memory-limit';
 import type { MatcherOptions, MatchingSettings } from '../types';
-import { type AsyncMatcher, buildParallelMatcher, MIN_ACCOUNTS_PER_SHARD } from './parallel-matcher';
+import type { AsyncMatcher } from './async-matcher';
+import { buildParallelMatcher, MIN_ACCOUNTS_PER_SHARD } from './parallel-matcher';
 import type { ShardProvider, ShardRun } from './shard-provider';
 import { workerEntryAvailable, workerShard } from './worker-shard';
 

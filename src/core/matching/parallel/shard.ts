@@ -13,6 +13,8 @@ export interface Shard {
   addBaseline(cols: RecordColumns): void;
   /** Phase 1 for new accounts from..to-1 of these new records; the shard keeps none of them. */
   block(newRecords: RecordColumns, from: number, to: number): Promise<BlockedSlice>;
+  /** Phase 1 for its records from..to-1, each against the records before it (MatchEngine.blockHeld). */
+  blockHeld(from: number, to: number): Promise<BlockedSlice>;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,10 @@ export class ShardEngine {
       this.engine.dropNew(B);
     }
   }
+
+  blockHeld(from: number, to: number): BlockedSlice {
+    return this.engine.blockHeld(from, to);
+  }
 }
 
 export function inProcessShard(settings: MatchingSettings): Shard {
@@ -46,6 +52,7 @@ export function inProcessShard(settings: MatchingSettings): Shard {
   return {
     addBaseline: (cols) => engine.addBaseline(cols),
     block: (cols, from, to) => Promise.resolve(engine.block(cols, from, to)),
+    blockHeld: async (from, to) => engine.blockHeld(from, to),
     close: () => Promise.resolve(),
   };
 }

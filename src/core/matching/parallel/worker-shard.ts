@@ -71,21 +71,23 @@ export function workerShard(settings: MatchingSettings): Shard {
   // The pool never keeps the process alive; a pending request refs it back.
   worker.unref();
   const send = (msg: ShardRequest): void => worker.postMessage(msg);
+  const request = (msg: (id: number) => ShardRequest): Promise<BlockedSlice> => {
+    if (failure) return Promise.reject(failure);
+    const id = next++;
+    worker.ref();
+    return new Promise<BlockedSlice>((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      send(msg(id));
+    }).finally(() => {
+      if (waiting.size === 0) worker.unref();
+    });
+  };
   return {
     addBaseline: (cols) => {
       if (!failure) send({ type: 'baseline', cols });
     },
-    block: (cols, from, to) => {
-      if (failure) return Promise.reject(failure);
-      const id = next++;
-      worker.ref();
-      return new Promise<BlockedSlice>((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        send({ type: 'block', id, cols, from, to });
-      }).finally(() => {
-        if (waiting.size === 0) worker.unref();
-      });
-    },
+    block: (cols, from, to) => request((id) => ({ type: 'block', id, cols, from, to })),
+    blockHeld: (from, to) => request((id) => ({ type: 'held', id, from, to })),
     close: async () => {
       await worker.terminate();
       await exited;
