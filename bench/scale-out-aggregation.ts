@@ -64,6 +64,12 @@ interface AggregateResult {
    * (the bench's own hashing of the output, small, is counted in it).
    */
   ownerS: number;
+  /**
+   * Seconds the owner's thread spent in the bench's own hashing of every item and review (wall time of
+   * that synchronous code, so an upper bound of its CPU on a loaded machine): a deployment spends less
+   * there (it queues a review in a map, encodes an item as one NDJSON line).
+   */
+  verifyS: number;
   peakRssMb: number;
   /** SHA-256 of every emitted item, every review, the summary's counts and the stored parameters. */
   digest: string;
@@ -83,12 +89,20 @@ const fmt = (x: number, d = 2): string => x.toLocaleString('en-US', { maximumFra
  */
 class HashingReviewQueue implements ReviewQueue {
   count = 0;
+  /** Milliseconds spent hashing. */
+  ms = 0;
   constructor(
     private readonly hash: Hash,
     /** Connector key -> the source accounts it was made from: keys are random per run. */
     private readonly keyOf: ReadonlyMap<string, string>,
   ) {}
   async submit(r: PendingReview): Promise<void> {
+    const t = performance.now();
+    this.hashReview(r);
+    this.ms += performance.now() - t;
+  }
+
+  private hashReview(r: PendingReview): void {
     this.count++;
     const candidateId = (id: string): string => {
       const accounts = this.keyOf.get(id);
@@ -185,13 +199,16 @@ async function aggregate(a: AggregateArgs): Promise<void> {
   const owner0 = mainThreadCpu();
   const t0 = performance.now();
   let emitted = 0;
+  let itemsMs = 0;
   for await (const item of runner('std:account:list' as CommandType, {}, config, ctx)) {
+    const t = performance.now();
     emitted++;
     const key = String(item.identity);
     const accounts = ((item.attributes as Record<string, unknown>).accounts as string[]).join();
     keyOf.set(key, accounts);
     hash.update(JSON.stringify(item).split(key).join(`<${accounts}>`));
     hash.update('\n');
+    itemsMs += performance.now() - t;
   }
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
@@ -210,6 +227,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     wallS,
     cpuS: (cpu.user + cpu.system) / 1e6,
     ownerS,
+    verifyS: (itemsMs + reviews.ms) / 1000,
     peakRssMb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20,
     digest: hash.digest('hex'),
     emitted,
@@ -331,8 +349,10 @@ export async function aggregationScaleOut(): Promise<string[]> {
       );
       // What cannot be spread bounds every speed-up (Amdahl): the owner's part of all CPU the run spent.
       const ownerOk = r.ownerShare <= 0.15;
+      // The bench's own hashing runs on the owner's thread too: what the share is without it.
+      const without = (r.ownerS - r.verifyS) / (r.ownerS / r.ownerShare - r.verifyS);
       process.stdout.write(
-        `    owner's share of all CPU spent: ${fmt(100 * r.ownerShare, 0)} %   goal <= 15 %: ${ownerOk ? 'ok' : 'MISSED'}\n`,
+        `    owner's share of all CPU spent: ${fmt(100 * r.ownerShare, 0)} %   goal <= 15 %: ${ownerOk ? 'ok' : 'MISSED'} (the owner's thread ${fmt(r.ownerS, 1)} s, of which the bench's own hashing of the output about ${fmt(r.verifyS, 1)} s: about ${fmt(100 * without, 0)} % without it)\n`,
       );
       if (!ownerOk) misses.push(`aggregation, ${p} processes: owner's share ${fmt(100 * r.ownerShare, 0)} % > 15 %`);
       if (!same) misses.push(`aggregation, ${p} processes: output differs from the reference`);

@@ -27,6 +27,8 @@ let provider: QueueShardProvider;
 const workers: ShardJobWorker[] = [];
 /** Child jobs that wrote their slice, over every worker of the test. */
 let completed: string[];
+/** Completed child jobs that blocked accounts foreseen ahead of their call (held records). */
+let held: number;
 
 beforeAll(() => {
   redis = openRedis();
@@ -38,6 +40,7 @@ afterAll(async () => {
 beforeEach(async () => {
   prefix = uniquePrefix('shard');
   completed = [];
+  held = 0;
   provider = new QueueShardProvider({
     redisUrl: redisUrl(),
     prefix,
@@ -64,7 +67,10 @@ function startWorker(extra: Partial<ShardJobWorkerOptions> = {}): ShardJobWorker
     startShard: inProcessShard,
     ...extra,
   });
-  w.worker.on('completed', (job) => completed.push(String(job.id)));
+  w.worker.on('completed', (job) => {
+    completed.push(String(job.id));
+    if (job.data.held) held++;
+  });
   workers.push(w);
   return w;
 }
@@ -128,6 +134,9 @@ describe('aggregation over matching child jobs', () => {
         expect((one as { reviews: unknown[] }).reviews.length).toBeGreaterThanOrEqual(5);
         // The children did the work, and saw what they needed.
         expect(completed.length).toBeGreaterThanOrEqual(2);
+        // The rules model's accounts are blocked ahead of their calls, every one of them; the
+        // probabilistic model's estimate and batches are blocked in their calls.
+        expect(held).toBe(matching === RULES ? completed.length : 0);
         expect(scanned).toContain('fusion:shard:');
         expect(scanned).not.toContain(SECRET);
         expect(scanned).not.toContain('clientSecret');

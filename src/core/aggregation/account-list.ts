@@ -45,6 +45,7 @@ import { mergeAttributes } from './attribute-merge';
 import type { AccountItem } from './connector-account';
 import { ConnectorAccountIndex } from './connector-account-index';
 import { BatchProcessor, throwIfCancelled, type Batch } from './batch-processor';
+import { reviewExpiry } from './duplicate-review';
 import { ReadAhead } from './read-ahead';
 import { ModelLifecycle } from './model-lifecycle';
 import { MODEL_PARAMETERS_KEY } from './model-parameters';
@@ -200,10 +201,7 @@ class AggregationRun {
         createdKeys,
         ...(this.directory ? { directory: this.directory } : {}),
         reviewers: config.fusionOwnerIsGlobalReviewer && own.owner ? [own.owner.id] : [],
-        expiresAt: () =>
-          new Date(
-            (this.deps.now?.() ?? new Date()).getTime() + config.fusionFormExpirationDays * 86_400_000,
-          ).toISOString(),
+        expiresAt: reviewExpiry(config.fusionFormExpirationDays, () => this.deps.now?.() ?? new Date()),
       },
       matcher: this.matcher,
       guard: this.guard,

