@@ -202,6 +202,9 @@ describe('a lean owner that foresees the accounts: blocked ahead, each call keep
     } finally {
       await m.close();
     }
+    // Its shards are gone: nothing is matched or blocked ahead in-thread instead.
+    expect(() => m.foresee([records[340]!])).toThrow(/foresees nothing after close/);
+    await expect(m.match([records[310]!])).rejects.toThrow(/matches nothing after close/);
   });
 
   it('a failed block ahead fails the call that needs it once every slice it waits for has ended; no stray rejection', async () => {

@@ -8,7 +8,8 @@
  * A lean owner (remote shards, rules model) blocks no slice once its shards run and prepares none of
  * the records added from then on: it keeps their ids, which is all the rules' phase 2 reads. In queue
  * mode the owner is the one process of a run that no worker can relieve, and the shards' copies
- * already hold every prepared value.
+ * already hold every prepared value. Told the run's new accounts ahead (foresee), its shards block
+ * them before their calls (foreseen-accounts.ts), so a call no longer waits for the shards' round trip.
  */
 import type { BlockedSlice } from '../blocked-slice';
 import { buildMatchEngine, type MatchEngine } from '../matcher';
@@ -149,12 +150,13 @@ class ParallelMatcher implements AsyncMatcher {
     // A call yields between chunks while its new records are appended: records added then would land among them.
     if (this.busy) throw new Error('ParallelMatcher: addBaseline during a match');
     const list = Array.isArray(records) ? (records as readonly MatchRecord[]) : [...records];
-    if (this.ahead) {
+    const ahead = this.ahead;
+    if (ahead) {
       // The shards hold these records already, as the foreseen accounts they were made from.
       if (foreseen?.length !== list.length)
         throw new Error('ParallelMatcher: once accounts are foreseen, only foreseen accounts join the baseline');
       list.forEach((r, i) => {
-        (this.ahead as ForeseenAccounts).joined(foreseen[i]!, this.ids.length);
+        ahead.joined(foreseen[i]!, this.ids.length);
         this.ids.push(r.id);
       });
       return;
@@ -217,6 +219,7 @@ class ParallelMatcher implements AsyncMatcher {
 
   foresee(records: readonly MatchRecord[]): boolean {
     if (this.busy) throw new Error('ParallelMatcher: foresee during a match');
+    if (this.closed && this.ahead) throw new Error('ParallelMatcher: a lean owner foresees nothing after close()');
     // Only a lean owner whose shards run: the others block in the call; and only where a blocked
     // candidate never depends on the records in between (lossless generators).
     if (this.ahead === undefined && this.parallel.lean) this.startIfLarge(records.length);
@@ -224,10 +227,8 @@ class ParallelMatcher implements AsyncMatcher {
     if (!this.ahead || records.length === 0) return this.ahead !== false;
     const cols = encodeRecords(records, this.settings.attributes, this.intern);
     for (const s of this.shards!) s.addBaseline(cols);
-    this.ahead.blockAhead(
-      records.map((r) => r.id),
-      this.shards!,
-    );
+    const ids = records.map((r) => r.id);
+    this.ahead.blockAhead(ids, this.shards!);
     return true;
   }
 
