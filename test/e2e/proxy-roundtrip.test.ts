@@ -57,11 +57,12 @@ describe.each(MODES)('proxy client against the real server (%s mode)', (mode) =>
         url: url(),
         password: PASSWORD,
         type: 'std:account:list',
-        input: { script: { items: 1, delayBeforeFirstMs: scaled(400), progressEveryMs: 50 } },
+        input: { script: { items: 1, delayBeforeFirstMs: scaled(1500), progressEveryMs: 50 } },
         config: config(),
-        // Without the server's 50 ms heartbeats this call would time out after 150 ms of silence (a
+        // Without the server's 50 ms heartbeats this call would time out after 600 ms of silence (a
         // limit, so TEST_TIME_FACTOR scales it, and the silence with it: the silence stays the longer).
-        timeouts: { idleMs: scaled(150) },
+        // 150 ms was three heartbeats, and a loaded 2-core machine once held one back that long.
+        timeouts: { idleMs: scaled(600) },
       },
       (item) => void seen.push(item),
     );
