@@ -10,26 +10,8 @@ import { buildParallelMatcher, type ParallelOptions } from '../../src/core/match
 import { inProcessShard, type Shard } from '../../src/core/matching/parallel/shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
+import { RULES } from './support/two-rules';
 import { scaled } from '../support/time-factor';
-
-const RULES: MatchingSettings[] = [
-  {
-    attributes: [
-      { attribute: 'a', algorithm: 'name-matcher', threshold: 80, mandatory: true },
-      { attribute: 'b', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
-      { attribute: 'c', algorithm: 'exact', threshold: 100, mandatory: false },
-    ],
-    reviewTopK: 3,
-  },
-  {
-    attributes: [
-      { attribute: 'a', algorithm: 'dice', threshold: 60, mandatory: false },
-      { attribute: 'b', algorithm: 'levenshtein', threshold: 70, mandatory: false },
-      { attribute: 'c', algorithm: 'double-metaphone', threshold: 100, mandatory: false },
-    ],
-    reviewTopK: 10,
-  },
-];
 
 /** In-process shards that count what they are asked: accounts blocked in a call, records blocked ahead. */
 function counting(): { inCalls: () => number; ahead: () => number; startShard: ParallelOptions['startShard'] } {

@@ -15,28 +15,10 @@ import {
 import { inProcessShard } from '../../src/core/matching/parallel/shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
+import { RULES } from './support/two-rules';
 import { visible, visibleAcrossSplits } from './support/visible-result';
 import { PEOPLE_AND_LOGIN_SETTINGS } from './support/people-settings';
 import { scaled } from '../support/time-factor';
-
-const RULES: MatchingSettings[] = [
-  {
-    attributes: [
-      { attribute: 'a', algorithm: 'name-matcher', threshold: 80, mandatory: true },
-      { attribute: 'b', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
-      { attribute: 'c', algorithm: 'exact', threshold: 100, mandatory: false },
-    ],
-    reviewTopK: 3,
-  },
-  {
-    attributes: [
-      { attribute: 'a', algorithm: 'dice', threshold: 60, mandatory: false },
-      { attribute: 'b', algorithm: 'levenshtein', threshold: 70, mandatory: false },
-      { attribute: 'c', algorithm: 'double-metaphone', threshold: 100, mandatory: false },
-    ],
-    reviewTopK: 10,
-  },
-];
 
 const PEOPLE = PEOPLE_AND_LOGIN_SETTINGS;
 

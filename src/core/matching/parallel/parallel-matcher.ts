@@ -236,20 +236,21 @@ class ParallelMatcher implements AsyncMatcher {
     // The in-thread path below would append to the records of a call (or an estimate's feed) under way.
     if (this.busy) throw new Error('ParallelMatcher: one match at a time');
     if (this.closed && this.leanRunning) throw new Error('ParallelMatcher: a lean owner matches nothing after close()');
-    if (this.ahead) {
-      const result = await this.foreseenCall(this.ahead, newRecords, opts.topK ?? this.settings.reviewTopK);
-      recordMatchingStats(result.stats);
-      return result;
+    const topK = opts.topK ?? this.settings.reviewTopK;
+    const ahead = this.ahead;
+    if (ahead) {
+      const ids = newRecords.map((r) => r.id);
+      return this.leanCall(newRecords, topK, async (B, prepared) => {
+        prepared();
+        return [await ahead.callSlice(ids, B, this.settings.attributes.length)];
+      });
     }
     const shards = this.shardsFor(newRecords.length);
-    if (shards && this.leanRunning) {
-      const result = await this.leanCall(shards, newRecords, opts.topK ?? this.settings.reviewTopK);
-      recordMatchingStats(result.stats);
-      return result;
-    }
+    if (shards && this.leanRunning)
+      return this.leanCall(newRecords, topK, (_, prepared) => this.blockInCall(shards, newRecords, prepared));
     if (!shards && newRecords.length <= OWNER_CHUNK) return this.engine.match(newRecords, opts);
     const t0 = performance.now();
-    const result = await this.sharded(shards ?? [], newRecords, opts.topK ?? this.settings.reviewTopK, false, t0);
+    const result = await this.sharded(shards ?? [], newRecords, topK, false, t0);
     recordMatchingStats(result.stats);
     return result;
   }
@@ -319,24 +320,26 @@ class ParallelMatcher implements AsyncMatcher {
     }
   }
 
-  /** A lean owner's call: the shards block every slice, phase 2 reads the ids alone. */
-  private async leanCall(shards: Shard[], newRecords: readonly MatchRecord[], topK: number): Promise<MatchResult> {
+  /**
+   * A lean owner's call: the shards block every slice, in the call or ahead of it (`blocked` gets the
+   * call's B and says when the call's own records are prepared); phase 2 reads the ids alone.
+   */
+  private async leanCall(
+    newRecords: readonly MatchRecord[],
+    topK: number,
+    blocked: (B: number, prepared: () => void) => Promise<BlockedSlice[]>,
+  ): Promise<MatchResult> {
     this.busy = true;
     const t0 = performance.now();
+    let t1 = t0;
     const B = this.ids.length;
-    const count = newRecords.length;
     try {
-      const bounds = sliceBounds(count, shards.length);
-      const cols = count > 0 ? encodeRecords(newRecords, this.settings.attributes, this.intern) : undefined;
-      const t1 = performance.now();
-      const remote = cols ? shards.map((s, i) => s.block(cols, bounds[i]!, bounds[i + 1]!)) : [];
-      // Every child ends before the call does, also when one fails: the next call must not overtake them.
-      await Promise.allSettled(remote);
-      const slices = await Promise.all(remote);
+      const slices = await blocked(B, () => (t1 = performance.now()));
       for (const r of newRecords) this.ids.push(r.id);
-      const result = await stepped(this.engine.finishSlices(B, count, slices, topK, false, this.ids));
+      const result = await stepped(this.engine.finishSlices(B, newRecords.length, slices, topK, false, this.ids));
       result.stats.buildMs = t1 - t0;
       result.stats.matchMs = performance.now() - t1;
+      recordMatchingStats(result.stats);
       return result;
     } finally {
       this.ids.length = B;
@@ -344,32 +347,19 @@ class ParallelMatcher implements AsyncMatcher {
     }
   }
 
-  /** A call of foreseen accounts: their slices are blocked already (or being blocked); phase 2 reads the ids. */
-  private async foreseenCall(
-    ahead: ForeseenAccounts,
+  /** A lean call's slices blocked by the shards in the call. */
+  private async blockInCall(
+    shards: Shard[],
     newRecords: readonly MatchRecord[],
-    topK: number,
-  ): Promise<MatchResult> {
-    this.busy = true;
-    const t0 = performance.now();
-    const B = this.ids.length;
-    const count = newRecords.length;
-    try {
-      const slice = await ahead.callSlice(
-        newRecords.map((r) => r.id),
-        B,
-        this.settings.attributes.length,
-      );
-      const t1 = performance.now();
-      for (const r of newRecords) this.ids.push(r.id);
-      const result = await stepped(this.engine.finishSlices(B, count, [slice], topK, false, this.ids));
-      result.stats.buildMs = t1 - t0;
-      result.stats.matchMs = performance.now() - t1;
-      return result;
-    } finally {
-      this.ids.length = B;
-      this.busy = false;
-    }
+    prepared: () => void,
+  ): Promise<BlockedSlice[]> {
+    const bounds = sliceBounds(newRecords.length, shards.length);
+    const cols = newRecords.length > 0 ? encodeRecords(newRecords, this.settings.attributes, this.intern) : undefined;
+    prepared();
+    const remote = cols ? shards.map((s, i) => s.block(cols, bounds[i]!, bounds[i + 1]!)) : [];
+    // Every child ends before the call does, also when one fails: the next call must not overtake them.
+    await Promise.allSettled(remote);
+    return Promise.all(remote);
   }
 
   /** The owner's slice in chunks of `chunk` accounts, a turn of the event loop after each. */
