@@ -12,7 +12,7 @@ import type { RecordColumns } from '../core/matching/parallel/record-columns';
 import type { Shard } from '../core/matching/parallel/shard';
 import type { ShardRun } from '../core/matching/parallel/shard-provider';
 import type { MatchingSettings } from '../core/matching/types';
-import { decodeSlice, encodeColumns } from './shard-codec';
+import { decodeSlice, encodeColumns, encodeRecordNumbers } from './shard-codec';
 import type { ShardJobData } from './shard-job-data';
 import { SHARD_KEY_TTL_MS, shardJobId, shardKeys, type ShardKeys } from './shard-keys';
 
@@ -32,8 +32,11 @@ export class QueueShardRun {
   /** Baseline chunks written (what a child must load before it blocks). */
   private chunks = 0;
   private lastBaseline?: RecordColumns;
+  private lastExcluded?: Int32Array;
   private lastNew?: RecordColumns;
+  /** Calls numbered so far (held blocks are calls of their own); the call of lastNew's children. */
   private call = -1;
+  private newCall = -1;
   private part = 0;
   /** Most children any call had: the slice keys end() deletes. */
   private parts = 0;
@@ -63,6 +66,7 @@ export class QueueShardRun {
       addBaseline: (cols) => this.addBaseline(cols),
       block: (cols, from, to) => this.block(cols, from, to),
       blockHeld: (from, to) => this.blockHeld(from, to),
+      exclude: (records) => this.exclude(records),
       close: () => this.close(),
     };
   }
@@ -83,19 +87,28 @@ export class QueueShardRun {
     this.write(redis.pexpire(this.keys.baseline, SHARD_KEY_TTL_MS));
   }
 
+  /** For the children that block held records from now on (they read the list before blocking). */
+  private exclude(records: Int32Array): void {
+    if (this.closed || records === this.lastExcluded) return;
+    this.lastExcluded = records;
+    const { redis } = this.deps;
+    this.write(redis.rpush(this.keys.excluded, encodeRecordNumbers(records)));
+    this.write(redis.pexpire(this.keys.excluded, SHARD_KEY_TTL_MS));
+  }
+
   private async block(cols: RecordColumns, from: number, to: number): Promise<BlockedSlice> {
     if (this.closed) throw new FusionError('MATCHING_SHARD_FAILED', 'the sharded run has ended');
     const { redis } = this.deps;
     if (cols !== this.lastNew) {
       // A new call: its records once, for all of its children.
       this.lastNew = cols;
-      this.call++;
+      this.newCall = ++this.call;
       this.part = 0;
-      this.write(redis.set(this.keys.newRecords(this.call), encodeColumns(cols), 'PX', SHARD_KEY_TTL_MS));
+      this.write(redis.set(this.keys.newRecords(this.newCall), encodeColumns(cols), 'PX', SHARD_KEY_TTL_MS));
       this.write(redis.pexpire(this.keys.meta, SHARD_KEY_TTL_MS));
       this.write(redis.pexpire(this.keys.baseline, SHARD_KEY_TTL_MS));
     }
-    const call = this.call;
+    const call = this.newCall;
     const part = this.part++;
     this.parts = Math.max(this.parts, this.part);
     this.pending++;
@@ -109,8 +122,7 @@ export class QueueShardRun {
   /** Records from..to-1 of the stored baseline, each against the records before it: a call of its own, one child. */
   private async blockHeld(from: number, to: number): Promise<BlockedSlice> {
     if (this.closed) throw new FusionError('MATCHING_SHARD_FAILED', 'the sharded run has ended');
-    // A number of its own among the calls: its slice key, and a later block() is a new call.
-    this.lastNew = undefined;
+    // A number of its own among the calls: its slice key.
     const call = ++this.call;
     this.parts = Math.max(this.parts, 1);
     return this.child({ runId: this.run.runId, call, part: 0, chunks: this.chunks, from, to, held: true });
@@ -190,7 +202,7 @@ export class QueueShardRun {
     await this.writes;
     const { redis, queue } = this.deps;
     await Promise.all([...this.jobs].map((id) => queue.remove(id).catch(() => 0)));
-    const keys = [this.keys.baseline];
+    const keys = [this.keys.baseline, this.keys.excluded];
     // Slices are deleted once read, but a child that outlived its lock (its worker stalled, another
     // ran it again) may write its slice a second time, and a cancel leaves the last call's.
     for (let c = 0; c <= this.call; c++) {

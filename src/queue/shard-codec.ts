@@ -13,6 +13,7 @@ type Ctor = Uint8ArrayConstructor | Int16ArrayConstructor | Int32ArrayConstructo
 
 const MAGIC_COLUMNS = 0x46504331; // "FPC1"
 const MAGIC_SLICE = 0x46505331; // "FPS1"
+const MAGIC_RECORDS = 0x46505231; // "FPR1"
 
 function pack(magic: number, scalars: number[], arrays: Typed[]): Buffer {
   const header = new Uint32Array(2 + scalars.length + arrays.length);
@@ -100,4 +101,13 @@ export function decodeSlice(buf: Buffer): BlockedSlice {
     outcomes: outcomes as Float64Array,
     fullScans: fullScans as Int32Array,
   };
+}
+
+/** A list of record numbers (Shard.exclude). */
+export function encodeRecordNumbers(records: Int32Array): Buffer {
+  return pack(MAGIC_RECORDS, [], [records]);
+}
+
+export function decodeRecordNumbers(buf: Buffer): Int32Array {
+  return unpack('record numbers', MAGIC_RECORDS, buf, 0, [Int32Array])[1][0] as Int32Array;
 }

@@ -19,9 +19,9 @@ import type { MatchingSettings } from '../core/matching/types';
 import { DEFAULT_BULL_PREFIX, shardQueueName } from './queue-names';
 import { closeConnection, closeWhileReachable } from './redis-close';
 import { RedisHealth, reportWorkerError } from './redis-health';
-import { decodeColumns, encodeSlice } from './shard-codec';
+import { decodeColumns, decodeRecordNumbers, encodeSlice } from './shard-codec';
 import { readShardJobData, type ShardJobData } from './shard-job-data';
-import { SHARD_KEY_TTL_MS, shardKeys } from './shard-keys';
+import { SHARD_KEY_TTL_MS, shardKeys, type ShardKeys } from './shard-keys';
 import { initShardJobSeries, recordShardJob } from './shard-metrics';
 
 const IDLE_MS = 60_000;
@@ -58,6 +58,8 @@ export interface ShardJobWorkerOptions {
 interface RunEngine {
   shard: Shard;
   loaded: number;
+  /** Entries of the run's excluded list given to the shard. */
+  excluded: number;
   /** Loading chunks is one at a time per run; blocking is ordered by the engine itself. */
   loading: Promise<void>;
   idle?: NodeJS.Timeout;
@@ -100,7 +102,7 @@ export class ShardJobWorker {
       d = readShardJobData(job.data);
       const keys = shardKeys(d.runId);
       const engine = await this.load(d);
-      const slice = d.held ? await engine.shard.blockHeld(d.from, d.to) : await this.blockNew(engine, d);
+      const slice = d.held ? await engine.shard.blockHeld(d.from, d.to) : await this.blockNew(engine, d, keys);
       await this.opts.beforeWrite?.(job);
       const written = (await (
         this.redis as Redis & { fusionWriteSlice(a: string, b: string, c: Buffer, d: number): Promise<number> }
@@ -126,8 +128,8 @@ export class ShardJobWorker {
     }
   }
 
-  private async blockNew(engine: RunEngine, d: ShardJobData): Promise<BlockedSlice> {
-    const cols = await this.redis.getBuffer(shardKeys(d.runId).newRecords(d.call));
+  private async blockNew(engine: RunEngine, d: ShardJobData, keys: ShardKeys): Promise<BlockedSlice> {
+    const cols = await this.redis.getBuffer(keys.newRecords(d.call));
     if (!cols) throw new RunEnded();
     return engine.shard.block(decodeColumns(cols), d.from, d.to);
   }
@@ -152,6 +154,7 @@ export class ShardJobWorker {
         engine = {
           shard: this.startShard(JSON.parse(meta) as MatchingSettings),
           loaded: 0,
+          excluded: 0,
           loading: Promise.resolve(),
         };
         this.engines.set(d.runId, engine);
@@ -159,15 +162,27 @@ export class ShardJobWorker {
     }
     const e = engine;
     const step = e.loading.then(async () => {
-      if (e.loaded >= d.chunks) return;
-      const chunks = await this.redis.lrangeBuffer(keys.baseline, e.loaded, d.chunks - 1);
-      if (chunks.length !== d.chunks - e.loaded) throw new RunEnded();
-      for (const c of chunks) e.shard.addBaseline(decodeColumns(c));
-      e.loaded = d.chunks;
+      if (e.loaded < d.chunks) {
+        const chunks = await this.redis.lrangeBuffer(keys.baseline, e.loaded, d.chunks - 1);
+        if (chunks.length !== d.chunks - e.loaded) throw new RunEnded();
+        for (const c of chunks) e.shard.addBaseline(decodeColumns(c));
+        e.loaded = d.chunks;
+      }
+      if (d.held) await this.loadExcluded(keys, e);
     });
     e.loading = step.catch(() => undefined);
     await step;
     return e;
+  }
+
+  /**
+   * The records excluded since the engine last looked, however recent: excluding more only saves
+   * work (the owner drops those candidates anyway), so the child need not match the owner's moment.
+   */
+  private async loadExcluded(keys: ShardKeys, e: RunEngine): Promise<void> {
+    const lists = await this.redis.lrangeBuffer(keys.excluded, e.excluded, -1);
+    for (const l of lists) e.shard.exclude(decodeRecordNumbers(l));
+    e.excluded += lists.length;
   }
 
   private touch(runId: string): void {

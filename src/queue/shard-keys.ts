@@ -8,6 +8,8 @@ export interface ShardKeys {
   meta: string;
   /** List of baseline record columns, binary, in the order of the owner's addBaseline calls. */
   baseline: string;
+  /** List of record numbers (binary) no child scores as a candidate again: held accounts sent to review. */
+  excluded: string;
   /** One call's new records (binary columns). */
   newRecords(call: number): string;
   /** One child's blocked slice (binary). */
@@ -22,6 +24,7 @@ export function shardKeys(runId: string): ShardKeys {
   return {
     meta: `${base}:meta`,
     baseline: `${base}:baseline`,
+    excluded: `${base}:excluded`,
     newRecords: (call) => `${base}:new:${call}`,
     slice: (call, part) => `${base}:slice:${call}:${part}`,
   };

@@ -57,9 +57,20 @@ function shown(r: MatchResult): string {
   return JSON.stringify({ duplicates: [...r.duplicates.entries()], counts });
 }
 
+interface Replayed {
+  /** Accounts with duplicates (sent to review). */
+  found: number;
+  /** Their ids, per batch. */
+  reviewed: string[][];
+  /** Pairs the lean owner's calls counted as compared. */
+  pairsCompared: number;
+  /** Accounts whose candidates came from a full scan of an index (the same on both matchers). */
+  fullScans: number;
+}
+
 /**
  * The aggregation's calls on both matchers; `lookahead`: batches foreseen before the one matched
- * (Infinity: all of them before the first call). Returns the duplicates found.
+ * (Infinity: all of them before the first call).
  */
 async function replay(
   settings: MatchingSettings,
@@ -69,12 +80,12 @@ async function replay(
   lookahead: number,
   shards: number,
   startShard: ParallelOptions['startShard'] = inProcessShard,
-): Promise<number> {
+): Promise<Replayed> {
   const single = buildMatcher(settings);
   const m = buildParallelMatcher(settings, {}, { shards, startShard, minRecords: 0, lean: true });
   const batches: MatchRecord[][] = [];
   for (let i = 0; i < news.length; i += batch) batches.push(news.slice(i, i + batch));
-  let found = 0;
+  const out: Replayed = { found: 0, reviewed: [], pairsCompared: 0, fullScans: 0 };
   try {
     for (let i = 0; i < baseline.length; i += 97) {
       single.addBaseline(baseline.slice(i, i + 97));
@@ -89,8 +100,12 @@ async function replay(
       const got = await m.match(toMatch, opts);
       expect(shown(got)).toBe(shown(want));
       expect(got.stats.pairsCompared).toBeGreaterThanOrEqual(want.stats.pairsCompared);
+      expect(got.stats.fullScans).toEqual(want.stats.fullScans);
+      out.fullScans += Object.values(want.stats.fullScans).reduce((a, b) => a + b, 0);
       expect(got.stats.pairs.matched).toBeGreaterThanOrEqual(want.stats.pairs.matched);
-      found += want.stats.accountsWithDuplicates;
+      out.found += want.stats.accountsWithDuplicates;
+      out.pairsCompared += got.stats.pairsCompared;
+      out.reviewed.push(toMatch.filter((r) => want.duplicates.has(r.id)).map((r) => r.id));
       const joining = batches[b]!.filter((r) => approved(r) || !want.duplicates.has(r.id));
       const created = joining.map((r) => ({ ...r, id: `k-${r.id}` }));
       single.addBaseline(created);
@@ -102,7 +117,7 @@ async function replay(
   } finally {
     await m.close();
   }
-  return found;
+  return out;
 }
 
 describe('a lean owner that foresees the accounts: blocked ahead, each call keeps what exists by then', () => {
@@ -110,10 +125,11 @@ describe('a lean owner that foresees the accounts: blocked ahead, each call keep
 
   for (const shards of [1, 2, 4]) {
     it(`${shards} shard(s): the same results as one thread in order, foreseen just before, two batches or all ahead`, async () => {
+      let fullScans = 0;
       for (const settings of RULES) {
         for (const lookahead of [0, 2, Infinity]) {
           const c = counting();
-          const found = await replay(
+          const { found, fullScans: scans } = await replay(
             settings,
             records.slice(0, 300),
             records.slice(300),
@@ -125,12 +141,15 @@ describe('a lean owner that foresees the accounts: blocked ahead, each call keep
           // Enough accounts with candidates, reviewed and created ones among them, that equal results say something.
           expect(found).toBeGreaterThan(20);
           expect(found).toBeLessThan(400);
+          fullScans += scans;
           // Every foreseen account blocked ahead once, none in a call.
           expect([c.ahead(), c.inCalls()]).toEqual([500, 0]);
         }
         // No baseline: the run's accounts only meet each other.
-        expect(await replay(settings, [], records.slice(0, 400), 90, 3, shards)).toBeGreaterThan(10);
+        expect((await replay(settings, [], records.slice(0, 400), 90, 3, shards)).found).toBeGreaterThan(10);
       }
+      // Full scans are carried to the right accounts (replay compares them): some happen.
+      expect(fullScans).toBeGreaterThan(0);
     });
   }
 
@@ -138,10 +157,42 @@ describe('a lean owner that foresees the accounts: blocked ahead, each call keep
     'main configuration (combined index) at 10k x 2k: the same duplicates as one thread',
     async () => {
       const { identities, accounts } = generate(20261129, 10_000, 2_000);
-      expect(await replay(MAIN_SETTINGS, identities, accounts, 250, 4, 2)).toBeGreaterThan(100);
+      expect((await replay(MAIN_SETTINGS, identities, accounts, 250, 4, 2)).found).toBeGreaterThan(100);
     },
     scaled(120_000),
   );
+
+  it('each call tells every shard the accounts of the call before it that never joined; later blocks skip them', async () => {
+    const news = records.slice(300);
+    const run = async (forward: boolean): Promise<{ replayed: Replayed; excluded: number[][] }> => {
+      const excluded: number[][] = [];
+      const startShard = (settings: MatchingSettings): Shard => {
+        const real = inProcessShard(settings);
+        const told: number[] = [];
+        excluded.push(told);
+        return {
+          ...real,
+          // Blocked a turn later, as a child job is: more accounts are decided by then.
+          blockHeld: (from, to) => new Promise((r) => setImmediate(r)).then(() => real.blockHeld(from, to)),
+          exclude: (list) => {
+            told.push(...list);
+            if (forward) real.exclude(list);
+          },
+        };
+      };
+      return { replayed: await replay(RULES[0]!, records.slice(0, 300), news, 60, 2, 2, startShard), excluded };
+    };
+    const told = await run(true);
+    const notTold = await run(false);
+    // Every batch's reviewed accounts but the last's (no call follows it), as the shards number them.
+    const reviewed = told.replayed.reviewed.slice(0, -1).flat();
+    expect(reviewed.length).toBeGreaterThan(20);
+    const want = reviewed.map((id) => 300 + news.findIndex((r) => r.id === id));
+    expect(told.excluded).toEqual([want, want]);
+    // Fewer pairs scored for the same results (replay compares each call with one thread in order).
+    expect(told.replayed.found).toBe(notTold.replayed.found);
+    expect(told.replayed.pairsCompared).toBeLessThan(notTold.replayed.pairsCompared);
+  });
 
   it('decides at its first foresee(): no shards running (or not lean) means no blocking ahead, for the whole run', async () => {
     const settings = RULES[0]!;

@@ -15,6 +15,8 @@ import { QueueShardProvider } from '../../src/queue/queue-shard-provider';
 import type { ShardJobData } from '../../src/queue/shard-job-data';
 import { ShardJobWorker, type ShardJobWorkerOptions } from '../../src/queue/shard-job-worker';
 import { aggregate, PROBABILISTIC, RULES, tenant } from '../core/aggregation-output';
+import { checkExclusion } from '../matching/support/exclusion-check';
+import { RULES as TWO_RULES } from '../matching/support/two-rules';
 import { collect, context, failure } from '../core/support';
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
 import { scaled } from '../support/time-factor';
@@ -240,6 +242,23 @@ describe('aggregation over matching child jobs', () => {
       const e = await failure(createAccountListCommand(h.deps)({}, h.config, context()));
       expect(e.code).toBe('MATCHING_SHARD_FAILED');
       expect(e.message).toMatch(/matching child job .+-\d+-\d+ failed: engine exploded/);
+      expect(await leftovers()).toEqual([]);
+    },
+    scaled(120_000),
+  );
+
+  it(
+    'records the owner excludes reach the children before they block held records (threads, as by default)',
+    async () => {
+      startWorker({ startShard: undefined });
+      const settings = TWO_RULES[0]!;
+      const shard = provider.forRun({ runId: 'excluded-check', signal: new AbortController().signal })(settings);
+      try {
+        await checkExclusion(shard, settings);
+        expect(completed).toHaveLength(2);
+      } finally {
+        await shard.close();
+      }
       expect(await leftovers()).toEqual([]);
     },
     scaled(120_000),

@@ -22,8 +22,16 @@ import {
 import type { ExistingAccount } from './connector-account-index';
 import type { ReviewDecisions } from './review-decisions';
 
-export function accountView(account: PlatformAccount): SourceAccountView {
+function accountView(account: PlatformAccount): SourceAccountView {
   return { sourceName: account.sourceName, attributes: account.attributes };
+}
+
+/** A new account's merged attributes: what it matches with, and what it is created with if it is. */
+export function mergedAlone(
+  config: Pick<FusionConfig, 'attributeMerge' | 'attributeMaps'>,
+  account: PlatformAccount,
+): Record<string, unknown> {
+  return mergeAttributes(config, [accountView(account)]);
 }
 
 /** What Velocity expressions read: the merged attributes, every source account, and each source's accounts. */

@@ -38,10 +38,9 @@ import {
 import type { MatcherOptions, MatchRecord, ModelParameters } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
-import { AccountItemBuilder, accountView } from './account-items';
+import { AccountItemBuilder, mergedAlone } from './account-items';
 import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
-import { mergeAttributes } from './attribute-merge';
 import type { AccountItem } from './connector-account';
 import { ConnectorAccountIndex } from './connector-account-index';
 import { BatchProcessor, throwIfCancelled, type Batch } from './batch-processor';
@@ -351,7 +350,7 @@ class AggregationRun {
     if (!this.estimating) return;
     const a = this.packer.unpackAccount(packed);
     if (this.state.decisions.skipsMatching(a.id)) return;
-    const merged = mergeAttributes(this.config, [accountView(a)]);
+    const merged = mergedAlone(this.config, a);
     const attributes: Record<string, unknown> = {};
     for (const { attribute } of this.config.matching.attributes) {
       if (merged[attribute] !== undefined) attributes[attribute] = merged[attribute];

@@ -12,9 +12,8 @@ import type { MatchRecord } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount } from '../ports/platform';
 import { PENDING_REVIEWS_KEPT } from '../ports/review-queue';
-import { accountView, type AccountItemBuilder } from './account-items';
+import { mergedAlone, type AccountItemBuilder } from './account-items';
 import type { AggregationSummary } from './aggregation-summary';
-import { mergeAttributes } from './attribute-merge';
 import type { AccountItem } from './connector-account';
 import type { ExistingAccount } from './connector-account-index';
 import { duplicateReview, type ReviewDefaults } from './duplicate-review';
@@ -36,7 +35,7 @@ function mergedFresh(
 ): { account: PlatformAccount; merged: Record<string, unknown> }[] {
   return batch.fresh.map((account, i) => ({
     account,
-    merged: batch.merged?.[i] ?? mergeAttributes(config, [accountView(account)]),
+    merged: batch.merged?.[i] ?? mergedAlone(config, account),
   }));
 }
 

@@ -6,8 +6,7 @@
  */
 import type { FusionConfig } from '../config/fusion-config';
 import type { AsyncMatcher } from '../matching/parallel/async-matcher';
-import { accountView } from './account-items';
-import { mergeAttributes } from './attribute-merge';
+import { mergedAlone } from './account-items';
 import type { Batch, BatchProcessor } from './batch-processor';
 import type { AccountItem } from './connector-account';
 
@@ -44,7 +43,7 @@ export class ReadAhead {
   /** Tells the matcher the batch's new accounts, merged once for it and the batch; false: it does not block ahead. */
   private foresees(batch: Batch): boolean {
     if (this.foreseeing === false || !this.matcher) return false;
-    const merged = batch.fresh.map((a) => mergeAttributes(this.config, [accountView(a)]));
+    const merged = batch.fresh.map((a) => mergedAlone(this.config, a));
     batch.merged = merged;
     this.foreseeing = this.matcher.foresee(batch.fresh.map((a, i) => ({ id: a.id, attributes: merged[i]! })));
     return this.foreseeing;

@@ -75,6 +75,8 @@ export interface MatchEngine extends Matcher {
    * blocking is settled). A shard blocks a lean owner's foreseen accounts this way (foreseen-accounts.ts).
    */
   blockHeld(from: number, to: number): BlockedSlice;
+  /** Records never a candidate from now on, in any slice (SliceBlocker.exclude). */
+  exclude(records: Int32Array): void;
   /** Every candidate generator is lossless: a pair that passes the rules is a candidate, whatever else is held. */
   readonly blockingLossless: boolean;
   /**
@@ -243,6 +245,10 @@ class EngineMatcher implements MatchEngine {
       throw new Error(`blockHeld: records ${from}..${to - 1} of ${this.records.size} held`);
     this.buildIndexes();
     return this.blocker.blockSlice(from, 0, to - from);
+  }
+
+  exclude(records: Int32Array): void {
+    this.blocker.exclude(records);
   }
 
   get blockingLossless(): boolean {

@@ -68,6 +68,8 @@ export class SliceBlocker {
   combined: CombinedGenerator | undefined;
   private readonly collector = new CandidateCollector(0);
   private readonly scores: Float64Array;
+  /** 1: the record is never a candidate again (exclude()); absent until the first exclusion. */
+  private never: Uint8Array | undefined;
 
   constructor(
     settings: MatchingSettings,
@@ -106,6 +108,22 @@ export class SliceBlocker {
     }
   }
 
+  /**
+   * These records are never a candidate from now on: a lean owner's shard told which accounts held
+   * ahead will never join the run's baseline (sent to review), so pairs with them are not scored.
+   * Sound only where no call may see them again; the owner's filter would drop them anyway.
+   */
+  exclude(records: Int32Array): void {
+    let top = -1;
+    for (const r of records) top = Math.max(top, r);
+    if (top >= (this.never?.length ?? 0)) {
+      const grown = new Uint8Array(Math.max(top + 1, 2 * (this.never?.length ?? 0), 1024));
+      if (this.never) grown.set(this.never);
+      this.never = grown;
+    }
+    for (const r of records) this.never![r] = 1;
+  }
+
   /** Every generator is lossless (the exhaustive mode compares every pair); after buildIndexes(). */
   get lossless(): boolean {
     return this.mode === 'exhaustive' || this.generatorIdx.every((i) => this.indexes!.get(i)!.lossless);
@@ -131,6 +149,7 @@ export class SliceBlocker {
     const fullScans = new GrowingInt32();
     const outcomes = new Float64Array(OUTCOMES.length);
     const collector = this.collector;
+    const never = this.never;
     collector.ensure(this.ids.length);
     this.blocks = blockingAttributes(this.configuredBlocks, this.stats, this.runtimes);
     for (let k = 0; k < count; k++) {
@@ -176,6 +195,7 @@ export class SliceBlocker {
       for (let j = 0; j < collector.size; j++) {
         const c = collector.list[j]!;
         if (idHashes[c] === accountHash && ids[c] === accountId) continue; // its own id (RecordIds: hash first)
+        if (never !== undefined && never[c] === 1) continue;
         compared++;
         const outcome = this.evaluate(g, c, runtimes, order, scores);
         outcomes[OUTCOMES.indexOf(outcome)]!++;

@@ -14,9 +14,11 @@ const engine = new ShardEngine((workerData as { settings: MatchingSettings }).se
 let broken: string | undefined;
 
 port.on('message', (msg: ShardRequest) => {
-  if (msg.type === 'baseline') {
+  if (msg.type === 'baseline' || msg.type === 'exclude') {
     try {
-      if (!broken) engine.addBaseline(msg.cols);
+      if (broken) return;
+      if (msg.type === 'baseline') engine.addBaseline(msg.cols);
+      else engine.exclude(msg.records);
     } catch (e) {
       broken = e instanceof Error ? e.message : String(e);
     }

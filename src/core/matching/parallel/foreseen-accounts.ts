@@ -13,6 +13,11 @@
  * indexes: ParallelMatcher checks): records added in between only add candidates, which the filter
  * drops. What differs is the work counted in the stats: candidates compared and pairs by outcome
  * include the pairs with accounts the call does not see, because the shards did compare them.
+ *
+ * To keep that waste small, each call tells the shards which accounts of the call before it never
+ * joined the baseline (sent to review): from then on they are no shard's candidate (Shard.exclude).
+ * Blocks already done or under way keep them, so how much is saved depends on timing; what a call
+ * keeps does not, since the filter drops those accounts anyway.
  */
 import { type BlockedSlice, GrowingFloat64, GrowingInt32 } from '../blocked-slice';
 import { sliceBounds } from './slice-bounds';
@@ -45,14 +50,21 @@ export class ForeseenAccounts {
   /** The next shard to block foreseen accounts. */
   private nextShard = 0;
 
-  /** `base`: records the shards held when foreseeing began (foreseen account n is their record base + n). */
-  constructor(readonly base: number) {}
+  /**
+   * `base`: records the shards held when foreseeing began (foreseen account n is their record base + n);
+   * `shards`: those that block ahead, one after the other, and are told the accounts excluded.
+   */
+  constructor(
+    readonly base: number,
+    private readonly shards: readonly Shard[],
+  ) {}
 
   /**
    * Numbers the next accounts (the shards hold them already, after every record before them) and
    * has the shards block them, in parts of at least AHEAD_MIN, one shard after the other.
    */
-  blockAhead(ids: readonly string[], shards: readonly Shard[]): void {
+  blockAhead(ids: readonly string[]): void {
+    const shards = this.shards;
     const first = this.add(ids);
     const bounds = sliceBounds(ids.length, Math.max(1, Math.min(shards.length, Math.floor(ids.length / AHEAD_MIN))));
     for (let i = 0; i + 1 < bounds.length; i++) {
@@ -104,9 +116,22 @@ export class ForeseenAccounts {
       call.set(id, n);
     });
     for (const id of ids) this.number.delete(id);
+    this.excludeUnjoined();
     this.lastCall = call;
     if (ids.length > 0) this.last = prev;
     return numbers;
+  }
+
+  /**
+   * The last call's accounts that did not join the baseline never will (joined() reads only the last
+   * call's): the shards need not score pairs with them again.
+   */
+  private excludeUnjoined(): void {
+    const never: number[] = [];
+    for (const n of this.lastCall.values()) if (this.joinedAt[n]! < 0) never.push(this.base + n);
+    if (never.length === 0) return;
+    const records = Int32Array.from(never);
+    for (const s of this.shards) s.exclude(records);
   }
 
   /** The chunks holding these numbers (increasing), awaited; every one ends before this resolves. */
@@ -140,9 +165,14 @@ export class ForeseenAccounts {
     const position = new Map<number, number>();
     numbers.forEach((n, k) => position.set(n, k));
     let c = 0;
+    /** Where the current chunk's full scans (pairs [account, attribute], by account) are read. */
+    let f = 0;
     for (let k = 0; k < count; k++) {
       const n = numbers[k]!;
-      while (chunks[c]!.end <= n) c++;
+      while (chunks[c]!.end <= n) {
+        c++;
+        f = 0;
+      }
       const chunk = chunks[c]!;
       const s = await chunk.slice;
       if (!chunk.counted) {
@@ -154,8 +184,8 @@ export class ForeseenAccounts {
       status[k] = s.status[j]!;
       compared[k] = s.compared[j]!;
       generator[k] = s.generator[j]!;
-      for (let f = 0; f < s.fullScans.length; f += 2) {
-        if (s.fullScans[f] !== j) continue;
+      while (f < s.fullScans.length && s.fullScans[f]! < j) f += 2;
+      for (; f < s.fullScans.length && s.fullScans[f] === j; f += 2) {
         fullScans.push(k);
         fullScans.push(s.fullScans[f + 1]!);
       }

@@ -223,12 +223,16 @@ class ParallelMatcher implements AsyncMatcher {
     // Only a lean owner whose shards run: the others block in the call; and only where a blocked
     // candidate never depends on the records in between (lossless generators).
     if (this.ahead === undefined && this.parallel.lean) this.startIfLarge(records.length);
-    this.ahead ??= this.leanRunning && this.sharding && this.engine.blockingLossless && new ForeseenAccounts(this.size);
+    this.ahead ??=
+      this.leanRunning &&
+      this.sharding &&
+      this.engine.blockingLossless &&
+      new ForeseenAccounts(this.size, this.shards!);
     if (!this.ahead || records.length === 0) return this.ahead !== false;
     const cols = encodeRecords(records, this.settings.attributes, this.intern);
     for (const s of this.shards!) s.addBaseline(cols);
     const ids = records.map((r) => r.id);
-    this.ahead.blockAhead(ids, this.shards!);
+    this.ahead.blockAhead(ids);
     return true;
   }
 

@@ -15,6 +15,8 @@ export interface Shard {
   block(newRecords: RecordColumns, from: number, to: number): Promise<BlockedSlice>;
   /** Phase 1 for its records from..to-1, each against the records before it (MatchEngine.blockHeld). */
   blockHeld(from: number, to: number): Promise<BlockedSlice>;
+  /** Records never a candidate from now on (held accounts that will not join): fewer pairs to score. */
+  exclude(records: Int32Array): void;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,10 @@ export class ShardEngine {
   blockHeld(from: number, to: number): BlockedSlice {
     return this.engine.blockHeld(from, to);
   }
+
+  exclude(records: Int32Array): void {
+    this.engine.exclude(records);
+  }
 }
 
 export function inProcessShard(settings: MatchingSettings): Shard {
@@ -53,6 +59,7 @@ export function inProcessShard(settings: MatchingSettings): Shard {
     addBaseline: (cols) => engine.addBaseline(cols),
     block: (cols, from, to) => Promise.resolve(engine.block(cols, from, to)),
     blockHeld: async (from, to) => engine.blockHeld(from, to),
+    exclude: (records) => engine.exclude(records),
     close: () => Promise.resolve(),
   };
 }

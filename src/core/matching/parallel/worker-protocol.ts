@@ -4,6 +4,7 @@ import type { RecordColumns } from './record-columns';
 
 export type ShardRequest =
   | { type: 'baseline'; cols: RecordColumns }
+  | { type: 'exclude'; records: Int32Array }
   | { type: 'block'; id: number; cols: RecordColumns; from: number; to: number }
   | { type: 'held'; id: number; from: number; to: number };
 

@@ -88,6 +88,9 @@ export function workerShard(settings: MatchingSettings): Shard {
     },
     block: (cols, from, to) => request((id) => ({ type: 'block', id, cols, from, to })),
     blockHeld: (from, to) => request((id) => ({ type: 'held', id, from, to })),
+    exclude: (records) => {
+      if (!failure) send({ type: 'exclude', records });
+    },
     close: async () => {
       await worker.terminate();
       await exited;
