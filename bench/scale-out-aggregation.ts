@@ -38,7 +38,7 @@ import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { spawnRedis, startSimulatorProcess, type SimulatorInfo } from './harness';
 import { aggregationConfig, fusionInstanceId, simulatorConnection } from './simulated-aggregation';
-import { mainThreadCpu, procCpu, startShardWorkerProcess } from './worker-processes';
+import { mainThreadCpu, procCpu, procPeakRssMb, startShardWorkerProcess } from './worker-processes';
 
 const SEED = 11;
 const SIZE = Number(process.env.SCALE_AGG_SIZE ?? 300_000);
@@ -276,6 +276,8 @@ interface Run extends AggregateResult {
   simulatorCores: number;
   /** The owner's CPU over all CPU the run spent (aggregation, worker processes, redis-server). */
   ownerShare: number;
+  /** Peak RSS of each spawned worker process (the owner's process serves child jobs too: peakRssMb). */
+  workerPeakRssMb: number[];
 }
 
 async function run(processes: number, redis: { url: string; pid: number }): Promise<Run> {
@@ -307,12 +309,14 @@ async function run(processes: number, redis: { url: string; pid: number }): Prom
     const r = await done;
     const othersS = others() - others0;
     const simS = procCpu(sim.pid) - sim0;
+    const workerPeakRssMb = workers.map((w) => procPeakRssMb(w.pid!));
     await exited(agg);
     return {
       ...r,
       cores: (r.cpuS + othersS) / r.wallS,
       simulatorCores: simS / r.wallS,
       ownerShare: r.ownerS / (r.cpuS + othersS),
+      workerPeakRssMb,
     };
   } finally {
     for (const w of workers) w.kill('SIGTERM');
@@ -329,7 +333,7 @@ export async function aggregationScaleOut(): Promise<string[]> {
   const redis = await spawnRedis();
   const misses: string[] = [];
   const line = (label: string, r: Run): string =>
-    `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review; output digest ${r.digest}`;
+    `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB${r.workerPeakRssMb.length ? ` (worker processes ${r.workerPeakRssMb.map((m) => fmt(m, 0)).join(' / ')} MiB)` : ''}; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review; output digest ${r.digest}`;
   try {
     const pid = redis.pid!;
     const ref = await run(0, { url: redis.url, pid });

@@ -31,6 +31,16 @@ function statCpu(path: string): number {
   }
 }
 
+/** Peak resident memory of a process (VmHWM), MiB; 0 once it is gone. */
+export function procPeakRssMb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** A worker process serving the shard queue of `prefix` (shard-worker-process.ts), once it is ready. */
 export function startShardWorkerProcess(url: string, prefix: string): Promise<ChildProcess> {
   const proc = spawn(process.execPath, [join(__dirname, 'shard-worker-process.js')], {
