@@ -10,6 +10,11 @@
  * simulator's counters is what the reviews cost. Goals (exit 1 on a miss): <= 1.5 platform calls
  * per review form; 0 per-form identity look-ups (the reviewer resolution's calls, at most 3 per
  * source with forms, are per run and shown apart); notifications <= reviewers.
+ *
+ * Then the forms' pace against a platform that answers each form instance in BENCH_FORM_LATENCY_MS
+ * (25 ms; BENCH_LATENCY_IDENTITIES identities, 1,000): the same run with "Max concurrent requests" 1
+ * (one form at a time, as every run created them before 2026-11-29) and 20, each less the run without
+ * forms. This bench's own goal: >= 5x faster with 20 in flight.
  */
 import type { AggregationSummary } from '../src/core/aggregation/aggregation-summary';
 import type { CommandContext } from '../src/core/command-runner';
@@ -25,6 +30,17 @@ const GOAL_CALLS_PER_FORM = 1.5;
 /** Reviewer resolution per source: the access profile, its holders, the owner. */
 const RESOLUTION_CALLS_PER_SOURCE = 3;
 const IDENTITY_TEMPLATES = ['POST /v3/search', 'GET /v3/identities/{id}', 'GET /v3/identities'];
+const FORM_LATENCY_MS = Number(process.env.BENCH_FORM_LATENCY_MS ?? 25);
+const LATENCY_IDENTITIES = Number(process.env.BENCH_LATENCY_IDENTITIES ?? 1000);
+const GOAL_IN_FLIGHT_SPEED_UP = 5;
+
+interface RunOptions {
+  forms: boolean;
+  identities?: number;
+  maxConcurrentRequests?: number;
+  /** Injected before every form instance's answer. */
+  formLatencyMs?: number;
+}
 
 interface RunResult {
   counters: SimulatorCounters;
@@ -34,13 +50,20 @@ interface RunResult {
   seconds: number;
 }
 
-async function run(forms: boolean): Promise<RunResult> {
+async function run({ forms, identities = IDENTITIES, ...o }: RunOptions): Promise<RunResult> {
   const sim: RunningSimulator = await startSimulator({
     seed: SEED,
-    tenant: { identities: IDENTITIES, accountsPerSource: Math.round(IDENTITIES * 0.8) },
+    tenant: { identities, accountsPerSource: Math.round(identities * 0.8) },
     rateLimit: false,
     logRequests: false,
   });
+  if (o.formLatencyMs)
+    sim.control.injectFault({
+      method: 'POST',
+      pathTemplate: '/beta/form-instances',
+      latencyMs: o.formLatencyMs,
+      times: Number.POSITIVE_INFINITY,
+    });
   try {
     const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId as string);
     const summaries: AggregationSummary[] = [];
@@ -55,7 +78,7 @@ async function run(forms: boolean): Promise<RunResult> {
       spConnectorInstanceId: fusion.connectorAttributes['spConnectorInstanceId'],
       sources: ['Contractors', 'LDAP'],
       requestsPerSecond: 1000,
-      maxConcurrentRequests: 20,
+      maxConcurrentRequests: o.maxConcurrentRequests ?? 20,
       matching: {
         attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }],
         // The simulator's names send about two thirds of the accounts to review: past the flood guard,
@@ -92,8 +115,8 @@ function diff(a: SimulatorCounters, b: SimulatorCounters, template: string): num
 }
 
 async function main(): Promise<void> {
-  const withForms = await run(true);
-  const without = await run(false);
+  const withForms = await run({ forms: true });
+  const without = await run({ forms: false });
   const review = withForms.summary.review as { formsCreated: number; notificationsSent: number } | undefined;
   const forms = review?.formsCreated ?? 0;
   if (forms === 0) throw new Error('the run created no review form: nothing to measure');
@@ -137,9 +160,34 @@ async function main(): Promise<void> {
       notifications <= withForms.reviewers,
     ],
   ];
+  rows.push(await formsPace());
   for (const [what, figure, goal, ok] of rows)
     console.log(`  ${what.padEnd(32)} ${figure}   goal ${goal}   ${ok ? 'PASS' : 'MISS'}`);
   if (rows.some((r) => !r[3])) process.exit(1);
+}
+
+/** Forms per second against a platform with latency: one form at a time, and 20 in flight. */
+async function formsPace(): Promise<[string, string, string, boolean]> {
+  const at = { identities: LATENCY_IDENTITIES, formLatencyMs: FORM_LATENCY_MS };
+  const without = await run({ forms: false, identities: LATENCY_IDENTITIES });
+  const pace: Record<number, number> = {};
+  let forms = 0;
+  for (const inFlight of [1, 20]) {
+    const r = await run({ forms: true, ...at, maxConcurrentRequests: inFlight });
+    forms = (r.summary.review as { formsCreated: number } | undefined)?.formsCreated ?? 0;
+    const formsS = r.seconds - without.seconds;
+    pace[inFlight] = forms / formsS;
+    console.log(
+      `  ${forms} forms at ${FORM_LATENCY_MS} ms per form instance, ${inFlight} in flight: run ${r.seconds.toFixed(1)} s, ${without.seconds.toFixed(1)} s without forms: ${pace[inFlight]!.toFixed(0)} forms/s`,
+    );
+  }
+  const speedUp = pace[20]! / pace[1]!;
+  return [
+    'forms/s, 20 in flight vs 1',
+    `${speedUp.toFixed(1)}x (${pace[20]!.toFixed(0)} vs ${pace[1]!.toFixed(0)} forms/s)`,
+    `>= ${GOAL_IN_FLIGHT_SPEED_UP}x (this bench's)`,
+    speedUp >= GOAL_IN_FLIGHT_SPEED_UP,
+  ];
 }
 
 main().catch((e: unknown) => {

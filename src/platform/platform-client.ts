@@ -7,6 +7,7 @@ import {
   TaskManagementBetaApi,
   type Search,
 } from 'sailpoint-api-client';
+import { callsInFlight } from '../core/config/api-use-settings';
 import { FusionError, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';
 import type {
@@ -133,7 +134,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
 
   /** Pages requested ahead by a listing: enough to keep the request budget busy, bounded in memory. */
   get readAhead(): number {
-    return this.settings.enableQueue ? this.settings.maxConcurrentRequests : 4;
+    return callsInFlight(this.settings);
   }
 
   /** The library configuration (token supplier, no retries) for building API objects. */

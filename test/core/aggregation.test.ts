@@ -1,4 +1,5 @@
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
+import { PER_ACCOUNT_INFO_LINES } from '../../src/core/logging/per-account-lines';
 import { RecordingReviewQueue } from '../../src/core/ports/review-queue';
 import { collect, failure, harness, run, type Harness, type LogLine } from './support';
 
@@ -137,6 +138,41 @@ describe('std:account:list', () => {
     expect(lines.some((l) => /identity baseline is empty/.test(l.msg))).toBe(true);
     // Include identities off: same.
     expect(await collect(list(h, [], { ...h.config, includeIdentities: false }))).toHaveLength(3);
+  });
+
+  test('the first 100 potential duplicates of a run are logged at info, then one line says the rest go to debug', async () => {
+    const h = tenant({
+      matching: {
+        attributes: [{ attribute: 'lastName', algorithm: 'exact', threshold: 100, mandatory: true }],
+        maxReviewShare: 1,
+      },
+    });
+    h.fake.addIdentity('grace', { firstName: 'Grace', lastName: 'Hopper' });
+    const ldap = [...h.fake.sources.values()].find((s) => s.name === 'LDAP')!;
+    for (let i = 0; i < PER_ACCOUNT_INFO_LINES + 4; i++)
+      h.fake.addAccount(ldap, `H${i}`, { firstName: `Grace ${i}`, lastName: 'Hopper' });
+    h.deps.reviewQueue = () => new RecordingReviewQueue();
+    const lines: LogLine[] = [];
+    await collect(list(h, lines));
+    const duplicates = PER_ACCOUNT_INFO_LINES + 5; // the tenant's own L1 (Grace Hopper) too
+    expect(h.summaries[0]?.potentialDuplicates).toBe(duplicates);
+    const about = (level: string, from = lines) =>
+      from.filter((l) => l.level === level && /^Potential duplicate/.test(l.msg));
+    expect(about('info')).toHaveLength(PER_ACCOUNT_INFO_LINES);
+    // At the default level the rest are not written at all.
+    expect(about('debug')).toHaveLength(0);
+    const notice = lines.filter((l) => /More potential duplicates in this run are logged at debug/.test(l.msg));
+    expect(notice).toHaveLength(1);
+    expect(notice[0]?.level).toBe('info');
+    // The closing line counts them all.
+    const finished = lines.find((l) => l.msg === 'Aggregation finished');
+    expect(finished?.fields).toMatchObject({ potentialDuplicates: duplicates });
+
+    // With logLevel debug, every one of them is there.
+    const debug: LogLine[] = [];
+    await collect(list(h, debug, { ...h.config, logLevel: 'debug' }));
+    expect(about('info', debug)).toHaveLength(PER_ACCOUNT_INFO_LINES);
+    expect(about('debug', debug)).toHaveLength(duplicates - PER_ACCOUNT_INFO_LINES);
   });
 
   test('same-run duplicates: the second account of one person waits for review, across batches too', async () => {

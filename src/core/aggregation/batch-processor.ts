@@ -6,6 +6,7 @@
  */
 import type { CommandContext } from '../command-runner';
 import type { FusionConfig } from '../config/fusion-config';
+import { PerAccountLines } from '../logging/per-account-lines';
 import { FusionError } from '../errors';
 import type { AsyncMatcher } from '../matching/parallel/async-matcher';
 import type { MatchRecord } from '../matching/types';
@@ -61,7 +62,11 @@ export interface BatchProcessorDeps {
 }
 
 export class BatchProcessor {
-  constructor(private readonly d: BatchProcessorDeps) {}
+  private readonly duplicateLines: PerAccountLines;
+
+  constructor(private readonly d: BatchProcessorDeps) {
+    this.duplicateLines = new PerAccountLines(d.logger, 'potential duplicates');
+  }
 
   async *flush(batch: Batch): AsyncIterable<AccountItem> {
     if (batch.fresh.length === 0 && batch.ready.length === 0) return;
@@ -91,7 +96,7 @@ export class BatchProcessor {
 
   private async createAccounts(batch: Batch): Promise<AccountItem[]> {
     if (batch.fresh.length === 0) return [];
-    const { config, matcher, summary, logger } = this.d;
+    const { config, matcher, summary } = this.d;
     let survivors = mergedFresh(config, batch);
     if (matcher) {
       const { decisions, reviews } = this.d.state;
@@ -112,7 +117,7 @@ export class BatchProcessor {
         decisions.noteSubmitted(s.account.id);
         await reviews.submit(review);
         if (summary.pendingReviews.length < PENDING_REVIEWS_KEPT) summary.pendingReviews.push(review);
-        logger.info(
+        this.duplicateLines.info(
           { account: s.account.name, source: s.account.sourceName, candidates: review.candidates.length },
           'Potential duplicate: the account waits for review',
         );

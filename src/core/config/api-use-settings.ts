@@ -40,6 +40,15 @@ const LIMITS = {
 
 type Limited = keyof typeof LIMITS;
 
+/**
+ * Independent platform calls one command keeps in flight (a listing's pages read ahead, the review
+ * forms a run creates): "Max concurrent requests" under "Enable queue" (its rate limiter and
+ * concurrency cap pace them), 4 without it (nothing else bounds them then).
+ */
+export function callsInFlight(s: Pick<ApiUseSettings, 'enableQueue' | 'maxConcurrentRequests'>): number {
+  return s.enableQueue ? s.maxConcurrentRequests : 4;
+}
+
 /** Records every problem in `r` (nothing thrown): the caller reports them together. */
 export function readApiUseSettings(r: ConfigReader, raw: Record<string, unknown>): ApiUseSettings {
   const int = (key: Limited): number => r.int(raw, key, DEFAULTS[key], LIMITS[key].min, LIMITS[key].max);

@@ -1,10 +1,12 @@
 /**
- * Creating one account's review form: one instance of its layout's shared definition (form-layout.ts),
- * addressed to every reviewer (the first answer decides), carrying the account and its candidates.
+ * Creating a run's review forms: per account, one instance of its layout's shared definition
+ * (form-layout.ts), addressed to every reviewer (the first answer decides), carrying the account and
+ * its candidates.
  * The notification is not sent here: the run announces all its forms at once (review-notices.ts),
  * after the outbox says who is owed which.
  */
-import type { FormDefinition } from '../ports/review-platform';
+import { PerAccountLines } from '../logging/per-account-lines';
+import type { FormDefinition, FormInstance } from '../ports/review-platform';
 import type { PendingReview } from '../ports/review-queue';
 import type { ReviewForms } from './decisions';
 import { INPUT, buildFormContent, candidateDetails, rankCandidates, shownCount } from './form-content';
@@ -15,12 +17,65 @@ import { DAY_MS, type QueueContext } from './queue-context';
 import { label, pendingEntry, type AccountRef } from './review-log';
 import type { Reviewer } from './types';
 
-export async function createReviewForm(
+/** One form the run is creating: what its platform calls need and what its bookkeeping records. */
+export interface PlannedForm {
+  review: PendingReview;
+  reviewers: Reviewer[];
+}
+
+/**
+ * Creates the run's forms, `formsInFlight` at a time: the rate limiter paces them, not each call's round
+ * trip (one at a time, a platform answering in 200 ms would hold 50,000 forms for almost three hours).
+ * What each form records (summary, log, notice) is recorded in the order the reviews were submitted,
+ * whatever order the platform answers in. On a failure no further form is started; the forms already
+ * in flight are waited for and recorded (the next run must not create them again), then the first
+ * error is thrown.
+ */
+export async function createReviewForms(
   c: QueueContext,
-  review: PendingReview,
-  reviewers: Reviewer[],
+  planned: readonly PlannedForm[],
   forms: ReviewForms,
 ): Promise<void> {
+  const width = Math.max(1, Math.floor(c.o.formsInFlight ?? 1));
+  const layouts = new Map<string, Promise<FormDefinition>>();
+  const lines = new PerAccountLines(c.log, 'review forms created');
+  const inFlight: Array<Promise<CreatedForm>> = [];
+  let failure: { error: unknown } | undefined;
+  const settle = async (): Promise<void> => {
+    try {
+      recordReviewForm(c, await (inFlight.shift() as Promise<CreatedForm>), forms, lines);
+    } catch (error) {
+      failure ??= { error };
+    }
+  };
+  for (const p of planned) {
+    if (failure) break;
+    const started = startReviewForm(c, p, forms, layouts);
+    // Settled later, in order: a rejection must not count as unhandled meanwhile.
+    started.catch(() => undefined);
+    inFlight.push(started);
+    if (inFlight.length >= width) await settle();
+  }
+  while (inFlight.length) await settle();
+  if (failure) throw failure.error;
+}
+
+interface CreatedForm {
+  ref: AccountRef;
+  content: ReturnType<typeof buildFormContent>;
+  details: ReturnType<typeof candidateDetails>;
+  reviewerIds: string[];
+  expiresAt: string;
+  now: Date;
+  inst: FormInstance;
+}
+
+async function startReviewForm(
+  c: QueueContext,
+  { review, reviewers }: PlannedForm,
+  forms: ReviewForms,
+  layouts: Map<string, Promise<FormDefinition>>,
+): Promise<CreatedForm> {
   const ref: AccountRef = {
     accountId: review.accountId,
     accountName: review.accountName,
@@ -39,10 +94,16 @@ export async function createReviewForm(
 
   const layout = splitForm(content.formElements);
   const declared = [...content.formInputSchema.map((x) => String(x['id'])), ...layout.inputIds];
-  const def = await layoutDefinition(c, forms, layout.skeleton, declared, reviewerIds[0] as string);
+  const key = layoutKey(layout.skeleton, declared);
+  // Forms of one new layout in flight together share one definition, created once.
+  let def = layouts.get(key);
+  if (!def) {
+    def = layoutDefinition(c, forms, key, layout.skeleton, declared, reviewerIds[0] as string);
+    layouts.set(key, def);
+  }
   const inst = await c.o.review.createFormInstance(
     {
-      formDefinitionId: def.id,
+      formDefinitionId: (await def).id,
       recipientIds: reviewerIds,
       expire: expiresAt,
       formInput: { ...content.formInput, ...layout.inputs, [INPUT.round]: '1' },
@@ -50,7 +111,12 @@ export async function createReviewForm(
     },
     c.opts,
   );
-  forms.groups.set(review.accountId, { accountId: review.accountId, definitions: [], instances: [inst] });
+  return { ref, content, details, reviewerIds, expiresAt, now, inst };
+}
+
+function recordReviewForm(c: QueueContext, f: CreatedForm, forms: ReviewForms, lines: PerAccountLines): void {
+  const { ref, content, reviewerIds, expiresAt, now, inst } = f;
+  forms.groups.set(ref.accountId, { accountId: ref.accountId, definitions: [], instances: [inst] });
   recordReviewFormCreated();
   const since = inst.created ?? now.toISOString();
   c.stats.formsCreated++;
@@ -62,9 +128,9 @@ export async function createReviewForm(
     expiresAt,
   });
   c.stats.pending.push(pendingEntry({ ...ref, since, reviewers: reviewerIds }, inst.state, now, expiresAt, inst.url));
-  c.log.info(
+  lines.info(
     {
-      accountId: review.accountId,
+      accountId: ref.accountId,
       candidates: content.ranked.length,
       shown: content.shown,
       reviewers: reviewerIds.length,
@@ -75,7 +141,7 @@ export async function createReviewForm(
   c.notices.add({
     ...ref,
     ranked: content.ranked,
-    details,
+    details: f.details,
     expiresAt,
     round: 1,
     ...(inst.url ? { url: inst.url } : {}),
@@ -86,11 +152,11 @@ export async function createReviewForm(
 async function layoutDefinition(
   c: QueueContext,
   forms: ReviewForms,
+  key: string,
   skeleton: Record<string, unknown>[],
   declared: string[],
   fallbackOwnerId: string,
 ): Promise<FormDefinition> {
-  const key = layoutKey(skeleton, declared);
   const known = forms.layouts.get(key);
   if (known) return known;
   const def = await c.o.review.createFormDefinition(

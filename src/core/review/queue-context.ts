@@ -21,6 +21,8 @@ export interface ReviewFormQueueOptions {
   expirationDays: number;
   /** matching.reviewTopK: candidates shown in detail; all candidates stay listed. */
   topK: number;
+  /** Forms created at once (callsInFlight: the rate limiter, not each call's latency, paces them). Default 1. */
+  formsInFlight?: number;
   logger: Logger;
   signal?: AbortSignal;
   now?: () => Date;

@@ -13,6 +13,7 @@
  * every run (warning, summary entry) until an operator deletes the form definition, which makes
  * the next run send a fresh review. Nothing is decided automatically and nothing is dropped.
  */
+import { callsInFlight } from '../config/api-use-settings';
 import type { FusionConfig } from '../config/fusion-config';
 import { FusionError } from '../errors';
 import type { Logger } from '../ports/logger';
@@ -28,28 +29,26 @@ import {
 } from './decisions';
 import { sourceOutbox } from './notification-outbox';
 import { ReviewNotifier } from './notifications';
-import { createReviewForm } from './form-creation';
+import { createReviewForms, type PlannedForm } from './form-creation';
 import { renewExpired } from './form-renewal';
 import { type QueueContext, type ReviewFormQueueOptions } from './queue-context';
 import { label, logReviewSummary, pendingEntry, reportNoReviewer } from './review-log';
 import { ReviewNotices, noticeOf } from './review-notices';
 import { resolveReviewers } from './reviewers';
-import {
-  emptyReviewSummary,
-  type ReviewDecision,
-  type Reviewer,
-  type ReviewerResolution,
-  type ReviewSummary,
-} from './types';
+import { emptyReviewSummary, type ReviewDecision, type ReviewerResolution, type ReviewSummary } from './types';
 
 /** The FusionConfig settings the queue reads. */
 export function reviewSettings(
-  config: Pick<FusionConfig, 'fusionOwnerIsGlobalReviewer' | 'fusionFormExpirationDays' | 'matching'>,
-): Pick<ReviewFormQueueOptions, 'ownerIsGlobalReviewer' | 'expirationDays' | 'topK'> {
+  config: Pick<
+    FusionConfig,
+    'fusionOwnerIsGlobalReviewer' | 'fusionFormExpirationDays' | 'matching' | 'enableQueue' | 'maxConcurrentRequests'
+  >,
+): Pick<ReviewFormQueueOptions, 'ownerIsGlobalReviewer' | 'expirationDays' | 'topK' | 'formsInFlight'> {
   return {
     ownerIsGlobalReviewer: config.fusionOwnerIsGlobalReviewer,
     expirationDays: config.fusionFormExpirationDays,
     topK: config.matching.reviewTopK,
+    formsInFlight: callsInFlight(config),
   };
 }
 
@@ -199,7 +198,7 @@ export class ReviewFormQueue implements ReviewQueue {
    */
   async send(): Promise<void> {
     const forms = await this.index();
-    const planned: Array<{ review: PendingReview; reviewers: Reviewer[] }> = [];
+    const planned: PlannedForm[] = [];
     for (const review of this.queued.values()) {
       const resolution = await this.reviewersFor(review.sourceName);
       if (resolution.reviewers.length === 0)
@@ -213,7 +212,7 @@ export class ReviewFormQueue implements ReviewQueue {
         p.review.accountId,
       );
     if (planned.length) await this.notices.save();
-    for (const p of planned) await createReviewForm(this.context(), p.review, p.reviewers, forms);
+    await createReviewForms(this.context(), planned, forms);
     const now = this.now();
     await this.notices.sendAll((accountId) => {
       const g = forms.groups.get(accountId);

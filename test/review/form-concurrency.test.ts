@@ -1,0 +1,124 @@
+/**
+ * A run creates its review forms several at once ("Max concurrent requests" under "Enable queue"), so
+ * the rate limit, not each call's round trip, paces them; what it records stays in submission order,
+ * and a failure loses nothing and creates nothing twice.
+ */
+import { setImmediate as turn } from 'node:timers/promises';
+import { callsInFlight } from '../../src/core/config/api-use-settings';
+import type { PendingReview } from '../../src/core/ports/review-queue';
+import { reviewSettings } from '../../src/core/review';
+import { until } from '../support/until';
+import { type Harness, candidates, pendingReview, uid, useReviewSimulator } from './support';
+
+const INSTANCES = '/beta/form-instances';
+
+describe('review forms created several at once', () => {
+  let h: Harness;
+  useReviewSimulator((x) => (h = x));
+  afterEach(() => {
+    h.sim.control.clearFaults();
+    h.sim.control.releaseHeld();
+  });
+
+  const reviewsFor = (n: number): PendingReview[] =>
+    Array.from({ length: n }, (_, i) =>
+      pendingReview({ accountName: `Ann Lee ${i}`, candidates: candidates(h.identityIds().slice(0, 2)) }),
+    );
+  /** Definitions of the fusion source `fs` (a layout's description names its source). */
+  const definitionsOf = (fs: string): number =>
+    [...h.sim.tenant.formDefinitions.values()].filter((d) => String(d['description']).includes(fs)).length;
+
+  it('keeps formsInFlight form instances in flight, never more; one definition for a new layout; each form once', async () => {
+    const fs = uid('fs');
+    const { queue, log } = h.queue(fs, { formsInFlight: 4 });
+    const reviews = reviewsFor(11);
+    for (const r of reviews) await queue.submit(r);
+    h.sim.control.injectFault({ method: 'POST', pathTemplate: INSTANCES, hold: true, times: Infinity });
+    const sent = queue.send();
+    let done = false;
+    void sent.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    let most = 0;
+    while (!done) {
+      await until('a form instance held, or send() over', () => done || h.sim.control.heldRequests() > 0);
+      // Give the queue every chance to start more than it may before counting.
+      for (let i = 0; i < 20; i++) await turn();
+      most = Math.max(most, h.sim.control.heldRequests());
+      h.sim.control.releaseHeld();
+    }
+    await sent;
+    expect(most).toBe(4);
+    // The first four forms needed the layout's definition at once: it was created once.
+    expect(definitionsOf(fs)).toBe(1);
+    for (const r of reviews) expect(h.instancesOf(r.accountId)).toHaveLength(1);
+    const summary = queue.summary();
+    expect(summary.formsCreated).toBe(11);
+    expect(summary.created.map((c) => c.accountId)).toEqual(reviews.map((r) => r.accountId));
+    expect(log.at('info').filter((l) => l.msg.startsWith('Review form created for'))).toHaveLength(11);
+  });
+
+  it('records the forms in submission order when the platform answers out of order', async () => {
+    const fs = uid('fs');
+    const { queue } = h.queue(fs, { formsInFlight: 3 });
+    const reviews = reviewsFor(7);
+    for (const r of reviews) await queue.submit(r);
+    const instancesOf = (): string[] =>
+      [...h.sim.tenant.formInstances.values()]
+        .map((i) => String((i['formInput'] as Record<string, unknown>)['accountId']))
+        .filter((id) => reviews.some((r) => r.accountId === id));
+    const firstWithout = (): number => reviews.findIndex((r) => !instancesOf().includes(r.accountId));
+    // The first instance to reach the platform waits; the queue goes on until it must record that one
+    // (held index k: forms up to k + 2 started, all but k answered).
+    h.sim.control.injectFault({ method: 'POST', pathTemplate: INSTANCES, nth: 1, hold: true });
+    const sent = queue.send();
+    await until(
+      'every started form but the held one answered',
+      () => h.sim.control.heldRequests() === 1 && instancesOf().length === firstWithout() + 2,
+    );
+    const held = reviews[firstWithout()]!.accountId;
+    h.sim.control.releaseHeld();
+    await sent;
+    // The platform finished a later form before the held one ...
+    const platformOrder = instancesOf();
+    expect(platformOrder.indexOf(held)).toBeGreaterThan(reviews.findIndex((r) => r.accountId === held));
+    // ... and the run records them in the order they were submitted.
+    expect(queue.summary().created.map((c) => c.accountId)).toEqual(reviews.map((r) => r.accountId));
+    expect(queue.summary().pending.map((p) => p.accountId)).toEqual(reviews.map((r) => r.accountId));
+  });
+
+  it('a failed form stops the rest: the forms in flight are kept and recorded, the error is thrown, the next run creates only the missing ones', async () => {
+    const fs = uid('fs');
+    const reviews = reviewsFor(12);
+    const { queue } = h.queue(fs, { formsInFlight: 4 });
+    for (const r of reviews) await queue.submit(r);
+    h.sim.control.injectFault({ method: 'POST', pathTemplate: INSTANCES, nth: 3, status: 400 });
+    await expect(queue.send()).rejects.toMatchObject({ code: expect.any(String) });
+    const without = reviews.flatMap((r, i) => (h.instancesOf(r.accountId).length === 0 ? [i] : []));
+    // The failed form k (whichever reached the platform third: at most the 7th started) is recorded when
+    // forms up to k + 3 were started: those in flight are kept, the rest were never started.
+    const k = without[0]!;
+    expect(without).toEqual([k, ...Array.from({ length: 12 - (k + 4) }, (_, i) => k + 4 + i)]);
+    expect(without.length).toBeGreaterThan(1);
+    const withForm = reviews.filter((r) => h.instancesOf(r.accountId).length === 1);
+    expect(queue.summary().created.map((c) => c.accountId)).toEqual(withForm.map((r) => r.accountId));
+
+    // The next run: every account submitted again; only those without a form get one, each once.
+    const next = h.queue(fs, { formsInFlight: 4 }).queue;
+    for (const r of reviews) await next.submit(r);
+    await next.send();
+    for (const r of reviews) expect(h.instancesOf(r.accountId)).toHaveLength(1);
+    expect(next.summary().created.map((c) => reviews.findIndex((r) => r.accountId === c.accountId))).toEqual(without);
+  });
+
+  it('takes its width from the API settings: "Max concurrent requests" under "Enable queue", 4 without', () => {
+    const base = { fusionOwnerIsGlobalReviewer: false, fusionFormExpirationDays: 7, matching: { reviewTopK: 5 } };
+    const queued = { ...base, enableQueue: true, maxConcurrentRequests: 17 };
+    const unqueued = { ...base, enableQueue: false, maxConcurrentRequests: 17 };
+    expect(reviewSettings(queued as never).formsInFlight).toBe(17);
+    expect(reviewSettings(unqueued as never).formsInFlight).toBe(4);
+    expect(callsInFlight(queued)).toBe(17);
+    expect(callsInFlight(unqueued)).toBe(4);
+  });
+});
