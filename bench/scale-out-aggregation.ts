@@ -20,7 +20,9 @@
  * run, replaced by the source accounts they were made from), in order, every review submitted, the
  * summary's counts. Exit 1 (through scale-out.ts) on a difference or a missed goal.
  *
- * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3).
+ * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3),
+ * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common: nearly every account has namesakes and goes to review;
+ * varied: synthetic surnames, most accounts are created).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
@@ -40,7 +42,8 @@ import { spawnRedis, startSimulatorProcess, type SimulatorInfo } from './harness
 import { aggregationConfig, fusionInstanceId, simulatorConnection } from './simulated-aggregation';
 import { mainThreadCpu, procCpu, procPeakRssMb, startShardWorkerProcess } from './worker-processes';
 
-const SEED = 11;
+const SEED = Number(process.env.SCALE_AGG_SEED ?? 11);
+const SURNAMES = process.env.SCALE_AGG_SURNAMES === 'varied' ? 'varied' : 'common';
 const SIZE = Number(process.env.SCALE_AGG_SIZE ?? 300_000);
 const MODEL = process.env.SCALE_AGG_MODEL ?? 'rules';
 const PROCESSES = (process.env.SCALE_PROCESSES ?? '1,2,3')
@@ -285,6 +288,7 @@ async function run(processes: number, redis: { url: string; pid: number }): Prom
   const sim = await startSimulatorProcess({
     tenant: {
       seed: SEED,
+      surnames: SURNAMES,
       identities: SIZE,
       accountsPerSource: Math.ceil(SIZE / 2),
       duplicateRate: 0.1,
@@ -327,7 +331,7 @@ async function run(processes: number, redis: { url: string; pid: number }): Prom
 
 export async function aggregationScaleOut(): Promise<string[]> {
   process.stdout.write(
-    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching; simulator in its own process; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
+    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching, seed ${SEED}, ${SURNAMES} surnames; simulator in its own process; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
   );
   const cores = availableParallelism();
   const redis = await spawnRedis();

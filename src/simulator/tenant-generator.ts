@@ -3,7 +3,7 @@ import { asciiLocal, vary, VARIATIONS, type Person } from './name-variations';
 import { Prng } from './prng';
 import type { AccountRecord, GroundTruthRow, SchemaAttributeRecord, SourceRecord } from './records';
 import { Tenant } from './store';
-import { DEPARTMENTS, FIRST_NAMES, LAST_NAMES, MACHINE_WORDS } from './tenant-names';
+import { DEPARTMENTS, FIRST_NAMES, LAST_NAMES, MACHINE_WORDS, variedSurname } from './tenant-names';
 
 export interface TenantSpec {
   seed?: number;
@@ -25,6 +25,11 @@ export interface TenantSpec {
   fusionSourceName?: string;
   /** Identities given each "<source> Reviewer" access profile. Default 2. */
   reviewersPerSource?: number;
+  /**
+   * 'common' (default): the 150 common LAST_NAMES, so a tenant past about 15,000 identities is mostly
+   * namesakes; 'varied': synthetic surnames (tenant-names.ts), so most people have none.
+   */
+  surnames?: 'common' | 'varied';
 }
 
 const BASE_TIME = Date.UTC(2024, 0, 1);
@@ -75,6 +80,7 @@ export function generateTenant(spec: TenantSpec = {}): Tenant {
   const hrName = spec.authoritativeSource ?? 'HR';
   const fusionName = spec.fusionSourceName ?? 'Identity Fusion';
   const reviewersPerSource = spec.reviewersPerSource ?? 2;
+  const varied = spec.surnames === 'varied';
 
   const usedUids = new Map<string, number>();
   const uidFor = (p: Person): string => {
@@ -85,7 +91,7 @@ export function generateTenant(spec: TenantSpec = {}): Tenant {
   };
   const person = (): Generated => ({
     firstName: prng.pick(FIRST_NAMES),
-    lastName: prng.pick(LAST_NAMES),
+    lastName: varied ? variedSurname((l) => prng.pick(l)) : prng.pick(LAST_NAMES),
     email: '',
     department: prng.pick(DEPARTMENTS),
     title: prng.pick(['Analyst', 'Engineer', 'Manager', 'Specialist', 'Director', 'Consultant', 'Associate']),

@@ -31,6 +31,28 @@ describe('tenant generator', () => {
     expect(fingerprint(a)).not.toBe(fingerprint(c));
   });
 
+  it('varied surnames: deterministic, and a large tenant mostly without namesakes (common: nearly all)', () => {
+    const big = { identities: 20_000, accountsPerSource: 10, duplicateRate: 0 };
+    const namesakeShare = (t: Tenant): number => {
+      const names = new Map<string, number>();
+      for (const i of t.identities.values()) {
+        const n = String(i.attributes['displayName']);
+        names.set(n, (names.get(n) ?? 0) + 1);
+      }
+      let shared = 0;
+      for (const k of names.values()) if (k > 1) shared += k;
+      return shared / t.identities.size;
+    };
+    const varied = generateTenant({ ...big, seed: 3, surnames: 'varied' });
+    expect(fingerprint(varied)).toBe(fingerprint(generateTenant({ ...big, seed: 3, surnames: 'varied' })));
+    expect(namesakeShare(varied)).toBeLessThan(0.05);
+    expect(namesakeShare(generateTenant({ ...big, seed: 3 }))).toBeGreaterThan(0.5);
+    // The default tenant is unchanged by the option's existence.
+    expect(fingerprint(generateTenant({ ...spec, seed: 42, surnames: 'common' }))).toBe(
+      fingerprint(generateTenant({ ...spec, seed: 42 })),
+    );
+  });
+
   it('lays out the sources, reviewers and the connector source', () => {
     const t = generateTenant({ ...spec, seed: 5 });
     expect([...t.sources.values()].map((s) => [s.name, s.authoritative, s.enabled])).toEqual([
