@@ -3,7 +3,8 @@ import { asciiLocal, vary, VARIATIONS, type Person } from './name-variations';
 import { Prng } from './prng';
 import type { AccountRecord, GroundTruthRow, SchemaAttributeRecord, SourceRecord } from './records';
 import { Tenant } from './store';
-import { DEPARTMENTS, FIRST_NAMES, LAST_NAMES, MACHINE_WORDS, variedSurname } from './tenant-names';
+import { DEPARTMENTS, FIRST_NAMES, LAST_NAMES, MACHINE_WORDS } from './tenant-names';
+import { variedSurname } from './varied-surnames';
 
 export interface TenantSpec {
   seed?: number;
