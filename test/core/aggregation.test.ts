@@ -215,7 +215,7 @@ describe('review decisions (lifecycle queue seam)', () => {
           [twinAlan.id, { kind: 'new-identity' as const }],
           [waiting.id, { kind: 'pending' as const }],
         ]),
-      completeDecision: async (id: string) => void completed.push(id),
+      completeDecisions: async (ids: readonly string[]) => void completed.push(...ids),
       discardUnseen: async (seen: ReadonlySet<string>) => {
         discarded = seen;
         return 0;

@@ -17,7 +17,7 @@ function lifecycle(h: Harness, decisions: Map<string, ReviewDecisionView>) {
   const queue: ReviewQueue = {
     submit: async (r) => void q.submitted.push(r.accountId),
     readDecisions: async () => new Map(decisions),
-    completeDecision: async (id) => void q.completed.push(id),
+    completeDecisions: async (ids) => void q.completed.push(...ids),
     discardUnseen: async (seen) => {
       q.discardCalls.push(seen);
       return 0;

@@ -112,6 +112,44 @@ describe('review forms created several at once', () => {
     expect(next.summary().created.map((c) => reviews.findIndex((r) => r.accountId === c.accountId))).toEqual(without);
   });
 
+  it('completes decisions and discards forms formsInFlight at a time, each form closed once', async () => {
+    const fs = uid('fs');
+    const reviews = reviewsFor(12);
+    const first = h.queue(fs, { formsInFlight: 12 }).queue;
+    for (const r of reviews) await first.submit(r);
+    await first.send();
+    const applied = reviews.slice(0, 7).map((r) => r.accountId);
+    const { queue: next, log } = h.queue(fs, { formsInFlight: 4 });
+    const patches = (): number => h.sim.control.counters().byTemplate['PATCH /beta/form-instances/{id}'] ?? 0;
+    const before = patches();
+    h.sim.control.injectFault({ method: 'PATCH', pathTemplate: `${INSTANCES}/{id}`, hold: true, times: Infinity });
+    // An account named twice is completed once.
+    const completing = next.completeDecisions([...applied, applied[0]!]);
+    let done = false;
+    void completing.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    let most = 0;
+    while (!done) {
+      await until('a form being closed, or completeDecisions() over', () => done || h.sim.control.heldRequests() > 0);
+      for (let i = 0; i < 20; i++) await turn();
+      most = Math.max(most, h.sim.control.heldRequests());
+      h.sim.control.releaseHeld();
+    }
+    await completing;
+    h.sim.control.clearFaults();
+    expect(most).toBe(4);
+    expect(patches() - before).toBe(7);
+    for (const id of applied) expect(h.instancesOf(id)).toEqual([]);
+
+    // The other five belong to accounts a complete run no longer read.
+    expect(await next.discardUnseen(new Set(applied))).toBe(5);
+    expect(patches() - before).toBe(12);
+    for (const r of reviews) expect(h.instancesOf(r.accountId)).toEqual([]);
+    expect(log.at('info').filter((l) => /was deleted: the account no longer exists/.test(l.msg))).toHaveLength(5);
+  });
+
   it('takes its width from the API settings: "Max concurrent requests" under "Enable queue", 4 without', () => {
     const base = { fusionOwnerIsGlobalReviewer: false, fusionFormExpirationDays: 7, matching: { reviewTopK: 5 } };
     const queued = { ...base, enableQueue: true, maxConcurrentRequests: 17 };

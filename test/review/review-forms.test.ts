@@ -278,7 +278,7 @@ describe('review forms against the simulator', () => {
     // A decided account is not re-formed before the aggregation completes the decision.
     await run2.submit(fresh);
     expect(h.instancesOf(fresh.accountId)).toHaveLength(1);
-    for (const id of [fresh.accountId, linkA.accountId, linkB.accountId]) await run2.completeDecision(id);
+    await run2.completeDecisions([fresh.accountId, linkA.accountId, linkB.accountId]);
     for (const id of [fresh.accountId, linkA.accountId, linkB.accountId]) expect(h.instancesOf(id)).toEqual([]);
     await submitAndSend(run2, garbled);
     expect(h.instancesOf(garbled.accountId)).toHaveLength(1);

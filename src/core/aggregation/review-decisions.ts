@@ -101,7 +101,7 @@ export class ReviewDecisions {
     const r = this.reviews;
     // Forms first: a decision completed below never races a form of this run.
     await r.send?.();
-    for (const accountId of this.applied) await r.completeDecision?.(accountId);
+    await r.completeDecisions?.(this.applied);
     // Forms of accounts that were not read (including disabled sources) no longer have an account.
     if (scope.mayDiscardForms && r.discardUnseen) await r.discardUnseen(this.seen);
     r.logSummary?.();

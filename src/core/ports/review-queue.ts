@@ -48,8 +48,8 @@ export interface ReviewQueue {
   send?(): Promise<void>;
   /** Decisions per source account id, read once at the start of a run. */
   readDecisions?(): Promise<Map<string, ReviewDecisionView>>;
-  /** Called at the end of a run for every decision the run applied (deletes its form). */
-  completeDecision?(accountId: string): Promise<void>;
+  /** Called at the end of a run with the decisions the run applied, by source account id (deletes their forms). */
+  completeDecisions?(accountIds: readonly string[]): Promise<void>;
   /** Deletes forms of accounts not in `seen`; only called after a run that read every account. */
   discardUnseen?(seen: ReadonlySet<string>): Promise<number>;
   logSummary?(): void;

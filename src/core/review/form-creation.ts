@@ -13,6 +13,7 @@ import { INPUT, buildFormContent, candidateDetails, rankCandidates, shownCount }
 import { splitForm, layoutKey } from './form-layout';
 import { layoutDescription, layoutName } from './form-naming';
 import { recordReviewFormCreated } from './metrics';
+import { inFlightInOrder } from './in-flight';
 import { DAY_MS, type QueueContext } from './queue-context';
 import { label, pendingEntry, type AccountRef } from './review-log';
 import type { Reviewer } from './types';
@@ -24,40 +25,22 @@ export interface PlannedForm {
 }
 
 /**
- * Creates the run's forms, `formsInFlight` at a time: the rate limiter paces them, not each call's round
- * trip (one at a time, a platform answering in 200 ms would hold 50,000 forms for almost three hours).
- * What each form records (summary, log, notice) is recorded in the order the reviews were submitted,
- * whatever order the platform answers in. On a failure no further form is started; the forms already
- * in flight are waited for and recorded (the next run must not create them again), then the first
- * error is thrown.
+ * Creates the run's forms, `formsInFlight` at a time (in-flight.ts: recorded in submission order; after
+ * a failure, the forms in flight are kept and recorded so the next run does not create them again).
  */
 export async function createReviewForms(
   c: QueueContext,
   planned: readonly PlannedForm[],
   forms: ReviewForms,
 ): Promise<void> {
-  const width = Math.max(1, Math.floor(c.o.formsInFlight ?? 1));
   const layouts = new Map<string, Promise<FormDefinition>>();
   const lines = new PerAccountLines(c.log, 'review forms created');
-  const inFlight: Array<Promise<CreatedForm>> = [];
-  let failure: { error: unknown } | undefined;
-  const settle = async (): Promise<void> => {
-    try {
-      recordReviewForm(c, await (inFlight.shift() as Promise<CreatedForm>), forms, lines);
-    } catch (error) {
-      failure ??= { error };
-    }
-  };
-  for (const p of planned) {
-    if (failure) break;
-    const started = startReviewForm(c, p, forms, layouts);
-    // Settled later, in order: a rejection must not count as unhandled meanwhile.
-    started.catch(() => undefined);
-    inFlight.push(started);
-    if (inFlight.length >= width) await settle();
-  }
-  while (inFlight.length) await settle();
-  if (failure) throw failure.error;
+  await inFlightInOrder(
+    planned,
+    c.o.formsInFlight ?? 1,
+    (p) => startReviewForm(c, p, forms, layouts),
+    (created) => recordReviewForm(c, created, forms, lines),
+  );
 }
 
 interface CreatedForm {

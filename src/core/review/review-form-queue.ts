@@ -5,7 +5,7 @@
  * forms with an unreadable answer), then `submit()` for each new account that has potential
  * duplicates (queued: one form per account id, idempotent), `send()` once matching is over (creates
  * the forms, then one notification per reviewer, owed ones of earlier runs included),
- * `completeDecision()` after a decision was applied, and `summary()` / `logSummary()` at the end.
+ * `completeDecisions()` with the decisions the run applied, and `summary()` / `logSummary()` at the end.
  * See docs/review-forms.md.
  *
  * Expiry policy: a form that expires unanswered is sent again once (round 2, fresh expiry, warning
@@ -16,6 +16,7 @@
 import { callsInFlight } from '../config/api-use-settings';
 import type { FusionConfig } from '../config/fusion-config';
 import { FusionError } from '../errors';
+import { PerAccountLines } from '../logging/per-account-lines';
 import type { Logger } from '../ports/logger';
 import type { CallOptions } from '../ports/platform';
 import type { PendingReview, ReviewQueue } from '../ports/review-queue';
@@ -30,6 +31,7 @@ import {
 import { sourceOutbox } from './notification-outbox';
 import { ReviewNotifier } from './notifications';
 import { createReviewForms, type PlannedForm } from './form-creation';
+import { inFlightInOrder } from './in-flight';
 import { renewExpired } from './form-renewal';
 import { type QueueContext, type ReviewFormQueueOptions } from './queue-context';
 import { label, logReviewSummary, pendingEntry, reportNoReviewer } from './review-log';
@@ -223,11 +225,14 @@ export class ReviewFormQueue implements ReviewQueue {
     });
   }
 
-  /** After the aggregation applied a decision: deletes the account's form(s) so it is never applied twice. */
-  async completeDecision(accountId: string): Promise<void> {
+  /**
+   * After the aggregation applied decisions: deletes those accounts' forms so that none is applied twice,
+   * several at once (in-flight.ts; a run after reviewers answered thousands of forms closes thousands).
+   */
+  async completeDecisions(accountIds: readonly string[]): Promise<void> {
     const { groups } = await this.index();
-    const g = groups.get(accountId);
-    if (g) await this.deleteGroup(g, groups, 'decision applied');
+    const done = [...new Set(accountIds)].flatMap((id) => groups.get(id) ?? []);
+    await this.deleteGroups(done, groups, 'decision applied', () => undefined);
   }
 
   /**
@@ -237,16 +242,16 @@ export class ReviewFormQueue implements ReviewQueue {
    */
   async discardUnseen(seen: ReadonlySet<string>): Promise<number> {
     const { groups } = await this.index();
+    const gone = [...groups.values()].filter((g) => !seen.has(g.accountId) && !this.queued.has(g.accountId));
+    const lines = new PerAccountLines(this.log, 'review forms deleted because their account no longer exists');
     let n = 0;
-    for (const g of [...groups.values()]) {
-      if (seen.has(g.accountId) || this.queued.has(g.accountId)) continue;
-      await this.deleteGroup(g, groups, 'account no longer exists');
+    await this.deleteGroups(gone, groups, 'account no longer exists', (g) => {
       n++;
-      this.log.info(
+      lines.info(
         { accountId: g.accountId },
         `The review form of account id ${g.accountId} was deleted: the account no longer exists`,
       );
-    }
+    });
     return n;
   }
 
@@ -293,6 +298,21 @@ export class ReviewFormQueue implements ReviewQueue {
       if (!own.has(inst.formDefinitionId))
         await this.o.review.closeFormInstance(inst.id, reason, OPEN_STATES.has(inst.state), this.opts);
     groups.delete(g.accountId);
+  }
+
+  /** deleteGroup for each of `list`, formsInFlight at a time; `deleted` is told of each, in order. */
+  private deleteGroups(
+    list: readonly ReviewFormGroup[],
+    groups: Map<string, ReviewFormGroup>,
+    reason: string,
+    deleted: (g: ReviewFormGroup) => void,
+  ): Promise<void> {
+    return inFlightInOrder(
+      list,
+      this.o.formsInFlight ?? 1,
+      (g) => this.deleteGroup(g, groups, reason),
+      (_, g) => deleted(g),
+    );
   }
 
   private reviewersFor(sourceName: string): Promise<ReviewerResolution> {
