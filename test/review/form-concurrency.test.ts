@@ -28,28 +28,34 @@ describe('review forms created several at once', () => {
   const definitionsOf = (fs: string): number =>
     [...h.sim.tenant.formDefinitions.values()].filter((d) => String(d['description']).includes(fs)).length;
 
+  /**
+   * Releases the requests a `hold` fault holds until `work` is over; the most held at once. Before each
+   * count the queue gets every chance to start more than it may.
+   */
+  const mostHeld = async (work: Promise<unknown>): Promise<number> => {
+    let done = false;
+    void work.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    let most = 0;
+    while (!done) {
+      await until('a request held, or the work over', () => done || h.sim.control.heldRequests() > 0);
+      for (let i = 0; i < 20; i++) await turn();
+      most = Math.max(most, h.sim.control.heldRequests());
+      h.sim.control.releaseHeld();
+    }
+    await work;
+    return most;
+  };
+
   it('keeps formsInFlight form instances in flight, never more; one definition for a new layout; each form once', async () => {
     const fs = uid('fs');
     const { queue, log } = h.queue(fs, { formsInFlight: 4 });
     const reviews = reviewsFor(11);
     for (const r of reviews) await queue.submit(r);
     h.sim.control.injectFault({ method: 'POST', pathTemplate: INSTANCES, hold: true, times: Infinity });
-    const sent = queue.send();
-    let done = false;
-    void sent.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    let most = 0;
-    while (!done) {
-      await until('a form instance held, or send() over', () => done || h.sim.control.heldRequests() > 0);
-      // Give the queue every chance to start more than it may before counting.
-      for (let i = 0; i < 20; i++) await turn();
-      most = Math.max(most, h.sim.control.heldRequests());
-      h.sim.control.releaseHeld();
-    }
-    await sent;
-    expect(most).toBe(4);
+    expect(await mostHeld(queue.send())).toBe(4);
     // The first four forms needed the layout's definition at once: it was created once.
     expect(definitionsOf(fs)).toBe(1);
     for (const r of reviews) expect(h.instancesOf(r.accountId)).toHaveLength(1);
@@ -124,22 +130,8 @@ describe('review forms created several at once', () => {
     const before = patches();
     h.sim.control.injectFault({ method: 'PATCH', pathTemplate: `${INSTANCES}/{id}`, hold: true, times: Infinity });
     // An account named twice is completed once.
-    const completing = next.completeDecisions([...applied, applied[0]!]);
-    let done = false;
-    void completing.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    let most = 0;
-    while (!done) {
-      await until('a form being closed, or completeDecisions() over', () => done || h.sim.control.heldRequests() > 0);
-      for (let i = 0; i < 20; i++) await turn();
-      most = Math.max(most, h.sim.control.heldRequests());
-      h.sim.control.releaseHeld();
-    }
-    await completing;
+    expect(await mostHeld(next.completeDecisions([...applied, applied[0]!]))).toBe(4);
     h.sim.control.clearFaults();
-    expect(most).toBe(4);
     expect(patches() - before).toBe(7);
     for (const id of applied) expect(h.instancesOf(id)).toEqual([]);
 
