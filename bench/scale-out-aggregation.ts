@@ -21,8 +21,8 @@
  * summary's counts. Exit 1 (through scale-out.ts) on a difference or a missed goal.
  *
  * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3),
- * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common: nearly every account has namesakes and goes to review;
- * varied: synthetic surnames, most accounts are created).
+ * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common,varied: each tenant in turn; common: nearly every
+ * account has namesakes and goes to review; varied: the simulator's synthetic surnames, about half do).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
@@ -43,7 +43,11 @@ import { aggregationConfig, fusionInstanceId, simulatorConnection } from './simu
 import { mainThreadCpu, procCpu, procPeakRssMb, startShardWorkerProcess } from './worker-processes';
 
 const SEED = Number(process.env.SCALE_AGG_SEED ?? 11);
-const SURNAMES = process.env.SCALE_AGG_SURNAMES === 'varied' ? 'varied' : 'common';
+const TENANTS = (process.env.SCALE_AGG_SURNAMES ?? 'common,varied').split(',').map((t) => {
+  if (t !== 'common' && t !== 'varied') throw new Error(`SCALE_AGG_SURNAMES: unknown ${t} (common, varied)`);
+  return t;
+});
+type Surnames = (typeof TENANTS)[number];
 const SIZE = Number(process.env.SCALE_AGG_SIZE ?? 300_000);
 const MODEL = process.env.SCALE_AGG_MODEL ?? 'rules';
 const PROCESSES = (process.env.SCALE_PROCESSES ?? '1,2,3')
@@ -283,12 +287,12 @@ interface Run extends AggregateResult {
   workerPeakRssMb: number[];
 }
 
-async function run(processes: number, redis: { url: string; pid: number }): Promise<Run> {
+async function run(processes: number, redis: { url: string; pid: number }, surnames: Surnames): Promise<Run> {
   // A fresh simulator per run, same seed, so ids are the same.
   const sim = await startSimulatorProcess({
     tenant: {
       seed: SEED,
-      surnames: SURNAMES,
+      surnames,
       identities: SIZE,
       accountsPerSource: Math.ceil(SIZE / 2),
       duplicateRate: 0.1,
@@ -330,9 +334,17 @@ async function run(processes: number, redis: { url: string; pid: number }): Prom
 }
 
 export async function aggregationScaleOut(): Promise<string[]> {
+  const misses: string[] = [];
+  for (const surnames of TENANTS) misses.push(...(await tenantScaleOut(surnames)));
+  return misses;
+}
+
+/** The reference and each PROCESSES run on one tenant. */
+async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
   process.stdout.write(
-    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching, seed ${SEED}, ${SURNAMES} surnames; simulator in its own process; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
+    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching, seed ${SEED}, ${surnames} surnames; simulator in its own process; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
   );
+  const tenant = `${surnames} surnames`;
   const cores = availableParallelism();
   const redis = await spawnRedis();
   const misses: string[] = [];
@@ -340,11 +352,11 @@ export async function aggregationScaleOut(): Promise<string[]> {
     `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB${r.workerPeakRssMb.length ? ` (worker processes ${r.workerPeakRssMb.map((m) => fmt(m, 0)).join(' / ')} MiB)` : ''}; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review; output digest ${r.digest}`;
   try {
     const pid = redis.pid!;
-    const ref = await run(0, { url: redis.url, pid });
+    const ref = await run(0, { url: redis.url, pid }, surnames);
     process.stdout.write(`${line('reference (one process, one matching thread, no child jobs)', ref)}\n`);
-    misses.push(...firstItem("reference's", ref.timings));
+    misses.push(...firstItem(`${tenant}, reference's`, ref.timings));
     for (const p of PROCESSES) {
-      const r = await run(p, { url: redis.url, pid });
+      const r = await run(p, { url: redis.url, pid }, surnames);
       const speedup = ref.wallS / r.wallS;
       // Cores the run could use: its threads (the owner and one matching thread per worker process),
       // at most the machine's cores the simulator left; the reference could use one.
@@ -362,10 +374,12 @@ export async function aggregationScaleOut(): Promise<string[]> {
       process.stdout.write(
         `    owner's share of all CPU spent: ${fmt(100 * r.ownerShare, 0)} %   goal <= 15 %: ${ownerOk ? 'ok' : 'MISSED'} (the owner's thread ${fmt(r.ownerS, 1)} s, of which the bench's own hashing of the output about ${fmt(r.verifyS, 1)} s: about ${fmt(100 * without, 0)} % without it)\n`,
       );
-      if (!ownerOk) misses.push(`aggregation, ${p} processes: owner's share ${fmt(100 * r.ownerShare, 0)} % > 15 %`);
-      if (!same) misses.push(`aggregation, ${p} processes: output differs from the reference`);
-      if (speedup < want) misses.push(`aggregation, ${p} processes: speed-up ${fmt(speedup)} < ${fmt(want)}`);
-      misses.push(...firstItem(`${p} worker process(es):`, r.timings));
+      if (!ownerOk)
+        misses.push(`aggregation, ${tenant}, ${p} processes: owner's share ${fmt(100 * r.ownerShare, 0)} % > 15 %`);
+      if (!same) misses.push(`aggregation, ${tenant}, ${p} processes: output differs from the reference`);
+      if (speedup < want)
+        misses.push(`aggregation, ${tenant}, ${p} processes: speed-up ${fmt(speedup)} < ${fmt(want)}`);
+      misses.push(...firstItem(`${tenant}, ${p} worker process(es):`, r.timings));
     }
   } finally {
     await redis.stop();
