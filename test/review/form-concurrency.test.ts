@@ -142,6 +142,34 @@ describe('review forms created several at once', () => {
     expect(log.at('info').filter((l) => /was deleted: the account no longer exists/.test(l.msg))).toHaveLength(5);
   });
 
+  it('renews expired forms formsInFlight at a time, after one outbox write for all of them', async () => {
+    const fs = h.sim.tenant.meta.fusionSourceId as string;
+    const withOutbox = { platform: h.client };
+    const reviews = reviewsFor(8);
+    const first = h.queue(fs, { ...withOutbox, formsInFlight: 8 }).queue;
+    for (const r of reviews) await first.submit(r);
+    await first.send();
+    const ids = reviews.map((r) => String(h.onlyInstance(r.accountId)['id']));
+    expect(h.sim.control.expireFormInstances(ids)).toBe(8);
+
+    const outboxWrites = (): number => h.sim.control.counters().byTemplate['PATCH /v3/sources/{id}'] ?? 0;
+    const writes = outboxWrites();
+    const next = h.queue(fs, { ...withOutbox, formsInFlight: 3 }).queue;
+    h.sim.control.injectFault({ method: 'POST', pathTemplate: INSTANCES, hold: true, times: Infinity });
+    const reading = next.readDecisions();
+    expect(await mostHeld(reading)).toBe(3);
+    const decisions = await reading;
+    // Owed to the reviewers before any form was sent again: one write, not one per form.
+    expect(outboxWrites() - writes).toBe(1);
+    const mine = [...decisions].filter(([id]) => reviews.some((r) => r.accountId === id));
+    expect(mine).toHaveLength(8);
+    for (const [, d] of mine) expect(d).toMatchObject({ kind: 'expired', rounds: 1, renewed: true });
+    for (const r of reviews)
+      expect(h.instancesOf(r.accountId).map((i) => i['state'])).toEqual(['CANCELLED', 'ASSIGNED']);
+    // Recorded in the order the forms were read.
+    expect(next.summary().expired.map((e) => e.accountId)).toEqual(mine.map(([id]) => id));
+  });
+
   it('takes its width from the API settings: "Max concurrent requests" under "Enable queue", 4 without', () => {
     const base = { fusionOwnerIsGlobalReviewer: false, fusionFormExpirationDays: 7, matching: { reviewTopK: 5 } };
     const queued = { ...base, enableQueue: true, maxConcurrentRequests: 17 };

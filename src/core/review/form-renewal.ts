@@ -6,19 +6,36 @@
 import type { FormInstance } from '../ports/review-platform';
 import type { GroupReading, ReviewFormGroup } from './decisions';
 import { INPUT } from './form-content';
+import { inFlightInOrder } from './in-flight';
 import { recordReviewFormCreated } from './metrics';
 import { DAY_MS, REVIEW_ROUNDS, type QueueContext } from './queue-context';
 import { label, pendingEntry, reportNoReviewer } from './review-log';
 import { noticeOf } from './review-notices';
-import type { ReviewDecision } from './types';
+import type { ReviewDecision, ReviewSummary } from './types';
 
-export async function renewExpired(
+/** An expired form to send again: what renewAll needs of it. */
+export interface Renewal {
+  renew: true;
+  d: Extract<ReviewDecision, { kind: 'expired' }>;
+  g: ReviewFormGroup;
+  reading: GroupReading;
+  reviewerIds: string[];
+  entry: ExpiredEntry;
+}
+
+type ExpiredEntry = Omit<ReviewSummary['expired'][number], 'renewed' | 'expiresAt'>;
+
+/**
+ * An expired form's fate: reported as expired for good (after its last round, or with no reviewer left:
+ * the decision is returned as it is), or a renewal for renewAll.
+ */
+export async function planRenewal(
   c: QueueContext,
   d: Extract<ReviewDecision, { kind: 'expired' }>,
   g: ReviewFormGroup,
   reading: GroupReading,
-): Promise<ReviewDecision> {
-  const entry = {
+): Promise<ReviewDecision | Renewal> {
+  const entry: ExpiredEntry = {
     accountId: d.accountId,
     accountName: d.accountName,
     sourceName: d.sourceName,
@@ -45,33 +62,59 @@ export async function renewExpired(
     reportNoReviewer(c.stats, c.log, d, resolution.problems, 'The expired review form cannot be sent again');
     return d;
   }
-  const latest = reading.latest as FormInstance;
-  const reviewerIds = resolution.reviewers.map((r) => r.id);
-  // Owed before it exists: a run that stops after the renewal still gets it announced.
-  await c.notices.owe(reviewerIds, d.accountId);
+  return { renew: true, d, g, reading, reviewerIds: resolution.reviewers.map((r) => r.id), entry };
+}
+
+/**
+ * Sends the run's expired forms again (round + 1, fresh expiry). All are owed to their reviewers first,
+ * in one outbox write (a run that stops after a renewal still gets it announced), then renewed
+ * formsInFlight at a time (in-flight.ts). `renewed` is told each account's new decision, in order.
+ */
+export async function renewAll(
+  c: QueueContext,
+  plans: readonly Renewal[],
+  renewed: (accountId: string, decision: ReviewDecision) => void,
+): Promise<void> {
+  if (plans.length === 0) return;
+  for (const p of plans) await c.notices.owe(p.reviewerIds, p.d.accountId);
   await c.notices.save();
-  for (const late of reading.overdue) await c.o.review.setFormInstanceState(late.id, 'CANCELLED', c.opts);
+  await inFlightInOrder(
+    plans,
+    c.o.formsInFlight ?? 1,
+    (p) => sendAgain(c, p),
+    ({ inst, expiresAt }, p) => renewed(p.d.accountId, recordRenewal(c, p, inst, expiresAt)),
+  );
+}
+
+async function sendAgain(c: QueueContext, p: Renewal): Promise<{ inst: FormInstance; expiresAt: string }> {
+  const latest = p.reading.latest as FormInstance;
+  for (const late of p.reading.overdue) await c.o.review.setFormInstanceState(late.id, 'CANCELLED', c.opts);
   const expiresAt = new Date(c.now().getTime() + c.o.expirationDays * DAY_MS).toISOString();
-  const round = d.rounds + 1;
   const inst = await c.o.review.createFormInstance(
     {
-      formDefinitionId: latest.formDefinitionId || (g.definitions[0]?.id ?? ''),
-      recipientIds: reviewerIds,
+      formDefinitionId: latest.formDefinitionId || (p.g.definitions[0]?.id ?? ''),
+      recipientIds: p.reviewerIds,
       expire: expiresAt,
-      formInput: { ...latest.formInput, [INPUT.round]: String(round) },
+      formInput: { ...latest.formInput, [INPUT.round]: String(p.d.rounds + 1) },
       createdBySourceId: c.o.fusionSource.id,
     },
     c.opts,
   );
-  g.instances.push(inst);
+  return { inst, expiresAt };
+}
+
+function recordRenewal(c: QueueContext, p: Renewal, inst: FormInstance, expiresAt: string): ReviewDecision {
+  const { d } = p;
+  const round = d.rounds + 1;
+  p.g.instances.push(inst);
   recordReviewFormCreated();
   const renewed: ReviewDecision = {
     ...d,
     renewed: true,
     expiresAt,
-    reviewers: inst.recipientIds.length ? inst.recipientIds : reviewerIds,
+    reviewers: inst.recipientIds.length ? inst.recipientIds : p.reviewerIds,
   };
-  c.stats.expired.push({ ...entry, renewed: true, expiresAt });
+  c.stats.expired.push({ ...p.entry, renewed: true, expiresAt });
   c.stats.pending.push(pendingEntry(renewed, inst.state, c.now(), expiresAt, inst.url));
   c.log.warn(
     { accountId: d.accountId, round, expiresAt, reviewers: renewed.reviewers.length },

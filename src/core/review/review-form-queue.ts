@@ -32,7 +32,7 @@ import { sourceOutbox } from './notification-outbox';
 import { ReviewNotifier } from './notifications';
 import { createReviewForms, type PlannedForm } from './form-creation';
 import { inFlightInOrder } from './in-flight';
-import { renewExpired } from './form-renewal';
+import { planRenewal, renewAll, type Renewal } from './form-renewal';
 import { type QueueContext, type ReviewFormQueueOptions } from './queue-context';
 import { label, logReviewSummary, pendingEntry, reportNoReviewer } from './review-log';
 import { ReviewNotices, noticeOf } from './review-notices';
@@ -112,6 +112,7 @@ export class ReviewFormQueue implements ReviewQueue {
     const groups = forms.groups;
     const now = this.now();
     const out = new Map<string, ReviewDecision>();
+    const renewals: Renewal[] = [];
     for (const [accountId, g] of [...groups]) {
       const reading = readGroup(g, now);
       const d = reading.decision;
@@ -123,8 +124,12 @@ export class ReviewFormQueue implements ReviewQueue {
         await this.deleteGroup(g, groups, 'no instance');
         continue;
       }
-      out.set(accountId, await this.apply(d, g, reading, groups));
+      const applied = await this.apply(d, g, reading, groups);
+      if ('renew' in applied) renewals.push(applied);
+      // A renewed form's decision replaces this one in place (same position in the map).
+      out.set(accountId, 'renew' in applied ? applied.d : applied);
     }
+    await renewAll(this.context(), renewals, (accountId, renewed) => out.set(accountId, renewed));
     return out;
   }
 
@@ -133,7 +138,7 @@ export class ReviewFormQueue implements ReviewQueue {
     g: ReviewFormGroup,
     reading: GroupReading,
     groups: Map<string, ReviewFormGroup>,
-  ): Promise<ReviewDecision> {
+  ): Promise<ReviewDecision | Renewal> {
     switch (d.kind) {
       case 'new-identity':
       case 'link':
@@ -173,7 +178,7 @@ export class ReviewFormQueue implements ReviewQueue {
         await this.deleteGroup(g, groups, `answer invalid: ${d.reason}`);
         return d;
       case 'expired':
-        return renewExpired(this.context(), d, g, reading);
+        return planRenewal(this.context(), d, g, reading);
     }
   }
 
