@@ -11,6 +11,8 @@
  * per review form; 0 per-form identity look-ups (the reviewer resolution's calls, at most 3 per
  * source with forms, are per run and shown apart); notifications <= reviewers.
  *
+ * Then a form's later life (lifecycle() below): calls per answer applied and per form sent again.
+ *
  * Then the forms' pace against a platform that answers each form instance in BENCH_FORM_LATENCY_MS
  * (25 ms; BENCH_LATENCY_IDENTITIES identities, 1,000): the same run with "Max concurrent requests" 1
  * (one form at a time, as every run created them before 2026-11-29) and 20, each less the run without
@@ -51,63 +53,73 @@ interface RunResult {
 }
 
 async function run({ forms, identities = IDENTITIES, ...o }: RunOptions): Promise<RunResult> {
+  return withSimulator(identities, async (sim) => {
+    if (o.formLatencyMs)
+      sim.control.injectFault({
+        method: 'POST',
+        pathTemplate: '/beta/form-instances',
+        latencyMs: o.formLatencyMs,
+        times: Number.POSITIVE_INFINITY,
+      });
+    return aggregate(sim, forms, o.maxConcurrentRequests);
+  });
+}
+
+async function withSimulator<T>(identities: number, f: (sim: RunningSimulator) => Promise<T>): Promise<T> {
   const sim: RunningSimulator = await startSimulator({
     seed: SEED,
     tenant: { identities, accountsPerSource: Math.round(identities * 0.8) },
     rateLimit: false,
     logRequests: false,
   });
-  if (o.formLatencyMs)
-    sim.control.injectFault({
-      method: 'POST',
-      pathTemplate: '/beta/form-instances',
-      latencyMs: o.formLatencyMs,
-      times: Number.POSITIVE_INFINITY,
-    });
   try {
-    const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId as string);
-    const summaries: AggregationSummary[] = [];
-    const runner = createProductionRunner({
-      onAggregationSummary: (s) => summaries.push(s),
-      ...(forms ? {} : { reviewQueue: () => new RecordingReviewQueue() }),
-    });
-    const config = {
-      baseurl: sim.baseurl,
-      clientId: sim.clientId,
-      clientSecret: sim.clientSecret,
-      spConnectorInstanceId: fusion.connectorAttributes['spConnectorInstanceId'],
-      sources: ['Contractors', 'LDAP'],
-      requestsPerSecond: 1000,
-      maxConcurrentRequests: o.maxConcurrentRequests ?? 20,
-      matching: {
-        attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }],
-        // The simulator's names send about two thirds of the accounts to review: past the flood guard,
-        // which this bench must not measure.
-        maxReviewShare: 1,
-      },
-    };
-    const controller = new AbortController();
-    const ctx: CommandContext = {
-      logger: silentLogger,
-      signal: controller.signal,
-      jobId: `bench-${forms ? 'forms' : 'no-forms'}`,
-      progress: () => undefined,
-    };
-    sim.control.resetLog();
-    const started = Date.now();
-    for await (const _ of runner('std:account:list' as CommandType, {}, config, ctx)) void _;
-    const seconds = (Date.now() - started) / 1000;
-    const instances = [...sim.tenant.formInstances.values()];
-    const reviewers = new Set(instances.flatMap((i) => (i['recipients'] as Array<{ id: string }>).map((r) => r.id)))
-      .size;
-    const sourcesWithForms = new Set(instances.map((i) => (i['formInput'] as Record<string, unknown>)['sourceName']))
-      .size;
-    const summary = summaries[0];
-    if (!summary) throw new Error('the aggregation reported no summary');
-    return { counters: sim.control.counters(), summary, reviewers, sourcesWithForms, seconds };
+    return await f(sim);
   } finally {
     await sim.close();
   }
+}
+
+/** One std:account:list on `sim`; its counters are this run's alone. */
+async function aggregate(sim: RunningSimulator, forms: boolean, maxConcurrentRequests = 20): Promise<RunResult> {
+  const fusion = sim.tenant.source(sim.tenant.meta.fusionSourceId as string);
+  const summaries: AggregationSummary[] = [];
+  const runner = createProductionRunner({
+    onAggregationSummary: (s) => summaries.push(s),
+    ...(forms ? {} : { reviewQueue: () => new RecordingReviewQueue() }),
+  });
+  const config = {
+    baseurl: sim.baseurl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    spConnectorInstanceId: fusion.connectorAttributes['spConnectorInstanceId'],
+    sources: ['Contractors', 'LDAP'],
+    requestsPerSecond: 1000,
+    maxConcurrentRequests,
+    matching: {
+      attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }],
+      // The simulator's names send about two thirds of the accounts to review: past the flood guard,
+      // which this bench must not measure.
+      maxReviewShare: 1,
+    },
+  };
+  const controller = new AbortController();
+  const ctx: CommandContext = {
+    logger: silentLogger,
+    signal: controller.signal,
+    jobId: `bench-${forms ? 'forms' : 'no-forms'}`,
+    progress: () => undefined,
+  };
+  sim.control.resetLog();
+  const started = Date.now();
+  for await (const _ of runner('std:account:list' as CommandType, {}, config, ctx)) void _;
+  const seconds = (Date.now() - started) / 1000;
+  const instances = [...sim.tenant.formInstances.values()];
+  const reviewers = new Set(instances.flatMap((i) => (i['recipients'] as Array<{ id: string }>).map((r) => r.id))).size;
+  const sourcesWithForms = new Set(instances.map((i) => (i['formInput'] as Record<string, unknown>)['sourceName']))
+    .size;
+  const summary = summaries[0];
+  if (!summary) throw new Error('the aggregation reported no summary');
+  return { counters: sim.control.counters(), summary, reviewers, sourcesWithForms, seconds };
 }
 
 function diff(a: SimulatorCounters, b: SimulatorCounters, template: string): number {
@@ -160,10 +172,78 @@ async function main(): Promise<void> {
       notifications <= withForms.reviewers,
     ],
   ];
+  rows.push(...(await lifecycle()));
   rows.push(await formsPace());
   for (const [what, figure, goal, ok] of rows)
-    console.log(`  ${what.padEnd(32)} ${figure}   goal ${goal}   ${ok ? 'PASS' : 'MISS'}`);
+    console.log(
+      `  ${what.padEnd(38)} ${figure}   ${goal === 'reported' ? '(no goal)' : `goal ${goal}   ${ok ? 'PASS' : 'MISS'}`}`,
+    );
   if (rows.some((r) => !r[3])) process.exit(1);
+}
+
+/** The review routes: forms, their outbox on the connector's source, the messages. */
+const FORM_ROUTE = /^(\S+ \/beta\/form-|PATCH \/v3\/sources\/\{id\}$|\S+ \/v3\/workflows)/;
+
+/** Calls a run spent on the review routes, printed by route. */
+function formCalls(label: string, c: SimulatorCounters): number {
+  let total = 0;
+  const routes = Object.entries(c.byTemplate).filter(([t]) => FORM_ROUTE.test(t));
+  console.log(`  ${label}, calls on the review routes:`);
+  for (const [t, n] of routes.sort()) {
+    console.log(`    ${t.padEnd(40)} ${String(n).padStart(6)}`);
+    total += n;
+  }
+  return total;
+}
+
+/**
+ * A form's later life, on two tenants of the same seed. One: a reviewer answers every form ("not a
+ * duplicate") and the next run applies the answers and closes the forms. Two: every form expires
+ * unanswered, the next run sends it again, then every form is answered and the run after applies the
+ * answers. Calls on the review routes per form in each run, less the new forms the run creates (one
+ * call each). Goals (this bench's): sending again and applying an answer <= 1.5 per form, as a new
+ * form; an answer to a form sent again is reported (it closes both instances, round 1's and 2's).
+ */
+async function lifecycle(): Promise<Array<[string, string, string, boolean]>> {
+  const answerAll = (sim: RunningSimulator): void => {
+    for (const inst of sim.tenant.formInstances.values())
+      if (inst['state'] === 'ASSIGNED') sim.control.completeFormInstance(String(inst['id']), { newIdentity: true });
+  };
+  const applied = (label: string, r: RunResult): { calls: number; decided: number } => {
+    const review = r.summary.review as { decided: unknown[]; formsCreated: number };
+    const decided = review.decided.length;
+    const calls = formCalls(`${label}: ${decided} answers applied, ${review.formsCreated} new forms`, r.counters);
+    return { calls: calls - review.formsCreated, decided };
+  };
+  const first = await withSimulator(IDENTITIES, async (sim) => {
+    await aggregate(sim, true);
+    answerAll(sim);
+    return applied('answered in round 1, the next run', await aggregate(sim, true));
+  });
+  const renewedThenAnswered = await withSimulator(IDENTITIES, async (sim) => {
+    await aggregate(sim, true);
+    sim.control.expireFormInstances();
+    const second = await aggregate(sim, true);
+    const review = second.summary.review as { expired: Array<{ renewed: boolean }> };
+    const renewed = review.expired.filter((e) => e.renewed).length;
+    const calls = formCalls(`expired unanswered, the next run: ${renewed} forms sent again`, second.counters);
+    answerAll(sim);
+    return { renewed, calls, answers: applied('then answered, the run after', await aggregate(sim, true)) };
+  });
+  const perForm = (calls: number, forms: number): string =>
+    `${(calls / forms).toFixed(3)} (${calls} calls, ${forms} forms)`;
+  const ok = (calls: number, forms: number): boolean => forms > 0 && calls / forms <= GOAL_CALLS_PER_FORM;
+  const { renewed, calls, answers } = renewedThenAnswered;
+  return [
+    [
+      'calls per answer applied',
+      perForm(first.calls, first.decided),
+      `<= ${GOAL_CALLS_PER_FORM}`,
+      ok(first.calls, first.decided),
+    ],
+    ['calls per form sent again', perForm(calls, renewed), `<= ${GOAL_CALLS_PER_FORM}`, ok(calls, renewed)],
+    ['calls per answer, form sent again', perForm(answers.calls, answers.decided), 'reported', true],
+  ];
 }
 
 /** Forms per second against a platform with latency: one form at a time, and 20 in flight. */
