@@ -175,9 +175,7 @@ async function main(): Promise<void> {
   rows.push(...(await lifecycle()));
   rows.push(await formsPace());
   for (const [what, figure, goal, ok] of rows)
-    console.log(
-      `  ${what.padEnd(38)} ${figure}   ${goal === 'reported' ? '(no goal)' : `goal ${goal}   ${ok ? 'PASS' : 'MISS'}`}`,
-    );
+    console.log(`  ${what.padEnd(38)} ${figure}   goal ${goal}   ${ok ? 'PASS' : 'MISS'}`);
   if (rows.some((r) => !r[3])) process.exit(1);
 }
 
@@ -201,8 +199,7 @@ function formCalls(label: string, c: SimulatorCounters): number {
  * duplicate") and the next run applies the answers and closes the forms. Two: every form expires
  * unanswered, the next run sends it again, then every form is answered and the run after applies the
  * answers. Calls on the review routes per form in each run, less the new forms the run creates (one
- * call each). Goals (this bench's): sending again and applying an answer <= 1.5 per form, as a new
- * form; an answer to a form sent again is reported (it closes both instances, round 1's and 2's).
+ * call each). Goals (this bench's): <= 1.5 per form in each, as for a new form.
  */
 async function lifecycle(): Promise<Array<[string, string, string, boolean]>> {
   const answerAll = (sim: RunningSimulator): void => {
@@ -242,7 +239,12 @@ async function lifecycle(): Promise<Array<[string, string, string, boolean]>> {
       ok(first.calls, first.decided),
     ],
     ['calls per form sent again', perForm(calls, renewed), `<= ${GOAL_CALLS_PER_FORM}`, ok(calls, renewed)],
-    ['calls per answer, form sent again', perForm(answers.calls, answers.decided), 'reported', true],
+    [
+      'calls per answer, form sent again',
+      perForm(answers.calls, answers.decided),
+      `<= ${GOAL_CALLS_PER_FORM}`,
+      ok(answers.calls, answers.decided),
+    ],
   ];
 }
 

@@ -82,17 +82,37 @@ export async function scanReviewForms(
   for (const g of groups.values())
     for (const def of g.definitions)
       for await (const inst of review.listFormInstances(def.id, opts)) if (!isClosed(inst)) g.instances.push(inst);
+  // Per account, when the newest instance the connector closed was created: it ended every review before it.
+  const closedAt = new Map<string, number>();
   for (const def of layouts.values())
     for await (const inst of review.listFormInstances(def.id, opts)) {
       const accountId = inst.formInput[INPUT.accountId];
-      if (isClosed(inst) || typeof accountId !== 'string' || inst.formInput[INPUT.fusionSourceId] !== fusionSourceId)
+      if (typeof accountId !== 'string' || inst.formInput[INPUT.fusionSourceId] !== fusionSourceId) continue;
+      if (isClosed(inst)) {
+        closedAt.set(accountId, Math.max(closedAt.get(accountId) ?? 0, time(inst.created)));
         continue;
+      }
       let g = groups.get(accountId);
       if (!g) groups.set(accountId, (g = { accountId, definitions: [], instances: [] }));
       g.instances.push(inst);
     }
-  for (const g of groups.values()) g.instances.sort((a, b) => time(a.created) - time(b.created));
+  for (const [accountId, g] of groups) {
+    const ended = closedAt.get(accountId) ?? 0;
+    if (ended > 0) g.instances = g.instances.filter((i) => !supersededBy(i, ended));
+    if (g.definitions.length === 0 && g.instances.length === 0) groups.delete(accountId);
+    else g.instances.sort((a, b) => time(a.created) - time(b.created));
+  }
   return { groups, layouts };
+}
+
+/**
+ * An instance nobody can answer any more (cancelled or completed), created before an instance the
+ * connector closed later: closing the newest instance of a review ends the older rounds with it, so a
+ * review sent again costs one call to close, not one per round (ReviewFormQueue.deleteGroup).
+ */
+export function supersededBy(inst: FormInstance, closedCreatedAt: number): boolean {
+  const created = time(inst.created);
+  return (inst.state === 'CANCELLED' || inst.state === 'COMPLETED') && created > 0 && created < closedCreatedAt;
 }
 
 function refOf(g: ReviewFormGroup, latest: FormInstance | undefined): ReviewFormRef {

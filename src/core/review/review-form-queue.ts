@@ -24,6 +24,7 @@ import {
   OPEN_STATES,
   readGroup,
   scanReviewForms,
+  supersededBy,
   type GroupReading,
   type ReviewFormGroup,
   type ReviewForms,
@@ -299,8 +300,11 @@ export class ReviewFormQueue implements ReviewQueue {
   private async deleteGroup(g: ReviewFormGroup, groups: Map<string, ReviewFormGroup>, reason: string): Promise<void> {
     for (const def of g.definitions) await this.o.review.deleteFormDefinition(def.id, this.opts);
     const own = new Set(g.definitions.map((d) => d.id));
-    for (const inst of g.instances)
-      if (!own.has(inst.formDefinitionId))
+    // Newest first: once it is closed, the rounds before it that nobody can answer are ended with it.
+    const shared = g.instances.filter((i) => !own.has(i.formDefinitionId)).reverse();
+    const newest = shared[0];
+    for (const inst of shared)
+      if (inst === newest || !supersededBy(inst, Date.parse(newest?.created ?? '')))
         await this.o.review.closeFormInstance(inst.id, reason, OPEN_STATES.has(inst.state), this.opts);
     groups.delete(g.accountId);
   }
