@@ -22,7 +22,8 @@ export interface ApiUseSettings {
   provisioningTimeout: number;
 }
 
-const DEFAULTS = {
+/** What an administrator who leaves the fields empty gets. */
+export const API_USE_DEFAULTS = {
   enableQueue: true,
   maxConcurrentRequests: 10,
   requestsPerSecond: 10,
@@ -51,7 +52,7 @@ export function callsInFlight(s: Pick<ApiUseSettings, 'enableQueue' | 'maxConcur
 
 /** Records every problem in `r` (nothing thrown): the caller reports them together. */
 export function readApiUseSettings(r: ConfigReader, raw: Record<string, unknown>): ApiUseSettings {
-  const int = (key: Limited): number => r.int(raw, key, DEFAULTS[key], LIMITS[key].min, LIMITS[key].max);
+  const int = (key: Limited): number => r.int(raw, key, API_USE_DEFAULTS[key], LIMITS[key].min, LIMITS[key].max);
   const baseurl = r.url(raw, 'baseurl', true);
   if (baseurl !== '') {
     const u = new URL(baseurl);
@@ -62,10 +63,10 @@ export function readApiUseSettings(r: ConfigReader, raw: Record<string, unknown>
     baseurl,
     clientId: r.requiredStr(raw, 'clientId').trim(),
     clientSecret: r.requiredStr(raw, 'clientSecret').trim(),
-    enableQueue: r.bool(raw, 'enableQueue', DEFAULTS.enableQueue),
+    enableQueue: r.bool(raw, 'enableQueue', API_USE_DEFAULTS.enableQueue),
     maxConcurrentRequests: int('maxConcurrentRequests'),
     requestsPerSecond: int('requestsPerSecond'),
-    enableBatching: r.bool(raw, 'enableBatching', DEFAULTS.enableBatching),
+    enableBatching: r.bool(raw, 'enableBatching', API_USE_DEFAULTS.enableBatching),
     batchSize: int('batchSize'),
     provisioningTimeout: int('provisioningTimeout'),
   };

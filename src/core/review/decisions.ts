@@ -56,6 +56,11 @@ function time(s: string | undefined): number {
   return Number.isNaN(t) ? 0 : t;
 }
 
+/** When an instance was created, in ms (0: unknown). */
+export function createdAt(inst: FormInstance | undefined): number {
+  return time(inst?.created);
+}
+
 /**
  * Our definitions (prefix search, then our fusion-source marker) and their instances, grouped by
  * account id; instances the connector closed are left out.

@@ -14,7 +14,7 @@ import { splitForm, layoutKey } from './form-layout';
 import { layoutDescription, layoutName } from './form-naming';
 import { recordReviewFormCreated } from './metrics';
 import { inFlightInOrder } from './in-flight';
-import { DAY_MS, type QueueContext } from './queue-context';
+import { fullTermExpiry, type QueueContext } from './queue-context';
 import { label, pendingEntry, type AccountRef } from './review-log';
 import type { Reviewer } from './types';
 
@@ -70,9 +70,7 @@ async function startReviewForm(
   const now = c.now();
   const asked = Date.parse(review.expiresAt);
   const expiresAt =
-    !Number.isNaN(asked) && asked > now.getTime()
-      ? new Date(asked).toISOString()
-      : new Date(now.getTime() + c.o.expirationDays * DAY_MS).toISOString();
+    !Number.isNaN(asked) && asked > now.getTime() ? new Date(asked).toISOString() : fullTermExpiry(c, now);
   const reviewerIds = reviewers.map((r) => r.id);
 
   const layout = splitForm(content.formElements);

@@ -8,7 +8,7 @@ import type { GroupReading, ReviewFormGroup } from './decisions';
 import { INPUT } from './form-content';
 import { inFlightInOrder } from './in-flight';
 import { recordReviewFormCreated } from './metrics';
-import { DAY_MS, REVIEW_ROUNDS, type QueueContext } from './queue-context';
+import { fullTermExpiry, REVIEW_ROUNDS, type QueueContext } from './queue-context';
 import { label, pendingEntry, reportNoReviewer } from './review-log';
 import { noticeOf } from './review-notices';
 import type { ReviewDecision, ReviewSummary } from './types';
@@ -89,7 +89,7 @@ export async function renewAll(
 async function sendAgain(c: QueueContext, p: Renewal): Promise<{ inst: FormInstance; expiresAt: string }> {
   const latest = p.reading.latest as FormInstance;
   for (const late of p.reading.overdue) await c.o.review.setFormInstanceState(late.id, 'CANCELLED', c.opts);
-  const expiresAt = new Date(c.now().getTime() + c.o.expirationDays * DAY_MS).toISOString();
+  const expiresAt = fullTermExpiry(c);
   const inst = await c.o.review.createFormInstance(
     {
       formDefinitionId: latest.formDefinitionId || (p.g.definitions[0]?.id ?? ''),

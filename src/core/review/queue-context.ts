@@ -41,3 +41,8 @@ export interface QueueContext {
 /** Form instances an account's review gets before it is reported as expired for good. */
 export const REVIEW_ROUNDS = 2;
 export const DAY_MS = 86_400_000;
+
+/** When a form instance sent now expires: "Manual review expiration days" from now. */
+export function fullTermExpiry(c: Pick<QueueContext, 'now' | 'o'>, now: Date = c.now()): string {
+  return new Date(now.getTime() + c.o.expirationDays * DAY_MS).toISOString();
+}

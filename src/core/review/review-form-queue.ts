@@ -25,6 +25,7 @@ import {
   readGroup,
   scanReviewForms,
   supersededBy,
+  createdAt,
   type GroupReading,
   type ReviewFormGroup,
   type ReviewForms,
@@ -304,7 +305,7 @@ export class ReviewFormQueue implements ReviewQueue {
     const shared = g.instances.filter((i) => !own.has(i.formDefinitionId)).reverse();
     const newest = shared[0];
     for (const inst of shared)
-      if (inst === newest || !supersededBy(inst, Date.parse(newest?.created ?? '')))
+      if (inst === newest || !supersededBy(inst, createdAt(newest)))
         await this.o.review.closeFormInstance(inst.id, reason, OPEN_STATES.has(inst.state), this.opts);
     groups.delete(g.accountId);
   }

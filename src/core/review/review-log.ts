@@ -1,9 +1,8 @@
 /** How the review lifecycle words what happened, in the log and the run summary. */
 import type { Logger } from '../ports/logger';
+import { DAY_MS } from './queue-context';
 import { reviewerProfileName } from './reviewers';
 import type { PendingReviewEntry, ReviewFormRef, ReviewSummary } from './types';
-
-const DAY_MS = 86_400_000;
 
 function ageDays(since: string, now: Date): number {
   const t = Date.parse(since);
