@@ -120,6 +120,8 @@ export const ERROR_CODES = {
     true,
     'The command was stopped because its caller went away or it was cancelled.',
     'Run the command again; nothing was committed after the cancel.',
+    // The caller's own doing, not a failure of the command: never a 500 or an error of the server.
+    { transport: true },
   ),
   COMMAND_TIMEOUT: row(
     504,

@@ -51,6 +51,9 @@ export const errorHandlerPlugin = fp(
         // A command's own failure was counted where it ran (worker, embedded): one failure, one count.
         if (!(isFusionError(error) && error.details.fromCommand === true)) errorsTotal.inc({ component: 'api', code });
         request.log.error({ code, err: message }, 'request failed');
+      } else if (code === 'COMMAND_CANCELLED') {
+        // Its client left (or cancelled it): nobody reads this answer, and nothing failed on this side.
+        request.log.info({ code, status }, 'request cancelled');
       } else {
         request.log.info({ code, status, err: message }, 'request rejected');
       }
