@@ -31,8 +31,26 @@ export interface AttributeRoles {
 /** Kinds that may be parts of another attribute or hold parts (e-mail and birth dates are compared as they are). */
 const TEXTUAL: ReadonlySet<AttributeKind> = new Set(['name', 'surname', 'text', 'identifier']);
 
-function contained(part: readonly string[], whole: readonly string[]): boolean {
-  return part.length > 0 && part.every((t) => whole.includes(t));
+/**
+ * Whether a part's tokens all lie inside its whole's (a given name inside the display name). A token
+ * counts by its letters when it carries a number (isabella.kelathson2, a login whose number was given
+ * because a namesake held the name first): the names inside it are the whole's, and an agreement on
+ * them is the whole's evidence, not a second one. A token that is only a number says nothing either.
+ */
+export function partInside(part: readonly string[], whole: readonly string[]): boolean {
+  let held = 0;
+  for (const t of part) {
+    if (whole.includes(t)) {
+      held++;
+      continue;
+    }
+    const letters = t.replace(/[0-9]+/g, '');
+    if (letters === '') continue;
+    // One letter left (E10023 beside the initial E) is a code, not a name.
+    if (letters === t || letters.length < 2 || !whole.includes(letters)) return false;
+    held++;
+  }
+  return held > 0;
 }
 
 function endsWith(whole: readonly string[], part: readonly string[]): boolean {
@@ -108,7 +126,7 @@ export function detectRoles(
       const tj = tokens[j]![k]!;
       if (ti.length === 0 || tj.length === 0) return;
       both++;
-      if (contained(ti, tj)) inside++;
+      if (partInside(ti, tj)) inside++;
     });
     return both >= MIN_BOTH ? inside / both : 0;
   };

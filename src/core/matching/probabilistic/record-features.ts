@@ -9,7 +9,7 @@ import type { AttributeRuntime } from '../attribute-runtime';
 import type { NameValue } from '../algorithms/name-similarity';
 import { attributeValues, nameTokens } from '../normalize';
 import type { MatchRecord } from '../types';
-import { type AttributeRoles, namesAttribute, recordNames } from './attribute-roles';
+import { type AttributeRoles, namesAttribute, partInside, recordNames } from './attribute-roles';
 import {
   type Comparator,
   EMAIL_ALIAS_DOMAIN,
@@ -155,7 +155,7 @@ export class RecordFeatures {
       });
       for (let i = 0; i < roles.partOf.length; i++) {
         const w = roles.partOf[i]!;
-        if (w >= 0) this.insideOwn[i]!.push(inside(this.tokensOf(i, r), this.tokensOf(w, r)));
+        if (w >= 0) this.insideOwn[i]!.push(partInside(this.tokensOf(i, r), this.tokensOf(w, r)));
       }
       const names = recordNames(roles, (i) => (this.tokenised[i] ? this.tokensOf(i, r) : undefined));
       this.names.push(names);
@@ -238,10 +238,4 @@ export class RecordFeatures {
         out[e] = EMAIL_FROM_OTHER_NAMES;
     }
   }
-}
-
-function inside(part: readonly string[], whole: readonly string[]): boolean {
-  if (part.length === 0) return false;
-  for (const t of part) if (!whole.includes(t)) return false;
-  return true;
 }
