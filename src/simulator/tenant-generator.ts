@@ -28,7 +28,7 @@ export interface TenantSpec {
   reviewersPerSource?: number;
   /**
    * 'common' (default): the 150 common LAST_NAMES, so a tenant past about 15,000 identities is mostly
-   * namesakes; 'varied': synthetic surnames (tenant-names.ts), so most people have none.
+   * namesakes; 'varied': synthetic surnames (varied-surnames.ts), so most people have none.
    */
   surnames?: 'common' | 'varied';
 }

@@ -14,7 +14,7 @@ import { splitForm, layoutKey } from './form-layout';
 import { layoutDescription, layoutName } from './form-naming';
 import { recordReviewFormCreated } from './metrics';
 import { inFlightInOrder } from './in-flight';
-import { fullTermExpiry, type QueueContext } from './queue-context';
+import { formsInFlight, fullTermExpiry, type QueueContext } from './queue-context';
 import { label, pendingEntry, type AccountRef } from './review-log';
 import type { Reviewer } from './types';
 
@@ -37,7 +37,7 @@ export async function createReviewForms(
   const lines = new PerAccountLines(c.log, 'review forms created');
   await inFlightInOrder(
     planned,
-    c.o.formsInFlight ?? 1,
+    formsInFlight(c.o),
     (p) => startReviewForm(c, p, forms, layouts),
     (created) => recordReviewForm(c, created, forms, lines),
   );

@@ -8,7 +8,7 @@ import type { GroupReading, ReviewFormGroup } from './decisions';
 import { INPUT } from './form-content';
 import { inFlightInOrder } from './in-flight';
 import { recordReviewFormCreated } from './metrics';
-import { fullTermExpiry, REVIEW_ROUNDS, type QueueContext } from './queue-context';
+import { formsInFlight, fullTermExpiry, REVIEW_ROUNDS, type QueueContext } from './queue-context';
 import { label, pendingEntry, reportNoReviewer } from './review-log';
 import { noticeOf } from './review-notices';
 import type { ReviewDecision, ReviewSummary } from './types';
@@ -80,7 +80,7 @@ export async function renewAll(
   await c.notices.save();
   await inFlightInOrder(
     plans,
-    c.o.formsInFlight ?? 1,
+    formsInFlight(c.o),
     (p) => sendAgain(c, p),
     ({ inst, expiresAt }, p) => renewed(p.d.accountId, recordRenewal(c, p, inst, expiresAt)),
   );

@@ -42,6 +42,11 @@ export interface QueueContext {
 export const REVIEW_ROUNDS = 2;
 export const DAY_MS = 86_400_000;
 
+/** Form calls a run keeps in flight (ReviewFormQueueOptions.formsInFlight; one at a time when unset). */
+export function formsInFlight(o: Pick<ReviewFormQueueOptions, 'formsInFlight'>): number {
+  return o.formsInFlight ?? 1;
+}
+
 /** When a form instance sent now expires: "Manual review expiration days" from now. */
 export function fullTermExpiry(c: Pick<QueueContext, 'now' | 'o'>, now: Date = c.now()): string {
   return new Date(now.getTime() + c.o.expirationDays * DAY_MS).toISOString();

@@ -35,7 +35,7 @@ import { ReviewNotifier } from './notifications';
 import { createReviewForms, type PlannedForm } from './form-creation';
 import { inFlightInOrder } from './in-flight';
 import { planRenewal, renewAll, type Renewal } from './form-renewal';
-import { type QueueContext, type ReviewFormQueueOptions } from './queue-context';
+import { formsInFlight, type QueueContext, type ReviewFormQueueOptions } from './queue-context';
 import { label, logReviewSummary, pendingEntry, reportNoReviewer } from './review-log';
 import { ReviewNotices, noticeOf } from './review-notices';
 import { resolveReviewers } from './reviewers';
@@ -304,8 +304,9 @@ export class ReviewFormQueue implements ReviewQueue {
     // Newest first: once it is closed, the rounds before it that nobody can answer are ended with it.
     const shared = g.instances.filter((i) => !own.has(i.formDefinitionId)).reverse();
     const newest = shared[0];
+    const newestCreated = createdAt(newest);
     for (const inst of shared)
-      if (inst === newest || !supersededBy(inst, createdAt(newest)))
+      if (inst === newest || !supersededBy(inst, newestCreated))
         await this.o.review.closeFormInstance(inst.id, reason, OPEN_STATES.has(inst.state), this.opts);
     groups.delete(g.accountId);
   }
@@ -319,7 +320,7 @@ export class ReviewFormQueue implements ReviewQueue {
   ): Promise<void> {
     return inFlightInOrder(
       list,
-      this.o.formsInFlight ?? 1,
+      formsInFlight(this.o),
       (g) => this.deleteGroup(g, groups, reason),
       (_, g) => deleted(g),
     );
