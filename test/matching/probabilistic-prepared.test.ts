@@ -5,13 +5,8 @@
  */
 import { jaroWinkler } from '../../src/core/matching/algorithms/jaro-winkler';
 import { type MatchRecord, buildMatcher, parseMatchingSettings, scoreValues } from '../../src/core/matching';
-import {
-  comparatorFor,
-  emailLevel,
-  emailParts,
-  localFromNames,
-  splitEmail,
-} from '../../src/core/matching/probabilistic/comparators';
+import { comparatorFor, emailLevel, emailParts } from '../../src/core/matching/probabilistic/comparators';
+import { localFromNames, localNearNames, splitEmail } from '../../src/core/matching/probabilistic/local-part';
 import { seededRandom } from '../../src/core/matching/probabilistic/estimate';
 
 const GIVEN = ['anna', 'ben', 'carla', 'dirk', 'eva', 'j'];
@@ -24,11 +19,14 @@ function perPairEmailLevel(va: string, vb: string, score: number, namesA: string
   if (va === vb) return 0;
   const [la, da] = splitEmail(va);
   const [lb, db] = splitEmail(vb);
+  // Another number of one local part, in any domain: someone else's by construction.
+  if (la !== lb && la.replace(/[0-9]/g, '') === lb.replace(/[0-9]/g, '')) return 5;
   if (da !== '' && da === db) return 4;
   const derived = localFromNames(la, namesA) && localFromNames(lb, namesB);
   if (la === lb) return derived ? 2 : 1;
-  if (derived && la.replace(/[0-9]/g, '') === lb.replace(/[0-9]/g, '')) return 5;
-  if (jaroWinkler(la, lb) >= 0.9) return derived ? 2 : 3;
+  const near = (local: string, names: string[]): boolean =>
+    localFromNames(local, names) || localNearNames(local, names);
+  if (jaroWinkler(la, lb) >= 0.9) return near(la, namesA) && near(lb, namesB) ? 2 : 3;
   return 8;
 }
 
@@ -48,12 +46,25 @@ describe('probabilistic model: per-record shortcuts', () => {
         first,
       ]);
       const domain = pick(DOMAINS);
-      return { names, email: pick([domain === '' ? local : `${local}@${domain}`, '']) };
+      // A typo in the given name, not in the address: the local part is near the names, not from them.
+      const typo = r() < 0.25 && first.length > 1;
+      return {
+        names: typo ? [`${first}${first.slice(-1)}`, ...names.slice(1)] : names,
+        email: pick([domain === '' ? local : `${local}@${domain}`, '']),
+      };
     };
     let compared = 0;
+    let nearOnly = 0;
     for (let k = 0; k < 5000; k++) {
       const a = person();
-      const b = r() < 0.3 ? { names: a.names, email: a.email.replace(/@.*/, `@${pick(DOMAINS)}`) } : person();
+      const same = r();
+      const b =
+        same < 0.3
+          ? { names: a.names, email: a.email.replace(/@.*/, `@${pick(DOMAINS)}`) }
+          : // A typo in the address, not in the names.
+            same < 0.4
+            ? { names: a.names, email: a.email.replace(/([a-z])(@.*)?$/, `$1$1@${pick(DOMAINS)}`) }
+            : person();
       const score = a.email === '' || b.email === '' ? -1 : scoreValues('exact', a.email, b.email)!;
       const prepared = emailLevel(a.email, b.email, score, emailParts(a.email, a.names), emailParts(b.email, b.names));
       expect([a.email, b.email, prepared]).toEqual([
@@ -62,9 +73,13 @@ describe('probabilistic model: per-record shortcuts', () => {
         perPairEmailLevel(a.email, b.email, score, a.names, b.names),
       ]);
       if (prepared > 0) compared++;
+      const [pa, pb] = [emailParts(a.email, a.names), emailParts(b.email, b.names)];
+      if (prepared === 2 && pa.local !== pb.local && !(pa.fromNames && pb.fromNames)) nearOnly++;
     }
-    // The random pairs reach the levels below exact agreement, not only missing/exact.
+    // The random pairs reach the levels below exact agreement, not only missing/exact, and similar
+    // local parts near their names (the level a typo in a name no longer turns into evidence).
     expect(compared).toBeGreaterThan(1000);
+    expect(nearOnly).toBeGreaterThan(10);
   });
 
   it('equal values are level 0 whatever their score, for every kind (the deferred surname relies on it)', () => {

@@ -9,7 +9,8 @@ import {
   scoreValues,
 } from '../../src/core/matching';
 import { FusionError } from '../../src/core/errors';
-import { comparatorFor, localFromNames } from '../../src/core/matching/probabilistic/comparators';
+import { comparatorFor } from '../../src/core/matching/probabilistic/comparators';
+import { localFromNames } from '../../src/core/matching/probabilistic/local-part';
 import { type CandidatePairs, estimateM, seededRandom } from '../../src/core/matching/probabilistic/estimate';
 import { randomRecords } from './support/random-records';
 

@@ -7,7 +7,8 @@
 import { type AttributeRuntime, prepareAttribute } from './attribute-runtime';
 import type { ProbabilisticModel } from './probabilistic/model';
 import { attributeValues } from './normalize';
-import { attributeKind, splitEmail } from './probabilistic/comparators';
+import { attributeKind } from './probabilistic/comparators';
+import { splitEmail } from './probabilistic/local-part';
 import { RecordIds } from './record-ids';
 import type { CombinedGenerator } from './slice-blocking';
 import type { AttributeMatchRule, MatchRecord } from './types';

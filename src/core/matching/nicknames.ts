@@ -26,6 +26,13 @@ export function nicknameGroups(token: string): readonly number[] {
   return groupsOf.get(token) ?? NONE;
 }
 
+/** Two given names of one person: equal (more than an initial), or nicknames of one another. */
+export function sameGivenName(a: string, b: string): boolean {
+  if (a === b) return a.length > 1;
+  const ga = nicknameGroups(a);
+  return ga.length > 0 && nicknameGroups(b).some((g) => ga.includes(g));
+}
+
 /** Number of (name, nickname) pairs in the table, for the README and tests. */
 export function nicknamePairCount(): number {
   return GROUPS.trim()

@@ -8,7 +8,8 @@
  */
 import { nameTokens } from '../normalize';
 import { ATTRIBUTE_KINDS, type AttributeKind, type AttributeMatchRule } from '../types';
-import { attributeKind, localFromNames } from './comparators';
+import { attributeKind } from './comparators';
+import { localFromNames } from './local-part';
 
 /** Records read for the roles (evenly spread over the records held). */
 const SAMPLE = 20_000;
@@ -40,17 +41,33 @@ const TEXTUAL: ReadonlySet<AttributeKind> = new Set(['name', 'surname', 'text', 
 export function partInside(part: readonly string[], whole: readonly string[]): boolean {
   let held = 0;
   for (const t of part) {
-    if (whole.includes(t)) {
+    if (whole.includes(t) || joinedIn(t, whole)) {
       held++;
       continue;
     }
     const letters = t.replace(/[0-9]+/g, '');
     if (letters === '') continue;
     // One letter left (E10023 beside the initial E) is a code, not a name.
-    if (letters === t || letters.length < 2 || !whole.includes(letters)) return false;
+    if (letters === t || letters.length < 2 || !(whole.includes(letters) || joinedIn(letters, whole))) return false;
     held++;
   }
   return held > 0;
+}
+
+/**
+ * Whether t is consecutive tokens of the whole written together: a login or address drops the
+ * apostrophe and the hyphen that split a name (sarah.obrien for Sarah O'Brien, jeanluc for Jean-Luc).
+ */
+function joinedIn(t: string, whole: readonly string[]): boolean {
+  for (let i = 0; i < whole.length - 1; i++) {
+    if (!t.startsWith(whole[i]!)) continue;
+    let joined = whole[i]!;
+    for (let j = i + 1; j < whole.length && joined.length < t.length; j++) {
+      joined += whole[j]!;
+      if (joined === t) return true;
+    }
+  }
+  return false;
 }
 
 function endsWith(whole: readonly string[], part: readonly string[]): boolean {

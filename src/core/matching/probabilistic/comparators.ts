@@ -4,9 +4,10 @@
  * always exact agreement (the level the term-frequency adjustment applies to).
  */
 import { jaroWinkler } from '../algorithms/jaro-winkler';
-import { nicknameGroups } from '../nicknames';
+import { sameGivenName } from '../nicknames';
 import { nameTokens } from '../normalize';
 import type { AttributeKind, AttributeMatchRule } from '../types';
+import { localFromNames, localNearNames, splitEmail } from './local-part';
 
 export const MISSING = -1;
 
@@ -84,12 +85,6 @@ export const NAME_SURNAME_CHANGED = SCORE_BANDS.length + 2;
 function extendedSurname(a: readonly string[], b: readonly string[]): boolean {
   const [short, long] = a.length < b.length ? [a, b] : [b, a];
   return short.length > 0 && short.length < long.length && short.every((t) => long.includes(t));
-}
-
-function sameGivenName(a: string, b: string): boolean {
-  if (a === b) return a.length > 1;
-  const ga = nicknameGroups(a);
-  return ga.length > 0 && nicknameGroups(b).some((g) => ga.includes(g));
 }
 
 /** Surnames that are other names, not a typo or a shared part of one (Smith-Jones / Smith). */
@@ -184,44 +179,6 @@ const surnameComparator: Comparator = {
   },
 };
 
-export function splitEmail(v: string): [string, string] {
-  const at = v.lastIndexOf('@');
-  return at < 0 ? [v, ''] : [v.slice(0, at), v.slice(at + 1)];
-}
-
-/**
- * True when the local part is built from the record's own names (john.smith, jsmith, smith.j,
- * john.smith2, john.q.smith with a middle initial, jwashing cut to 8 letters from jwashington):
- * agreeing on it says no more than agreeing on the names.
- */
-export function localFromNames(local: string, names: readonly string[]): boolean {
-  const letters = local.replace(/[^a-z]/g, '');
-  if (letters.length < 2 || names.length === 0) return false;
-  const first = names[0]!;
-  const last = names[names.length - 1]!;
-  const forms = [
-    first + last,
-    first[0]! + last,
-    last + first,
-    last + first[0]!,
-    first + last[0]!,
-    first,
-    last,
-    names.join(''),
-    first[0]! + names.slice(1).join(''),
-  ];
-  if (forms.includes(letters)) return true;
-  // Cut to a length (8 letters is common): a long prefix of a full form.
-  if (letters.length >= 6 && forms.slice(0, 4).some((f) => f.length > letters.length && f.startsWith(letters)))
-    return true;
-  // The names as words of the local part, other words single letters (a middle initial).
-  const words = local.split(/[^a-z]+/).filter((w) => w.length > 0);
-  const surname = names.length > 2 ? names.slice(1).join('') : last;
-  if (words.length < 2 || !(words.includes(last) || words.includes(surname))) return false;
-  const given = words.includes(first) || words.includes(first[0]!);
-  return given && words.every((w) => w.length === 1 || w === surname || names.includes(w));
-}
-
 const EMAIL_LEVELS = [
   'exact',
   'same local part, other domain',
@@ -282,14 +239,17 @@ export interface EmailParts {
   readonly fromNames: boolean;
   /** The local part without digits (john.smith2 -> john.smith). */
   readonly localLetters: string;
+  /** fromNames, or localNearNames: the record's names give or take a typo or a nickname. */
+  readonly nearNames: boolean;
 }
 
-const NO_PARTS: EmailParts = { local: '', domain: '', fromNames: false, localLetters: '' };
+const NO_PARTS: EmailParts = { local: '', domain: '', fromNames: false, localLetters: '', nearNames: false };
 
 export function emailParts(v: string, names: readonly string[]): EmailParts {
   const [local, domain] = splitEmail(v);
   const localLetters = /[0-9]/.test(local) ? local.replace(/[0-9]/g, '') : local;
-  return { local, domain, fromNames: localFromNames(local, names), localLetters };
+  const fromNames = localFromNames(local, names);
+  return { local, domain, fromNames, localLetters, nearNames: fromNames || localNearNames(local, names) };
 }
 
 /** The e-mail comparator's level from the records' prepared parts (va, vb: their addresses). */
@@ -303,7 +263,9 @@ export function emailLevel(va: string, vb: string, score: number, a: EmailParts,
   if (a.domain !== '' && a.domain === b.domain) return 4;
   const derived = a.fromNames && b.fromNames;
   if (la === lb) return derived ? 2 : 1;
-  if (jaroWinkler(la, lb) >= 0.9) return derived ? 2 : 3;
+  // Similar local parts that each spell their own record's names, give or take a typo or a
+  // nickname (charlotte.rossi1 for "Charlottte Rossi"), are the names' similarity again.
+  if (jaroWinkler(la, lb) >= 0.9) return a.nearNames && b.nearNames ? 2 : 3;
   return EMAIL_LEVELS.length - 1;
 }
 

@@ -4,7 +4,7 @@
  * parts nearly all coincide hold the same people; a namesake at another organisation shares a local part
  * only as often as names collide. The model credits one local part at alias domains as one mailbox.
  */
-import { splitEmail } from './comparators';
+import { splitEmail } from './local-part';
 
 /** Local parts two domains must share before they can be aliases (a few coincidences are namesakes). */
 export const ALIAS_MIN_SHARED = 5;

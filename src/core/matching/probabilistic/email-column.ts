@@ -12,6 +12,7 @@ import type { ValueColumn } from './value-column';
 
 const FROM_NAMES = 1;
 const HAS_DIGITS = 2;
+const NEAR_NAMES = 4;
 const DIGITS = /[0-9]/g;
 
 /** A record's parts as emailLevel reads them, filled in place (a pair is compared without allocating objects). */
@@ -20,6 +21,7 @@ export class EmailView implements EmailParts {
   domain = '';
   fromNames = false;
   localLetters = '';
+  nearNames = false;
 }
 
 /**
@@ -68,7 +70,8 @@ export class EmailColumn {
     this.flags = withCapacity(this.flags, r + 1, 1024);
     this.localEnd[r] = p.local.length;
     this.domain[r] = this.domains.numberOf(p.domain);
-    this.flags[r] = (p.fromNames ? FROM_NAMES : 0) | (p.localLetters !== p.local ? HAS_DIGITS : 0);
+    this.flags[r] =
+      (p.fromNames ? FROM_NAMES : 0) | (p.localLetters !== p.local ? HAS_DIGITS : 0) | (p.nearNames ? NEAR_NAMES : 0);
     this.rows = r + 1;
   }
 
@@ -98,6 +101,7 @@ export class EmailColumn {
     view.local = local;
     view.domain = this.domainOf(r);
     view.fromNames = (flags & FROM_NAMES) !== 0;
+    view.nearNames = (flags & NEAR_NAMES) !== 0;
     view.localLetters = (flags & HAS_DIGITS) !== 0 ? local.replace(DIGITS, '') : local;
     return view;
   }
