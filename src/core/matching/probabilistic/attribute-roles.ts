@@ -81,9 +81,32 @@ function endsWith(whole: readonly string[], part: readonly string[]): boolean {
  * attribute (what the model assumed before it read the roles from the values).
  */
 export function configuredRoles(rules: readonly AttributeMatchRule[]): AttributeRoles {
+  const kinds = initialKinds(rules);
+  // A full name (by its kind or algorithm) holds the surname; a given name promoted below does not.
+  const name = rules.map(attributeKind).indexOf('name');
+  return { kinds, partOf: kinds.map((k) => (k === 'surname' && name >= 0 ? name : -1)) };
+}
+
+const GIVEN_NAME = /^(first[-_ ]?name|given[-_ ]?name|forename)$/i;
+const FAMILY_NAME = /^(last[-_ ]?name|surname|sn|family[-_ ]?name)$/i;
+
+/**
+ * The rules' kinds. Where no attribute is a name, a given name and a surname attribute (firstName,
+ * lastName, no kind) are the record's names, as an e-mail attribute is known by what it is called:
+ * without names an address built from them (edward.kelogley) was evidence of its own, and the
+ * near namesakes of a tenant agreed on three attributes that all said the same.
+ */
+function initialKinds(rules: readonly AttributeMatchRule[]): AttributeKind[] {
   const kinds = rules.map(attributeKind);
-  const name = kinds.indexOf('name');
-  return { kinds, partOf: kinds.map((k) => (k === 'surname' ? name : -1)) };
+  if (kinds.includes('name')) return kinds;
+  const named = (re: RegExp): number =>
+    rules.findIndex((r, i) => !r.kind && kinds[i] === 'text' && re.test(r.attribute));
+  const given = named(GIVEN_NAME);
+  const family = named(FAMILY_NAME);
+  if (given < 0 || family < 0) return kinds;
+  kinds[given] = 'name';
+  kinds[family] = 'surname';
+  return kinds;
 }
 
 /** Roles as stored with the parameters: per attribute name, its kind and its whole's name. */
@@ -125,7 +148,7 @@ export function detectRoles(
   value: (attribute: number, record: number) => string,
   n: number,
 ): AttributeRoles {
-  const roles: AttributeRoles = { kinds: rules.map(attributeKind), partOf: rules.map(() => -1) };
+  const roles: AttributeRoles = { kinds: initialKinds(rules), partOf: rules.map(() => -1) };
   const A = rules.length;
   const step = Math.max(1, Math.floor(n / SAMPLE));
   const sample: number[] = [];
@@ -222,7 +245,11 @@ export function recordNames(
   if (whole >= 0 && of(whole).length >= 2) return of(whole);
   const parts = roles.kinds
     .map((kind, i) => ({ kind, i }))
-    .filter(({ kind, i }) => i !== whole && (roles.partOf[i] === whole || kind === 'name' || kind === 'surname'))
+    // Without a whole, an attribute that is no part of one (partOf -1) is not a name for that.
+    .filter(
+      ({ kind, i }) =>
+        i !== whole && ((whole >= 0 && roles.partOf[i] === whole) || kind === 'name' || kind === 'surname'),
+    )
     .sort((a, b) => Number(a.kind === 'surname') - Number(b.kind === 'surname'));
   const out: string[] = whole >= 0 ? [...of(whole)] : [];
   for (const { i } of parts) for (const t of of(i)) if (!out.includes(t)) out.push(t);
