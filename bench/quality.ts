@@ -301,7 +301,17 @@ async function main(): Promise<void> {
     // The README's promise at the default threshold: at most one form in ten shows a namesake.
     if (q) goal(`${name}: form precision, its login in the list`, q.formPrecision, q.formPrecision >= 0.9, '>= 0.90');
     const c = results.get(name)?.get('first/last/mail');
-    if (c) goal(`${name}: form precision, first/last/mail list`, c.formPrecision, c.formPrecision >= 0.9, '>= 0.90');
+    if (c) {
+      goal(`${name}: form precision, first/last/mail list`, c.formPrecision, c.formPrecision >= 0.9, '>= 0.90');
+      const mean = c.candidatesMean;
+      goal(
+        `${name} first/last/mail: candidates scored per account (mean)`,
+        mean,
+        mean <= CANDIDATES_MEAN_MAX,
+        '<= 60',
+        1,
+      );
+    }
   }
   const cl = results.get('clean')?.get('probabilistic');
   if (cl) {

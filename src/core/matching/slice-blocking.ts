@@ -16,6 +16,7 @@ import {
   GrowingFloat64,
   GrowingInt32,
 } from './blocked-slice';
+import { scoreValues } from './algorithms';
 import { CandidateCollector, type CandidateIndex } from './indexes/candidate-collector';
 import { CombinedIndex } from './indexes/combined-index';
 import { KeyIndex } from './indexes/key-index';
@@ -334,12 +335,26 @@ function blockingAttributes(
   runtimes: readonly AttributeRuntime[],
 ): boolean[] {
   if (!stats) return configured as boolean[];
-  const weak = weakAttributes(stats, runtimes.length);
+  const weak = weakAttributes(stats, runtimes, configured);
   const kept = configured.map((b, i) => b && !weak[i]);
   return kept.some((b) => b) ? kept : (configured as boolean[]);
 }
 
-/** Per attribute: its values agree by chance more often than CHANCE_WEAK (false: too few records to tell). */
-function weakAttributes(stats: ValueStats, attributes: number): boolean[] {
-  return Array.from({ length: attributes }, (_, i) => (stats.chanceAgreement(i) ?? 0) > CHANCE_WEAK);
+/**
+ * Per attribute: its values agree by chance more often than CHANCE_WEAK, or, with a fuzzy algorithm
+ * (not a name), pass its threshold that often (false: too few records to tell).
+ */
+function weakAttributes(
+  stats: ValueStats,
+  runtimes: readonly AttributeRuntime[],
+  configured: readonly boolean[],
+): boolean[] {
+  return runtimes.map(({ rule }, i) => {
+    if ((stats.chanceAgreement(i) ?? 0) > CHANCE_WEAK) return true;
+    // A name stays a blocker whatever its fuzzy pass rate: it is the one link of a duplicate with no
+    // address and another employee number (short names such as Li Wei pass name-matcher 80 often).
+    if (!configured[i] || rule.algorithm === 'exact' || attributeKind(rule) === 'name') return false;
+    const passes = (a: string, b: string): boolean => (scoreValues(rule.algorithm, a, b) ?? -1) >= rule.threshold;
+    return (stats.chancePass(i, passes) ?? 0) > CHANCE_WEAK;
+  });
 }

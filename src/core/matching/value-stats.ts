@@ -7,12 +7,17 @@
  * its own, and generating candidates from it would score hundreds of pairs per account.
  */
 
+import { seededRandom } from './probabilistic/estimate';
+
 /** Records the statistic is taken from: enough for a share of 1/500, few enough to keep per record. */
 const SAMPLE_RECORDS = 20_000;
 /** Fewer records with a value than this: no conclusion (every attribute generates, as before). */
 const MIN_SAMPLE = 500;
 /** Chance agreement above this (one pair in 500: less than 9 bits of evidence) is weak. */
 export const CHANCE_WEAK = 1 / 500;
+/** Pairs scored for a fuzzy threshold's chance of passing (a share of 1/500 is 20 of them). */
+const PASS_PAIRS = 10_000;
+const PASS_SEED = 500;
 
 export class ValueStats {
   /** Per attribute: value -> records of the sample holding it as their first value. */
@@ -22,6 +27,8 @@ export class ValueStats {
   private readonly held: number[];
   /** Per sampled record and attribute: its first value ('' none), to undo on truncate. */
   private readonly values: string[][] = [];
+  /** Per attribute: chancePass of the sample's first `records` records. */
+  private readonly passed = new Map<number, { records: number; share: number }>();
 
   constructor(attributes: number) {
     this.counts = Array.from({ length: attributes }, () => new Map());
@@ -48,6 +55,7 @@ export class ValueStats {
   }
 
   truncate(n: number): void {
+    for (const [i, p] of this.passed) if (p.records > n) this.passed.delete(i);
     while (this.values.length > n) {
       const row = this.values.pop()!;
       row.forEach((v, i) => {
@@ -67,6 +75,35 @@ export class ValueStats {
    */
   get complete(): boolean {
     return this.values.length >= SAMPLE_RECORDS;
+  }
+
+  /**
+   * Share of pairs of different sampled records whose values pass `passes` (a fuzzy threshold):
+   * what chanceAgreement is for equal values, where near values pass too (E10023 and E10024 at
+   * levenshtein 80, surnames sharing their first letters at Jaro-Winkler 85). Scored on PASS_PAIRS
+   * pairs drawn with a fixed seed from the sample's first power-of-two records (all of them once
+   * complete): a function of those records alone, so every holder concludes the same, and scored
+   * again only when the sample doubles or is cut below them. undefined: too few records.
+   */
+  chancePass(i: number, passes: (a: string, b: string) => boolean): number | undefined {
+    const size = this.values.length;
+    const records = this.complete ? size : 2 ** Math.floor(Math.log2(Math.max(size, 1)));
+    const known = this.passed.get(i);
+    if (known?.records === records) return known.share;
+    const held: string[] = [];
+    for (let r = 0; r < records; r++) if (this.values[r]![i] !== '') held.push(this.values[r]![i]!);
+    if (held.length < MIN_SAMPLE) return undefined;
+    const rnd = seededRandom(PASS_SEED);
+    let pass = 0;
+    for (let k = 0; k < PASS_PAIRS; k++) {
+      const a = Math.floor(rnd() * held.length);
+      let b = Math.floor(rnd() * (held.length - 1));
+      if (b >= a) b++;
+      if (passes(held[a]!, held[b]!)) pass++;
+    }
+    const share = pass / PASS_PAIRS;
+    this.passed.set(i, { records, share });
+    return share;
   }
 
   /** Share of pairs of different sampled records that hold the same value; undefined: too few records. */
