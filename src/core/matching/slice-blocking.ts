@@ -16,7 +16,6 @@ import {
   GrowingFloat64,
   GrowingInt32,
 } from './blocked-slice';
-import { scoreValues } from './algorithms';
 import { CandidateCollector, type CandidateIndex } from './indexes/candidate-collector';
 import { CombinedIndex } from './indexes/combined-index';
 import { KeyIndex } from './indexes/key-index';
@@ -25,7 +24,7 @@ import { attributeKind } from './probabilistic/comparators';
 import { DEFERRED_SCORE } from './probabilistic/model';
 import type { RecordIds } from './record-ids';
 import type { Algorithm, AttributeMatchRule, MatchingSettings, PairOutcome } from './types';
-import { CHANCE_WEAK, type ValueStats } from './value-stats';
+import { CHANCE_WEAK, type ValueStats, fuzzyPass } from './value-stats';
 
 export type BlockingMode = 'index' | 'exhaustive';
 
@@ -351,10 +350,7 @@ function weakAttributes(
 ): boolean[] {
   return runtimes.map(({ rule }, i) => {
     if ((stats.chanceAgreement(i) ?? 0) > CHANCE_WEAK) return true;
-    // A name stays a blocker whatever its fuzzy pass rate: it is the one link of a duplicate with no
-    // address and another employee number (short names such as Li Wei pass name-matcher 80 often).
-    if (!configured[i] || rule.algorithm === 'exact' || attributeKind(rule) === 'name') return false;
-    const passes = (a: string, b: string): boolean => (scoreValues(rule.algorithm, a, b) ?? -1) >= rule.threshold;
-    return (stats.chancePass(i, passes) ?? 0) > CHANCE_WEAK;
+    const passes = configured[i] ? fuzzyPass(rule) : undefined;
+    return passes !== undefined && (stats.chancePass(i, passes) ?? 0) > CHANCE_WEAK;
   });
 }

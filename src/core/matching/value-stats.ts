@@ -7,7 +7,10 @@
  * its own, and generating candidates from it would score hundreds of pairs per account.
  */
 
-import { seededRandom } from './probabilistic/estimate';
+import { scoreValues } from './algorithms';
+import { attributeKind } from './probabilistic/comparators';
+import { chanceAgreement, seededRandom } from './probabilistic/estimate';
+import type { AttributeMatchRule } from './types';
 
 /** Records the statistic is taken from: enough for a share of 1/500, few enough to keep per record. */
 const SAMPLE_RECORDS = 20_000;
@@ -92,17 +95,8 @@ export class ValueStats {
     if (known?.records === records) return known.share;
     const held: string[] = [];
     for (let r = 0; r < records; r++) if (this.values[r]![i] !== '') held.push(this.values[r]![i]!);
-    if (held.length < MIN_SAMPLE) return undefined;
-    const rnd = seededRandom(PASS_SEED);
-    let pass = 0;
-    for (let k = 0; k < PASS_PAIRS; k++) {
-      const a = Math.floor(rnd() * held.length);
-      let b = Math.floor(rnd() * (held.length - 1));
-      if (b >= a) b++;
-      if (passes(held[a]!, held[b]!)) pass++;
-    }
-    const share = pass / PASS_PAIRS;
-    this.passed.set(i, { records, share });
+    const share = passShare(held, passes);
+    if (share !== undefined) this.passed.set(i, { records, share });
     return share;
   }
 
@@ -112,4 +106,55 @@ export class ValueStats {
     if (m < MIN_SAMPLE) return undefined;
     return (this.sumSq[i]! - m) / (m * (m - 1));
   }
+}
+
+/**
+ * Whether a pair passes the rule's threshold, for a rule judged by its pass rate (a fuzzy
+ * algorithm, not a name: a name blocks whatever its rate, it is the one link of a duplicate with no
+ * address and another employee number; an e-mail blocks on its local part, exact); else undefined.
+ */
+export function fuzzyPass(rule: AttributeMatchRule): ((a: string, b: string) => boolean) | undefined {
+  const kind = attributeKind(rule);
+  if (rule.algorithm === 'exact' || kind === 'name' || kind === 'email') return undefined;
+  return (a, b) => (scoreValues(rule.algorithm, a, b) ?? -1) >= rule.threshold;
+}
+
+/** Share of PASS_PAIRS pairs of different values (drawn with a fixed seed) that pass; undefined: too few values. */
+function passShare(held: readonly string[], passes: (a: string, b: string) => boolean): number | undefined {
+  if (held.length < MIN_SAMPLE) return undefined;
+  const rnd = seededRandom(PASS_SEED);
+  let pass = 0;
+  for (let k = 0; k < PASS_PAIRS; k++) {
+    const a = Math.floor(rnd() * held.length);
+    let b = Math.floor(rnd() * (held.length - 1));
+    if (b >= a) b++;
+    if (passes(held[a]!, held[b]!)) pass++;
+  }
+  return pass / PASS_PAIRS;
+}
+
+/**
+ * For the tuning report (stored with the parameters), per attribute: its chance agreement over all
+ * n records, and for a rule judged by its pass rate (fuzzyPass) its share of passing pairs over the
+ * first SAMPLE_RECORDS: why such an attribute makes no candidates on its own.
+ */
+export function chanceReport(
+  rules: readonly AttributeMatchRule[],
+  columns: readonly { value(r: number): string; valueCounts(): Iterable<number> }[],
+  n: number,
+): { chanceAgreement: Record<string, number>; chancePass: Record<string, number> } {
+  const chancePass: Record<string, number> = {};
+  rules.forEach((rule, i) => {
+    const passes = fuzzyPass(rule);
+    if (!passes) return;
+    const held: string[] = [];
+    for (let r = 0; r < Math.min(n, SAMPLE_RECORDS); r++) {
+      const v = columns[i]!.value(r);
+      if (v !== '') held.push(v);
+    }
+    const share = passShare(held, passes);
+    if (share !== undefined) chancePass[rule.attribute] = share;
+  });
+  const chance = rules.map((r, i) => [r.attribute, chanceAgreement(columns[i]!.valueCounts())]);
+  return { chanceAgreement: Object.fromEntries(chance), chancePass };
 }

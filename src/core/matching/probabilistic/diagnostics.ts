@@ -73,6 +73,16 @@ export function configurationWarnings(p: ModelParameters | undefined, stats?: Ma
         });
       }
     }
+    const passing = (p.extra?.chancePass ?? {}) as Record<string, number>;
+    for (const [attribute, c] of Object.entries(passing)) {
+      if (c > CHANCE_WEAK && !((chance[attribute] ?? 0) > CHANCE_WEAK)) {
+        out.push({
+          kind: 'weak-generator',
+          attribute,
+          message: `${attribute}: one random pair in ${Math.max(1, Math.round(1 / c))} passes its threshold, too little evidence to make a candidate on its own; it is compared on the candidates other attributes bring`,
+        });
+      }
+    }
     const assumed = (p.extra?.assumed ?? []) as string[];
     for (const line of assumed) out.push({ kind: 'assumed', message: `assumed, not learned: ${line}` });
   }

@@ -12,9 +12,9 @@ import { configuredRoles, detectRoles, readRoles, storeRoles } from './attribute
 import { MISSING } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
 import { type Steps, ticker } from '../steps';
+import { chanceReport } from '../value-stats';
 import {
   type CandidatePairs,
-  chanceAgreement,
   estimateMSteps,
   type LevelTable,
   seededRandom,
@@ -224,9 +224,7 @@ export class ProbabilisticModel {
         neutral: Object.fromEntries(
           rules.map((r, i) => [r.attribute, [...comparators[i]!.neutral].map((l) => comparators[i]!.levels[l]!)]),
         ),
-        chanceAgreement: Object.fromEntries(
-          rules.map((r, i) => [r.attribute, chanceAgreement(f.values[i]!.valueCounts())]),
-        ),
+        ...chanceReport(rules, f.values, n),
         assumed: rules.flatMap((r, i) =>
           [...(comparators[i]!.assumedM ?? [])].map(
             ([l, m]) =>
