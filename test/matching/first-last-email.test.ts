@@ -42,6 +42,12 @@ describe('first name, surname and e-mail, no display name', () => {
     expect(configuredRoles(careless(['firstName', 'lastName', 'email']))).toEqual(roles);
   });
 
+  it('a given name of two words (Jean-Luc) keeps the surname among the names', () => {
+    const { roles } = rolesOf(['firstName', 'lastName', 'email']);
+    const tokens = [nameTokens('jean-luc'), nameTokens('picard'), nameTokens('jeanluc.picard@corp.example.com')];
+    expect(recordNames(roles, (i) => tokens[i])).toEqual(['jean', 'luc', 'picard']);
+  });
+
   it("without a name, other attributes' tokens are not the record's names", () => {
     // Only a surname by its attribute name: nothing is promoted, and the names stay empty.
     const { roles, value } = rolesOf(['lastName', 'email', 'title']);

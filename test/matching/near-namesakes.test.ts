@@ -52,6 +52,10 @@ describe('near namesakes', () => {
     expect(localNearNames('helpdesk.emea', ['john', 'smith'])).toBe(false);
     expect(localNearNames('charlotte.kowalski', ['charlotte', 'rossi'])).toBe(false);
     expect(localNearNames('charlotte', ['charlotte', 'rossi'])).toBe(false);
+    // The given name or its initial must be there; other single letters are middle initials.
+    expect(localNearNames('k.smith', ['john', 'smith'])).toBe(false);
+    expect(localNearNames('jon.q.smith', ['john', 'smith'])).toBe(true);
+    expect(localNearNames('sarah.obrien', ['sarah', 'o', 'brien'])).toBe(true);
   });
 
   it("similar addresses that spell similar names are the names' evidence, other similar addresses are not", () => {

@@ -31,7 +31,7 @@ export class ValueStats {
   /** Per sampled record and attribute: its first value ('' none), to undo on truncate. */
   private readonly values: string[][] = [];
   /** Per attribute: chancePass of the sample's first `records` records. */
-  private readonly passed = new Map<number, { records: number; share: number }>();
+  private readonly passed = new Map<number, { records: number; share: number | undefined }>();
 
   constructor(attributes: number) {
     this.counts = Array.from({ length: attributes }, () => new Map());
@@ -89,14 +89,12 @@ export class ValueStats {
    * again only when the sample doubles or is cut below them. undefined: too few records.
    */
   chancePass(i: number, passes: (a: string, b: string) => boolean): number | undefined {
-    const size = this.values.length;
-    const records = this.complete ? size : 2 ** Math.floor(Math.log2(Math.max(size, 1)));
+    const records = passRecords(this.values.length);
+    if (records < MIN_SAMPLE) return undefined;
     const known = this.passed.get(i);
     if (known?.records === records) return known.share;
-    const held: string[] = [];
-    for (let r = 0; r < records; r++) if (this.values[r]![i] !== '') held.push(this.values[r]![i]!);
-    const share = passShare(held, passes);
-    if (share !== undefined) this.passed.set(i, { records, share });
+    const share = passShare(records, (r) => this.values[r]![i]!, passes);
+    this.passed.set(i, { records, share });
     return share;
   }
 
@@ -119,8 +117,27 @@ export function fuzzyPass(rule: AttributeMatchRule): ((a: string, b: string) => 
   return (a, b) => (scoreValues(rule.algorithm, a, b) ?? -1) >= rule.threshold;
 }
 
-/** Share of PASS_PAIRS pairs of different values (drawn with a fixed seed) that pass; undefined: too few values. */
-function passShare(held: readonly string[], passes: (a: string, b: string) => boolean): number | undefined {
+/**
+ * The records a pass share is read from, of a sample of `size`: the first power of two of them, all
+ * once the sample is complete. A function of those records alone, so the blocking of every holder and
+ * the tuning report conclude the same.
+ */
+function passRecords(size: number): number {
+  if (size >= SAMPLE_RECORDS) return SAMPLE_RECORDS;
+  return size < 1 ? 0 : 2 ** Math.floor(Math.log2(size));
+}
+
+/**
+ * Share of PASS_PAIRS pairs of different records among the first `records` (value(r): '' none) whose
+ * values pass, drawn with a fixed seed among those holding one; undefined: fewer than MIN_SAMPLE hold one.
+ */
+function passShare(
+  records: number,
+  value: (record: number) => string,
+  passes: (a: string, b: string) => boolean,
+): number | undefined {
+  const held: string[] = [];
+  for (let r = 0; r < records; r++) if (value(r) !== '') held.push(value(r));
   if (held.length < MIN_SAMPLE) return undefined;
   const rnd = seededRandom(PASS_SEED);
   let pass = 0;
@@ -135,8 +152,8 @@ function passShare(held: readonly string[], passes: (a: string, b: string) => bo
 
 /**
  * For the tuning report (stored with the parameters), per attribute: its chance agreement over all
- * n records, and for a rule judged by its pass rate (fuzzyPass) its share of passing pairs over the
- * first SAMPLE_RECORDS: why such an attribute makes no candidates on its own.
+ * n records, and for a rule judged by its pass rate (fuzzyPass) its pass share over the records the
+ * blocking reads (the model holds the same records first): why it makes no candidates on its own.
  */
 export function chanceReport(
   rules: readonly AttributeMatchRule[],
@@ -146,13 +163,7 @@ export function chanceReport(
   const chancePass: Record<string, number> = {};
   rules.forEach((rule, i) => {
     const passes = fuzzyPass(rule);
-    if (!passes) return;
-    const held: string[] = [];
-    for (let r = 0; r < Math.min(n, SAMPLE_RECORDS); r++) {
-      const v = columns[i]!.value(r);
-      if (v !== '') held.push(v);
-    }
-    const share = passShare(held, passes);
+    const share = passes ? passShare(passRecords(n), (r) => columns[i]!.value(r), passes) : undefined;
     if (share !== undefined) chancePass[rule.attribute] = share;
   });
   const chance = rules.map((r, i) => [r.attribute, chanceAgreement(columns[i]!.valueCounts())]);

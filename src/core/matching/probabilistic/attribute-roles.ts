@@ -9,7 +9,7 @@
 import { nameTokens } from '../normalize';
 import { ATTRIBUTE_KINDS, type AttributeKind, type AttributeMatchRule } from '../types';
 import { attributeKind } from './comparators';
-import { localFromNames } from './local-part';
+import { joinedIn, localFromNames } from './local-part';
 
 /** Records read for the roles (evenly spread over the records held). */
 const SAMPLE = 20_000;
@@ -52,22 +52,6 @@ export function partInside(part: readonly string[], whole: readonly string[]): b
     held++;
   }
   return held > 0;
-}
-
-/**
- * Whether t is consecutive tokens of the whole written together: a login or address drops the
- * apostrophe and the hyphen that split a name (sarah.obrien for Sarah O'Brien, jeanluc for Jean-Luc).
- */
-function joinedIn(t: string, whole: readonly string[]): boolean {
-  for (let i = 0; i < whole.length - 1; i++) {
-    if (!t.startsWith(whole[i]!)) continue;
-    let joined = whole[i]!;
-    for (let j = i + 1; j < whole.length && joined.length < t.length; j++) {
-      joined += whole[j]!;
-      if (joined === t) return true;
-    }
-  }
-  return false;
 }
 
 function endsWith(whole: readonly string[], part: readonly string[]): boolean {
@@ -241,8 +225,10 @@ export function recordNames(
 ): readonly string[] {
   const whole = namesAttribute(roles);
   const of = (i: number): readonly string[] => tokensOf(i) ?? [];
+  // A given name promoted to the names (firstName "Jean-Luc") holds no surname: one standing apart joins it.
+  const apart = roles.kinds.some((k, i) => k === 'surname' && roles.partOf[i] === -1 && i !== whole);
   // The whole name's own token list, not a copy: the model keeps one per record (~50 bytes each).
-  if (whole >= 0 && of(whole).length >= 2) return of(whole);
+  if (whole >= 0 && of(whole).length >= 2 && !apart) return of(whole);
   const parts = roles.kinds
     .map((kind, i) => ({ kind, i }))
     // Without a whole, an attribute that is no part of one (partOf -1) is not a name for that.

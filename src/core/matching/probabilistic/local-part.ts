@@ -46,8 +46,9 @@ export function localFromNames(local: string, names: readonly string[]): boolean
 
 /**
  * True when a local part of two or more words spells the record's names with a typo or a nickname on
- * either side (charlotte.rossi for "Charlottte Rossi", andrew.weber for "Andy Weber"): every word
- * is a name, an initial, or within a typo or a nickname of one, and one of them is the surname.
+ * either side (charlotte.rossi for "Charlottte Rossi", andrew.weber for "Andy Weber"): the given
+ * name (or its initial) and the surname, each as written or within a typo or a nickname, and other
+ * words names or single letters.
  */
 export function localNearNames(local: string, names: readonly string[]): boolean {
   const words = local.split(/[^a-z]+/).filter((w) => w.length > 0);
@@ -55,8 +56,28 @@ export function localNearNames(local: string, names: readonly string[]): boolean
   const last = names[names.length - 1]!;
   const near = (w: string, n: string): boolean =>
     w === n || (w.length > 1 && n.length > 1 && (jaroWinkler(w, n) >= 0.9 || sameGivenName(w, n)));
+  const surname = (w: string): boolean => near(w, last) || joinedIn(w, names);
+  const given = (w: string): boolean => near(w, names[0]!) || w === names[0]![0];
+  // As in localFromNames: the given name or its initial, the surname, other words single letters (a middle initial).
   return (
-    words.some((w) => near(w, last) || w === names.slice(1).join('')) &&
-    words.every((w) => w.length === 1 || names.some((n) => near(w, n)) || w === names.slice(1).join(''))
+    words.some(surname) &&
+    words.some(given) &&
+    words.every((w) => w.length === 1 || surname(w) || names.some((n) => near(w, n)))
   );
+}
+
+/**
+ * Whether t is consecutive tokens of the whole written together: a login or address drops the
+ * apostrophe and the hyphen that split a name (sarah.obrien for Sarah O'Brien, jeanluc for Jean-Luc).
+ */
+export function joinedIn(t: string, whole: readonly string[]): boolean {
+  for (let i = 0; i < whole.length - 1; i++) {
+    if (!t.startsWith(whole[i]!)) continue;
+    let joined = whole[i]!;
+    for (let j = i + 1; j < whole.length && joined.length < t.length; j++) {
+      joined += whole[j]!;
+      if (joined === t) return true;
+    }
+  }
+  return false;
 }
