@@ -5,10 +5,10 @@
  * address built from the names as evidence of its own: on the simulator's varied tenant (20k) the
  * estimate concluded that 77 % of the accounts had a match and sent 6,493 forms at precision 0.118.
  */
-import { type MatchRecord, buildMatcher, parseMatchingSettings } from '../../src/core/matching';
+import { buildMatcher, parseMatchingSettings } from '../../src/core/matching';
 import { attributeValues, nameTokens } from '../../src/core/matching/normalize';
 import { configuredRoles, detectRoles, recordNames } from '../../src/core/matching/probabilistic/attribute-roles';
-import { generateTenant } from '../../src/simulator/tenant-generator';
+import { simulatorRecords } from './support/simulator-records';
 
 const careless = (names: string[]) =>
   parseMatchingSettings({
@@ -70,26 +70,13 @@ describe('first name, surname and e-mail, no display name', () => {
   });
 
   it('on the simulator tenant with varied surnames the review forms go to the planted duplicates', () => {
-    const tenant = generateTenant({
-      seed: 7,
-      surnames: 'varied',
-      identities: 3000,
-      accountsPerSource: 1500,
-      duplicateRate: 0.1,
-      machineRate: 0,
-      disabledSource: false,
-    });
-    const records = (list: Iterable<{ id: string; attributes: Record<string, unknown> }>): MatchRecord[] =>
-      [...list].map((r) => ({ id: r.id, attributes: r.attributes }));
-    const managed = new Set(tenant.meta.managedSourceIds);
-    const accounts = records([...tenant.accounts.values()].filter((a) => managed.has(a.sourceId)));
-    const planted = new Set(tenant.groundTruth.map((t) => t.accountId));
+    const { identities, accounts, planted } = simulatorRecords({ seed: 7, surnames: 'varied' });
     const matcher = buildMatcher(
       parseMatchingSettings({
         matching: { model: 'probabilistic', attributes: careless(['firstName', 'lastName', 'email']) },
       }),
     );
-    matcher.addBaseline(records(tenant.identities.values()));
+    matcher.addBaseline(identities);
     const estimate = matcher.estimate(accounts);
     // About the planted 10 %, not most of the accounts.
     expect(estimate?.parameters.prior).toBeLessThan(0.2);

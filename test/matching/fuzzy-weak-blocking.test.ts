@@ -9,7 +9,7 @@ import { buildExhaustiveMatcher, buildMatcher, parseMatchingSettings } from '../
 import { scoreValues } from '../../src/core/matching/algorithms';
 import { configurationWarnings } from '../../src/core/matching/probabilistic/diagnostics';
 import { ValueStats, fuzzyPass } from '../../src/core/matching/value-stats';
-import { generateTenant } from '../../src/simulator/tenant-generator';
+import { simulatorRecords } from './support/simulator-records';
 
 const levenshtein80 = (a: string, b: string): boolean => (scoreValues('levenshtein', a, b) ?? -1) >= 80;
 
@@ -65,19 +65,12 @@ describe('fuzzy blocking attributes that most pairs pass', () => {
   });
 
   it('an employee number at levenshtein 80 is compared, not blocked on; index matcher and oracle agree', () => {
-    const tenant = generateTenant({
+    const { identities, accounts } = simulatorRecords({
       seed: 3,
       surnames: 'varied',
       identities: 2000,
       accountsPerSource: 500,
-      duplicateRate: 0.1,
-      machineRate: 0,
-      disabledSource: false,
     });
-    const managed = new Set(tenant.meta.managedSourceIds);
-    const record = (r: { id: string; attributes: Record<string, unknown> }) => ({ id: r.id, attributes: r.attributes });
-    const identities = [...tenant.identities.values()].map(record);
-    const accounts = [...tenant.accounts.values()].filter((a) => managed.has(a.sourceId)).map(record);
     const s = parseMatchingSettings({
       matching: {
         model: 'probabilistic',

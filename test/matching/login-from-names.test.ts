@@ -6,22 +6,10 @@
  * 22.8 % of 25,434 forms named the planted duplicate). The attribute list is the one the aggregation
  * benches use, an administrator's natural one (surname, display name, e-mail, login).
  */
-import { type MatchRecord, buildMatcher, parseMatchingSettings } from '../../src/core/matching';
+import { buildMatcher } from '../../src/core/matching';
 import { detectRoles, partInside } from '../../src/core/matching/probabilistic/attribute-roles';
 import { attributeValues } from '../../src/core/matching/normalize';
-import { generateTenant } from '../../src/simulator/tenant-generator';
-
-const SETTINGS = parseMatchingSettings({
-  matching: {
-    model: 'probabilistic',
-    attributes: [
-      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100 },
-      { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90 },
-      { attribute: 'uid', algorithm: 'levenshtein', threshold: 80 },
-    ],
-  },
-});
+import { SIMULATOR_LIST as SETTINGS, simulatorRecords } from './support/simulator-records';
 
 describe('a login built from the names', () => {
   it('lies inside the display name whatever its number', () => {
@@ -57,21 +45,9 @@ describe('a login built from the names', () => {
   it("sends namesakes to review no more often than the model's threshold promises (one form in ten)", async () => {
     // The simulator's common surnames: many fresh people share a display name with an identity, and
     // each got a numbered login and address, as a namesake does.
-    const tenant = generateTenant({
-      seed: 5,
-      identities: 3000,
-      accountsPerSource: 1500,
-      duplicateRate: 0.1,
-      machineRate: 0,
-      disabledSource: false,
-    });
-    const records = (list: Iterable<{ id: string; attributes: Record<string, unknown> }>): MatchRecord[] =>
-      [...list].map((r) => ({ id: r.id, attributes: r.attributes }));
-    const managed = new Set(tenant.meta.managedSourceIds);
-    const accounts = records([...tenant.accounts.values()].filter((a) => managed.has(a.sourceId)));
-    const planted = new Set(tenant.groundTruth.map((t) => t.accountId));
+    const { identities, accounts, planted } = simulatorRecords({ seed: 5 });
     const matcher = buildMatcher(SETTINGS);
-    matcher.addBaseline(records(tenant.identities.values()));
+    matcher.addBaseline(identities);
     const estimate = matcher.estimate(accounts);
     expect(estimate?.parameters).toBeDefined();
     const { duplicates } = matcher.match(accounts);

@@ -9,24 +9,12 @@
  *   charlotte.rossi1: a typo in the name, not in the address) were "similar local part, other domain"
  *   (about +12 bits) on top of the names' own similarity.
  */
-import { type MatchRecord, buildMatcher, parseMatchingSettings } from '../../src/core/matching';
+import { buildMatcher } from '../../src/core/matching';
 import { scoreValues } from '../../src/core/matching/algorithms';
 import { partInside } from '../../src/core/matching/probabilistic/attribute-roles';
 import { comparatorFor } from '../../src/core/matching/probabilistic/comparators';
 import { localNearNames } from '../../src/core/matching/probabilistic/local-part';
-import { generateTenant } from '../../src/simulator/tenant-generator';
-
-const SETTINGS = parseMatchingSettings({
-  matching: {
-    model: 'probabilistic',
-    attributes: [
-      { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100 },
-      { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80 },
-      { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90 },
-      { attribute: 'uid', algorithm: 'levenshtein', threshold: 80 },
-    ],
-  },
-});
+import { SIMULATOR_LIST as SETTINGS, simulatorRecords } from './support/simulator-records';
 
 function emailLevel(a: string, b: string, namesA: string[], namesB: string[]): string {
   const c = comparatorFor({ attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false });
@@ -87,22 +75,9 @@ describe('near namesakes', () => {
     [7, 'varied'],
   ] as const)('tenant seed %d, %s surnames: no form for an account without a planted duplicate', (seed, surnames) => {
     // Before: 5 such forms on each of these tenants (namesakes with an apostrophe, near namesakes).
-    const tenant = generateTenant({
-      seed,
-      surnames,
-      identities: 3000,
-      accountsPerSource: 1500,
-      duplicateRate: 0.1,
-      machineRate: 0,
-      disabledSource: false,
-    });
-    const records = (list: Iterable<{ id: string; attributes: Record<string, unknown> }>): MatchRecord[] =>
-      [...list].map((r) => ({ id: r.id, attributes: r.attributes }));
-    const managed = new Set(tenant.meta.managedSourceIds);
-    const accounts = records([...tenant.accounts.values()].filter((a) => managed.has(a.sourceId)));
-    const planted = new Set(tenant.groundTruth.map((t) => t.accountId));
+    const { identities, accounts, planted } = simulatorRecords({ seed, surnames });
     const matcher = buildMatcher(SETTINGS);
-    matcher.addBaseline(records(tenant.identities.values()));
+    matcher.addBaseline(identities);
     const { duplicates } = matcher.match(accounts);
     const falseForms = [...duplicates.keys()].filter((id) => !planted.has(id));
     expect(duplicates.size).toBeGreaterThan(100);
