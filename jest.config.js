@@ -59,11 +59,11 @@ module.exports = {
   // timings (reader leases, lock TTLs, readiness), and an extra worker overlaps those waits with work.
   // 2-core machine, quiet: jest 309 s with 2 workers, 222 s with 3 (2026-11-28).
   maxWorkers: Math.min(require('node:os').availableParallelism() + 1, 8),
-  // A worker is replaced once a file leaves it above this much memory. A long-lived worker keeps every
-  // file's modules it loaded, and with coverage it also keeps their counters: each file then pays for
-  // the files before it (GC walks the larger heap, and each file's coverage is taken over every script
-  // so far). 66 files (matching, core, proxy-client), 2 cores, --coverage: 147 s wall / 287 s CPU
-  // without a limit, 119 / 234 s at 700 MB, 114 / 224 s at 400 MB and at 200 MB (2026-11-29).
+  // A worker is replaced once a file leaves it above this much memory. A long-lived worker keeps the
+  // modules of every file it ran (with coverage, their counters too), so a late file paid for the files
+  // before it: a forced GC walked their heap. 66 files (matching, core, proxy-client), 2 cores,
+  // --coverage: 147 s wall / 287 s CPU without a limit, 119 / 234 s at 700 MB, 114 / 224 s at 400 MB
+  // and at 200 MB; the whole npm test 421 -> 304 s (2026-11-29).
   workerIdleMemoryLimit: '400MB',
   // npm test passes --coverage: the thresholds sit a little under the figures measured on
   // 2026-11-25 (lines 96.9 %, branches 86.7 %, functions 96.8 %), so a change that drops tests fails.
