@@ -10,6 +10,8 @@ import { EngineRecords } from '../../src/core/matching/engine-records';
 import { buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
 import type { Shard } from '../../src/core/matching/parallel/shard';
 import { SliceBlocker } from '../../src/core/matching/slice-blocking';
+import { U_SAMPLE } from '../../src/core/matching/probabilistic/random-pairs';
+import { RecordFeatures } from '../../src/core/matching/probabilistic/record-features';
 import { generate } from '../../bench/matching-data';
 import { visible } from './support/visible-result';
 import { scaled } from '../support/time-factor';
@@ -107,7 +109,10 @@ describe('an estimate fed account by account', () => {
     const during = blocked.mock.calls.reduce((n, [, from, to]) => n + (to - from), 0);
     expect(during).toBe(200);
     await feed.add(accounts.slice(200));
+    // Their pairs were levelled as they were blocked (early-levels.ts): the estimate levels only its random pairs.
+    const levelled = jest.spyOn(RecordFeatures.prototype, 'pairLevels');
     const got = (await feed.finish())!;
+    expect(levelled).toHaveBeenCalledTimes(U_SAMPLE);
     expect(appended.mock.calls.every(([records]) => records.length <= 512)).toBe(true);
     expect(withoutClock(got.parameters)).toEqual(withoutClock(want.parameters));
     expect([got.accounts, got.candidatePairs]).toEqual([want.accounts, want.candidatePairs]);

@@ -4,7 +4,8 @@ import { DEFAULT_PROBABILITY_THRESHOLD } from './matching-config';
 import { candidatesObserver, recordMatchingStats } from './metrics';
 import { ProbabilisticModel } from './probabilistic/model';
 import { type BlockingMode, SliceBlocker } from './slice-blocking';
-import { finishSlices } from './slice-finish';
+import { blockedAccounts, finishSlices } from './slice-finish';
+import type { EarlyLevels } from './probabilistic/early-levels';
 import { drain, type Steps } from './steps';
 import type {
   MatchOptions,
@@ -91,7 +92,15 @@ export interface MatchEngine extends Matcher {
     topK: number,
     estimateOnly?: boolean,
     ids?: readonly string[],
+    early?: EarlyLevels,
   ): Steps<MatchResult>;
+  /**
+   * Probabilistic model without parameters: sets the roles the records held give (rules model: nothing),
+   * so that levelsAhead() can compute a slice's levels before the estimate (early-levels.ts).
+   */
+  rolesAhead(): Steps<void>;
+  /** The levels of a blocked slice's pairs with the roles set ahead; undefined without them. */
+  levelsAhead(B: number, slice: BlockedSlice): EarlyLevels | undefined;
   /**
    * addBaseline() for records given as normalised value lists (values[i][r]: attribute i of record r),
    * as a shard receives them; block-only engines (no model state to feed).
@@ -263,6 +272,7 @@ class EngineMatcher implements MatchEngine {
     topK: number,
     estimateOnly = false,
     ids: readonly string[] = this.records.ids,
+    early?: EarlyLevels,
   ): Steps<MatchResult> {
     if (ids !== this.records.ids && this.model)
       throw new Error('finishSlices: the probabilistic model needs its records');
@@ -275,6 +285,14 @@ class EngineMatcher implements MatchEngine {
       model: this.model,
       observe: (label: string, k: number) => this.observe(label, k),
     };
-    return finishSlices(context, B, count, slices, topK, estimateOnly);
+    return finishSlices(context, B, count, slices, topK, estimateOnly, early);
+  }
+
+  *rolesAhead(): Steps<void> {
+    if (this.model) yield* this.model.rolesAhead(this.records.size);
+  }
+
+  levelsAhead(B: number, slice: BlockedSlice): EarlyLevels | undefined {
+    return this.model?.levelsAhead(blockedAccounts(slice, B, this.settings.attributes.length));
   }
 }

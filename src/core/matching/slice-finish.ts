@@ -12,6 +12,7 @@ import {
   GENERATOR_EXHAUSTIVE,
   GENERATOR_UNION,
 } from './blocked-slice';
+import type { EarlyLevels } from './probabilistic/early-levels';
 import type { BlockedAccount, ProbabilisticModel } from './probabilistic/model';
 import { type Steps, ticker } from './steps';
 import { OUTCOMES, type CombinedGenerator } from './slice-blocking';
@@ -71,6 +72,27 @@ function compareDuplicates(a: PotentialDuplicate, b: PotentialDuplicate): number
   return a.candidateId < b.candidateId ? -1 : a.candidateId > b.candidateId ? 1 : 0;
 }
 
+/** Account k of a slice as the probabilistic model scores it (views, not copies: millions of pairs at 100k). */
+function blockedAt(slice: BlockedSlice, k: number, B: number, A: number): BlockedAccount {
+  const lo = slice.matchedStart[k]!;
+  const hi = slice.matchedStart[k + 1]!;
+  return {
+    g: B + slice.from + k,
+    candidates: slice.candidates.subarray(lo, hi),
+    scores: slice.scores.subarray(lo * A, hi * A),
+  };
+}
+
+/** The accounts of a slice that the probabilistic model scores, in finishSlices's order. */
+export function blockedAccounts(slice: BlockedSlice, B: number, A: number): BlockedAccount[] {
+  const blocked: BlockedAccount[] = [];
+  for (let k = 0; k < slice.count; k++) {
+    if (slice.status[k] === ACCOUNT_COMPARED && slice.matchedStart[k]! < slice.matchedStart[k + 1]!)
+      blocked.push(blockedAt(slice, k, B, A));
+  }
+  return blocked;
+}
+
 /** Accounts between two yields of the slices' loop. */
 const STEP = 4096;
 
@@ -82,6 +104,7 @@ export function* finishSlices(
   slices: readonly BlockedSlice[],
   topK: number,
   estimateOnly = false,
+  early?: EarlyLevels,
 ): Steps<MatchResult> {
   const tick = ticker(STEP);
   const { rules, ids, model } = engine;
@@ -139,9 +162,7 @@ export function* finishSlices(
       const lo = slice.matchedStart[k]!;
       const hi = slice.matchedStart[k + 1]!;
       if (lo < hi && model) {
-        // Views, not copies: millions of blocked pairs at 100k accounts.
-        const scores = slice.scores.subarray(lo * A, hi * A);
-        blocked.push({ g, candidates: slice.candidates.subarray(lo, hi), scores });
+        blocked.push(blockedAt(slice, k, B, A));
       } else if (lo < hi) {
         const found: PotentialDuplicate[] = [];
         for (let j = lo; j < hi; j++) {
@@ -176,7 +197,7 @@ export function* finishSlices(
   }
   if (next !== count) throw new Error(`blocked slices cover ${next} of ${count} new accounts`);
   if (model && estimateOnly) {
-    yield* model.prime(n, blocked, count);
+    yield* model.prime(n, blocked, count, early);
   } else if (model) {
     const scored = yield* model.score(n, blocked, count, ids, B);
     stats.pairs.matched -= scored.below;

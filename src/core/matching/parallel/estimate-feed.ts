@@ -12,6 +12,7 @@
  * remains before the first batch.
  */
 import type { BlockedSlice } from '../blocked-slice';
+import { type EarlyLevels, joinLevels } from '../probabilistic/early-levels';
 import type { MatchEngine } from '../matcher';
 import type { Steps } from '../steps';
 import type { MatchRecord, ParameterEstimate } from '../types';
@@ -66,6 +67,8 @@ export class IncrementalEstimate implements EstimateFeed {
   private count = 0;
   private blocked = 0;
   private slices: BlockedSlice[] = [];
+  /** Each slice's pairs' levels, computed as it is blocked (early-levels.ts). */
+  private levels: (EarlyLevels | undefined)[] = [];
   private finished = false;
 
   constructor(private readonly d: IncrementalEstimateDeps) {}
@@ -85,14 +88,18 @@ export class IncrementalEstimate implements EstimateFeed {
       this.count += chunk.length;
       await turn();
     }
-    if (engine.blockingSettled) await this.blockTo(this.count);
+    if (engine.blockingSettled) await this.blockTo(this.count, true);
   }
 
-  private async blockTo(to: number): Promise<void> {
-    const { engine, blockChunk, turn } = this.d;
+  private async blockTo(to: number, ahead: boolean): Promise<void> {
+    const { engine, blockChunk, turn, stepped } = this.d;
+    // The first slice blocked ahead of the last page sets the roles its levels need (early-levels.ts).
+    if (ahead && this.blocked === 0 && this.blocked < to) await stepped(engine.rolesAhead());
     while (this.blocked < to) {
       const end = Math.min(to, this.blocked + blockChunk);
-      this.slices.push(engine.blockSlice(this.B, this.blocked, end));
+      const slice = engine.blockSlice(this.B, this.blocked, end);
+      this.slices.push(slice);
+      this.levels.push(ahead ? engine.levelsAhead(this.B, slice) : undefined);
       this.blocked = end;
       await turn();
     }
@@ -104,14 +111,18 @@ export class IncrementalEstimate implements EstimateFeed {
     const { engine, stepped } = this.d;
     try {
       if (this.count === 0) return undefined;
-      await this.blockTo(this.count);
-      const { stats } = await stepped(engine.finishSlices(this.B, this.count, this.slices, 0, true));
+      // Blocked after the last page: their levels are the estimate's own work (no roles set ahead for them).
+      await this.blockTo(this.count, false);
+      const early = joinLevels(this.levels);
+      this.levels = [];
+      const { stats } = await stepped(engine.finishSlices(this.B, this.count, this.slices, 0, true, undefined, early));
       const parameters = engine.parameters();
       if (!parameters) return undefined;
       return { parameters, accounts: this.count, candidatePairs: stats.pairs.matched };
     } finally {
       if (this.B >= 0) engine.dropNew(this.B);
       this.slices = [];
+      this.levels = [];
       this.d.release();
     }
   }

@@ -13,20 +13,15 @@ import { MISSING } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
 import { type Steps, ticker } from '../steps';
 import { chanceReport } from '../value-stats';
-import {
-  type CandidatePairs,
-  estimateMSteps,
-  type LevelTable,
-  seededRandom,
-  uFromCounts,
-  withoutMatches,
-} from './estimate';
+import { type CandidatePairs, estimateMSteps, type LevelTable, uFromCounts, withoutMatches } from './estimate';
 import { DEFERRED_SCORE, RecordFeatures } from './record-features';
+import type { BlockedAccount } from './blocked-account';
+import { type EarlyLevels, levelsAhead } from './early-levels';
+import { randomPairCounts } from './random-pairs';
 
 export { DEFERRED_SCORE, sharedTokens } from './record-features';
+export type { BlockedAccount } from './blocked-account';
 
-/** Random pairs drawn for u. */
-const U_SAMPLE = 100_000;
 /** Records one person may hold (an identity and accounts from a few sources), for term frequencies. */
 const PERSON_RECORDS = 5;
 /** Other records holding a value held only by the pair compared (term frequencies). */
@@ -41,18 +36,6 @@ const TF_FLOOR = 0.5;
 const SAME_PERSON = 0.5;
 /** Random pairs, or accounts, between two yields of phase 2 (steps.ts): a few milliseconds. */
 const STEP = 2048;
-
-export interface BlockedAccount {
-  /** Record number of the account. */
-  g: number;
-  /** Record numbers of its blocked candidates (they passed the mandatory attributes). */
-  candidates: ArrayLike<number>;
-  /**
-   * Algorithm scores per candidate and attribute (-1 missing, DEFERRED_SCORE not computed yet),
-   * candidates.length * attributes.
-   */
-  scores: ArrayLike<number>;
-}
 
 export class ProbabilisticModel {
   private readonly features: RecordFeatures;
@@ -111,8 +94,19 @@ export class ProbabilisticModel {
   }
 
   /** Estimates the parameters from these blocked accounts when none are in use (in steps, steps.ts). */
-  *prime(n: number, blocked: readonly BlockedAccount[], accounts: number): Steps<void> {
-    if (!this.params) yield* this.estimate(n, blocked, accounts);
+  *prime(n: number, blocked: readonly BlockedAccount[], accounts: number, early?: EarlyLevels): Steps<void> {
+    if (!this.params) yield* this.estimate(n, blocked, accounts, early);
+  }
+
+  /** Without parameters: the roles the n records held give, set now (early-levels.ts). */
+  *rolesAhead(n: number): Steps<void> {
+    const f = this.features;
+    if (!this.params) yield* f.setRolesSteps(detectRoles(this.rules, (i, r) => f.values[i]!.value(r), n));
+  }
+
+  /** Without parameters: these blocked accounts' levels with the roles set ahead (early-levels.ts). */
+  levelsAhead(blocked: readonly BlockedAccount[]): EarlyLevels | undefined {
+    return this.params ? undefined : levelsAhead(this.features, blocked);
   }
 
   parameters(): ModelParameters | undefined {
@@ -131,7 +125,12 @@ export class ProbabilisticModel {
    * Estimates the parameters from random pairs (u) and the blocked pairs (m, prior); returns the
    * blocked pairs' levels (pair after pair, attributes.length each) for scoring them without a second pass.
    */
-  private *estimate(n: number, blocked: readonly BlockedAccount[], accounts: number): Steps<Int8Array> {
+  private *estimate(
+    n: number,
+    blocked: readonly BlockedAccount[],
+    accounts: number,
+    early?: EarlyLevels,
+  ): Steps<Int8Array> {
     const A = this.runtimes.length;
     const tick = ticker(STEP);
     const f = this.features;
@@ -144,33 +143,7 @@ export class ProbabilisticModel {
     const domainAliases = emailAttr >= 0 ? findDomainAliases(f.values[emailAttr]!.values(n)) : [];
     f.aliases = new Set(domainAliases.map(([a, b]) => aliasKey(a, b)));
     const comparators = f.comparators;
-    const counts: LevelTable = comparators.map((c) => c.levels.map(() => 0));
-    const rnd = seededRandom(n * 7919 + A);
-    const sc = new Float64Array(A);
-    const lv = new Int8Array(A);
-    const total = (n * (n - 1)) / 2;
-    const draws = Math.min(U_SAMPLE, total);
-    for (let s = 0; s < draws; s++) {
-      let a: number;
-      let b: number;
-      if (total <= U_SAMPLE) {
-        // Small input: every pair once (s-th pair in row order).
-        a = Math.floor((1 + Math.sqrt(1 + 8 * s)) / 2);
-        b = s - (a * (a - 1)) / 2;
-      } else {
-        a = Math.floor(rnd() * n);
-        b = Math.floor(rnd() * (n - 1));
-        if (b >= a) b++;
-      }
-      // Scores only where a level needs one (values that differ, and not a part inside its whole).
-      for (let i = 0; i < A; i++) {
-        const rt = this.runtimes[i]!;
-        sc[i] = rt.hasValue(a) && rt.hasValue(b) ? DEFERRED_SCORE : -1;
-      }
-      f.pairLevels(a, b, sc, 0, lv);
-      for (let i = 0; i < A; i++) if (lv[i] !== MISSING) counts[i]![lv[i]!]!++;
-      if (tick()) yield;
-    }
+    const { counts, draws, total } = yield* randomPairCounts(f, this.runtimes, n);
     this.u = uFromCounts(counts);
     comparators.forEach((c, i) => {
       // Levels only reachable when the names agree: random pairs cannot say how often non-matches
@@ -179,13 +152,19 @@ export class ProbabilisticModel {
     });
     let size = 0;
     for (const acc of blocked) size += acc.candidates.length;
-    const pairs: CandidatePairs = { attributes: A, levels: new Int8Array(size * A), start: [0], before: [] };
+    // Levels computed while the sources were read, with these roles: only the aliases are left to apply.
+    const ready = early && early.roles === f.roles && early.levels.length === size * A ? early.levels : undefined;
+    const pairs: CandidatePairs = { attributes: A, levels: ready ?? new Int8Array(size * A), start: [0], before: [] };
+    const lv = new Int8Array(A);
     let p = 0;
     for (const acc of blocked) {
-      for (let k = 0; k < acc.candidates.length; k++) {
+      for (let k = 0; k < acc.candidates.length; k++, p++) {
+        if (ready) {
+          f.applyAliases(acc.g, acc.candidates[k]!, ready, p * A);
+          continue;
+        }
         f.pairLevels(acc.g, acc.candidates[k]!, acc.scores, k * A, lv);
         pairs.levels.set(lv, p * A);
-        p++;
       }
       pairs.start.push(p);
       pairs.before.push(acc.g);

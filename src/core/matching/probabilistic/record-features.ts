@@ -111,6 +111,9 @@ export class RecordFeatures {
 
   /** setRoles in steps (steps.ts): every record held is derived, 200k of them at 100k x 100k. */
   *setRolesSteps(roles: AttributeRoles): Steps<void> {
+    // The roles in use again (set early while the sources were read, estimate-feed.ts): every record
+    // derived so far is derived as they would derive it; only those appended since remain.
+    if (this.roles && sameRoles(this.roles, roles)) return yield* this.derive();
     this.roles = roles;
     const names = this.runtimes.map((rt) => rt.rule.attribute);
     this.comparators = roles.kinds.map((kind, i) => {
@@ -188,6 +191,15 @@ export class RecordFeatures {
 
   /** Levels of a pair; scores[off + i]: the algorithm's score on attribute i (-1 missing, DEFERRED_SCORE). */
   pairLevels(a: number, b: number, scores: ArrayLike<number>, off: number, out: Int8Array): void {
+    this.levelsBeforeAliases(a, b, scores, off, out);
+    this.applyAliases(a, b, out, 0);
+  }
+
+  /**
+   * pairLevels less the domain aliases (applyAliases), which only the estimate finds, over every
+   * record: a pair's levels blocked while the sources are still read (early-levels.ts).
+   */
+  levelsBeforeAliases(a: number, b: number, scores: ArrayLike<number>, off: number, out: Int8Array): void {
     const roles = this.roles!;
     const A = this.comparators.length;
     for (let i = 0; i < A; i++) {
@@ -216,14 +228,6 @@ export class RecordFeatures {
         out[i] = c.level(va, vb, score, this.names[a]!, this.names[b]!);
       }
     }
-    for (const e of this.emailAttrs) {
-      // One local part at two domains of one organisation: the same mailbox.
-      if ((out[e] === 1 || out[e] === 2) && this.aliases.size > 0) {
-        const col = this.email[e]!;
-        if (col.local(a) === col.local(b) && this.aliases.has(aliasKey(col.domainOf(a), col.domainOf(b))))
-          out[e] = EMAIL_ALIAS_DOMAIN;
-      }
-    }
     const n = this.nameAttr;
     if (n < 0 || out[n] !== NAME_SURNAME_CHANGED || roles.kinds[n] !== 'name') return;
     // A changed surname the full name already counted: a surname attribute and an address built
@@ -238,4 +242,26 @@ export class RecordFeatures {
         out[e] = EMAIL_FROM_OTHER_NAMES;
     }
   }
+
+  /**
+   * One local part at two domains of one organisation: the same mailbox (levels at out[off..]). After
+   * the changed surname's rule or before it, the same: that rule reads two different local parts, this
+   * one two equal ones.
+   */
+  applyAliases(a: number, b: number, out: Int8Array, off: number): void {
+    if (this.aliases.size === 0) return;
+    for (const e of this.emailAttrs) {
+      const l = out[off + e];
+      if (l !== 1 && l !== 2) continue;
+      const col = this.email[e]!;
+      if (col.local(a) === col.local(b) && this.aliases.has(aliasKey(col.domainOf(a), col.domainOf(b))))
+        out[off + e] = EMAIL_ALIAS_DOMAIN;
+    }
+  }
+}
+
+function sameRoles(a: AttributeRoles, b: AttributeRoles): boolean {
+  const same = (x: readonly unknown[], y: readonly unknown[]): boolean =>
+    x.length === y.length && x.every((v, i) => v === y[i]);
+  return same(a.kinds, b.kinds) && same(a.partOf, b.partOf);
 }
