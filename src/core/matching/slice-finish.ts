@@ -83,9 +83,13 @@ function blockedAt(slice: BlockedSlice, k: number, B: number, A: number): Blocke
   };
 }
 
-/** The accounts of a slice that the probabilistic model scores, in finishSlices's order. */
-export function blockedAccounts(slice: BlockedSlice, B: number, A: number): BlockedAccount[] {
-  const blocked: BlockedAccount[] = [];
+/** The accounts of a slice that the probabilistic model scores, in order, appended to `blocked`. */
+export function blockedAccounts(
+  slice: BlockedSlice,
+  B: number,
+  A: number,
+  blocked: BlockedAccount[] = [],
+): BlockedAccount[] {
   for (let k = 0; k < slice.count; k++) {
     if (slice.status[k] === ACCOUNT_COMPARED && slice.matchedStart[k]! < slice.matchedStart[k + 1]!)
       blocked.push(blockedAt(slice, k, B, A));
@@ -135,6 +139,7 @@ export function* finishSlices(
       const alg: Algorithm = rules[slice.fullScans[f + 1]!]!.algorithm;
       stats.fullScans[alg] = (stats.fullScans[alg] ?? 0) + 1;
     }
+    if (model) blockedAccounts(slice, B, A, blocked);
     for (let k = 0; k < slice.count; k++) {
       const st = slice.status[k]!;
       if (st !== ACCOUNT_COMPARED) {
@@ -161,9 +166,8 @@ export function* finishSlices(
       const compared = slice.compared[k]!;
       const lo = slice.matchedStart[k]!;
       const hi = slice.matchedStart[k + 1]!;
-      if (lo < hi && model) {
-        blocked.push(blockedAt(slice, k, B, A));
-      } else if (lo < hi) {
+      // The model's accounts are taken once per slice (blockedAccounts), so they are chosen in one place.
+      if (lo < hi && !model) {
         const found: PotentialDuplicate[] = [];
         for (let j = lo; j < hi; j++) {
           const c = slice.candidates[j]!;

@@ -11,6 +11,10 @@
 import type { AttributeRoles } from './attribute-roles';
 import type { BlockedAccount } from './blocked-account';
 import type { RecordFeatures } from './record-features';
+import { drain, type Steps, ticker } from '../steps';
+
+/** Accounts between two yields of the levels' loop. */
+const STEP = 2048;
 
 export interface EarlyLevels {
   /** The roles they were computed with (the object in use then). */
@@ -19,22 +23,43 @@ export interface EarlyLevels {
   levels: Int8Array;
 }
 
-/** The levels of these blocked accounts' pairs with the roles in use; undefined before roles are set. */
-export function levelsAhead(f: RecordFeatures, blocked: readonly BlockedAccount[]): EarlyLevels | undefined {
-  const roles = f.roles;
-  if (!roles) return undefined;
-  const A = f.values.length;
+/** Pairs in the blocked accounts, the length of their levels buffer over the attributes' count. */
+export function pairCount(blocked: readonly BlockedAccount[]): number {
   let size = 0;
   for (const acc of blocked) size += acc.candidates.length;
-  const levels = new Int8Array(size * A);
+  return size;
+}
+
+/**
+ * Levels every blocked pair into `out` (pair after pair, attributes.length each), with the domain
+ * aliases or before them; yields every `STEP` accounts. The one loop of the estimate and of the feed.
+ */
+export function* levelPairs(
+  f: RecordFeatures,
+  blocked: readonly BlockedAccount[],
+  out: Int8Array,
+  withAliases: boolean,
+): Steps<void> {
+  const tick = ticker(STEP);
+  const A = f.values.length;
   const lv = new Int8Array(A);
   let p = 0;
   for (const acc of blocked) {
     for (let k = 0; k < acc.candidates.length; k++, p++) {
-      f.levelsBeforeAliases(acc.g, acc.candidates[k]!, acc.scores, k * A, lv);
-      levels.set(lv, p * A);
+      if (withAliases) f.pairLevels(acc.g, acc.candidates[k]!, acc.scores, k * A, lv);
+      else f.levelsBeforeAliases(acc.g, acc.candidates[k]!, acc.scores, k * A, lv);
+      out.set(lv, p * A);
     }
+    if (tick()) yield;
   }
+}
+
+/** The levels of these blocked accounts' pairs with the roles in use; undefined before roles are set. */
+export function levelsAhead(f: RecordFeatures, blocked: readonly BlockedAccount[]): EarlyLevels | undefined {
+  const roles = f.roles;
+  if (!roles) return undefined;
+  const levels = new Int8Array(pairCount(blocked) * f.values.length);
+  drain(levelPairs(f, blocked, levels, false));
   return { roles, levels };
 }
 

@@ -16,7 +16,7 @@ import { chanceReport } from '../value-stats';
 import { type CandidatePairs, estimateMSteps, type LevelTable, uFromCounts, withoutMatches } from './estimate';
 import { DEFERRED_SCORE, RecordFeatures } from './record-features';
 import type { BlockedAccount } from './blocked-account';
-import { type EarlyLevels, levelsAhead } from './early-levels';
+import { type EarlyLevels, levelPairs, levelsAhead, pairCount } from './early-levels';
 import { randomPairCounts } from './random-pairs';
 
 export { DEFERRED_SCORE, sharedTokens } from './record-features';
@@ -150,22 +150,16 @@ export class ProbabilisticModel {
       // reach them, so they take the u of the level they stand in for.
       for (const [level, proxy] of c.uProxy) this.u[i]![level] = this.u[i]![proxy]!;
     });
-    let size = 0;
-    for (const acc of blocked) size += acc.candidates.length;
+    const size = pairCount(blocked);
     // Levels computed while the sources were read, with these roles: only the aliases are left to apply.
     const ready = early && early.roles === f.roles && early.levels.length === size * A ? early.levels : undefined;
     const pairs: CandidatePairs = { attributes: A, levels: ready ?? new Int8Array(size * A), start: [0], before: [] };
-    const lv = new Int8Array(A);
+    if (!ready) yield* levelPairs(f, blocked, pairs.levels, true);
     let p = 0;
     for (const acc of blocked) {
-      for (let k = 0; k < acc.candidates.length; k++, p++) {
-        if (ready) {
-          f.applyAliases(acc.g, acc.candidates[k]!, ready, p * A);
-          continue;
-        }
-        f.pairLevels(acc.g, acc.candidates[k]!, acc.scores, k * A, lv);
-        pairs.levels.set(lv, p * A);
-      }
+      if (ready)
+        for (let k = 0; k < acc.candidates.length; k++) f.applyAliases(acc.g, acc.candidates[k]!, ready, (p + k) * A);
+      p += acc.candidates.length;
       pairs.start.push(p);
       pairs.before.push(acc.g);
       if (tick()) yield;
