@@ -5,10 +5,16 @@
  * matched after it must be those of a fresh matcher given the same parameters (same-run duplicates
  * included).
  */
-import { buildMatcher, type MatchRecord, type MatchResult, type ModelParameters } from '../../src/core/matching';
+import {
+  buildMatcher,
+  type MatchingSettings,
+  type MatchRecord,
+  type MatchResult,
+  type ModelParameters,
+} from '../../src/core/matching';
 import { EngineRecords } from '../../src/core/matching/engine-records';
 import { buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
-import type { Shard } from '../../src/core/matching/parallel/shard';
+import { inProcessShard, type Shard } from '../../src/core/matching/parallel/shard';
 import { SliceBlocker } from '../../src/core/matching/slice-blocking';
 import { U_SAMPLE } from '../../src/core/matching/probabilistic/random-pairs';
 import { RecordFeatures } from '../../src/core/matching/probabilistic/record-features';
@@ -119,6 +125,51 @@ describe('an estimate fed account by account', () => {
     // The feed's records are dropped: the matcher holds the baseline only, and matches again.
     const result = await m.match(accounts.slice(0, 50));
     expect(result.stats.baseline).toBe(identities.length);
+    await m.close();
+  });
+
+  it('an owner with shards feeds in-thread too; the shards take the batches after it', async () => {
+    const { identities, accounts, want } = oneCallAndFed(5, 300, 1_200);
+    const calls: Array<{ from: number; to: number; estimated: boolean }> = [];
+    let estimated = false;
+    const startShard = (settings: MatchingSettings): Shard => {
+      const real = inProcessShard(settings);
+      return {
+        ...real,
+        block: (cols, from, to) => {
+          calls.push({ from, to, estimated });
+          return real.block(cols, from, to);
+        },
+      };
+    };
+    const m = buildParallelMatcher(PEOPLE_SETTINGS, {}, { shards: 2, startShard, minRecords: 0 });
+    m.addBaseline(identities);
+    const feed = m.beginEstimate();
+    for (let i = 0; i < accounts.length; i += 100) await feed.add(accounts.slice(i, i + 100));
+    const got = (await feed.finish())!;
+    estimated = true;
+    // The shards blocked nothing of the estimate: the owner did, as the pages came.
+    expect(calls).toEqual([]);
+    expect(withoutClock(got.parameters)).toEqual(withoutClock(want.parameters));
+    expect([got.accounts, got.candidatePairs]).toEqual([want.accounts, want.candidatePairs]);
+    const fresh = buildMatcher(PEOPLE_SETTINGS, { parameters: JSON.parse(JSON.stringify(got.parameters)) });
+    fresh.addBaseline(identities);
+    const opts = { topK: Number.POSITIVE_INFINITY };
+    const after = await batches(
+      (r) => m.match(r, opts),
+      (r) => m.addBaseline(r),
+      accounts,
+      250,
+    );
+    const reference = await batches(
+      async (r) => fresh.match(r, opts),
+      (r) => fresh.addBaseline(r),
+      accounts,
+      250,
+    );
+    expect(after).toEqual(reference);
+    // The batches went over the shards.
+    expect(calls.length).toBeGreaterThan(0);
     await m.close();
   });
 

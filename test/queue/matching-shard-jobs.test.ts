@@ -113,11 +113,8 @@ const gate = (): { wait: Promise<void>; open: () => void } => {
 describe('aggregation over matching child jobs', () => {
   for (const [label, matching, extra] of [
     ['rules, default batches (250)', RULES, {}],
-    [
-      'probabilistic, batching off (the estimate over every new account is the spread part)',
-      PROBABILISTIC,
-      { enableBatching: false },
-    ],
+    // The estimate is the owner's, blocked as the pages come (estimate-feed.ts): the batches are the spread part.
+    ['probabilistic, default batches', PROBABILISTIC, {}],
   ] as const) {
     it(
       `${label}: the same accounts and review forms as one thread, nothing secret or left in Redis`,
@@ -138,7 +135,7 @@ describe('aggregation over matching child jobs', () => {
         // The children did the work, and saw what they needed.
         expect(completed.length).toBeGreaterThanOrEqual(2);
         // The rules model's accounts are blocked ahead of their calls, every one of them; the
-        // probabilistic model's estimate and batches are blocked in their calls.
+        // probabilistic model's batches are blocked in their calls.
         expect(held).toBe(matching === RULES ? completed.length : 0);
         expect(scanned).toContain('fusion:shard:');
         expect(scanned).not.toContain(SECRET);

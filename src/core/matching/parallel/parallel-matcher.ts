@@ -269,8 +269,11 @@ class ParallelMatcher implements AsyncMatcher {
   }
 
   beginEstimate(): EstimateFeed {
-    // Shards block a call's slices from all of its accounts at once: they estimate in one call, as before.
-    const oneCall = this.sharding || this.settings.model !== 'probabilistic' || this.engine.parameters();
+    // With shards too, the owner blocks the estimate's accounts itself as the pages come: on a tenant the
+    // pages arrive at the platform's rate limit, so that work fills the wait, where the shards could start
+    // only after the last page (its first item then waited for phase 1 over every account). Its engine
+    // holds every record (a lean owner is rules-only), and the shards take the batches after it.
+    const oneCall = this.settings.model !== 'probabilistic' || this.engine.parameters();
     if (oneCall) return collectingFeed((records) => this.estimate(records));
     if (this.busy) throw new Error('ParallelMatcher: one match at a time');
     this.busy = true;
