@@ -11,6 +11,7 @@ import { ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
+// Also read by name in timing-reporter.js (plain JS that jest loads before any TS): rename both together.
 const RUN_DIR = 'FUSION_TEST_RUN_DIR';
 const CHILD_MARK = 'FUSION_TEST_CHILD';
 const FILE_MARK = 'FUSION_TEST_FILE';

@@ -25,6 +25,7 @@ class TimingReporter {
 
   /** The CPU lines the workers wrote to the run's folder (global-setup made it; teardown removes it after us). */
   readCpu() {
+    // The name test-run.ts owns (RUN_DIR); this file cannot import its TypeScript.
     const dir = process.env.FUSION_TEST_RUN_DIR;
     const cpu = new Map();
     if (!dir) return cpu;
