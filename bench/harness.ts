@@ -7,6 +7,7 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RequestLogEntry, SimulatorCounters, SimulatorOptions } from '../src/simulator';
+import type { FaultSpec } from '../src/simulator/faults';
 import { startOwnRedis } from '../test/support/own-redis';
 
 export { freePort } from '../test/support/free-port';
@@ -50,7 +51,7 @@ export interface SimulatorInfo {
 /** A control call to the simulator process (bench/simulator-process.ts). */
 export interface SimulatorControlCall {
   id: number;
-  cmd: 'resetLog' | 'setRateLimit' | 'requestLog' | 'counters' | 'close';
+  cmd: 'resetLog' | 'setRateLimit' | 'injectFault' | 'requestLog' | 'counters' | 'close';
   arg?: unknown;
 }
 
@@ -61,6 +62,8 @@ export interface SimulatorProcess {
   resetLog(): Promise<void>;
   /** Requests per second per client; false: none. */
   setRateLimit(perSecond: number | false): Promise<void>;
+  /** A fault (or a latency) on the requests it matches, as SimulatorControl.injectFault. */
+  injectFault(fault: FaultSpec): Promise<void>;
   /** The request log, of one route template when given (the simulator keeps it with logRequests). */
   requestLog(template?: string): Promise<RequestLogEntry[]>;
   counters(): Promise<SimulatorCounters>;
@@ -103,6 +106,7 @@ export async function startSimulatorProcess(options: SimulatorOptions): Promise<
     pid: child.pid!,
     resetLog: () => ask('resetLog'),
     setRateLimit: (perSecond) => ask('setRateLimit', perSecond),
+    injectFault: (fault) => ask('injectFault', fault),
     requestLog: (template) => ask('requestLog', template),
     counters: () => ask('counters'),
     async stop() {

@@ -22,7 +22,9 @@
  *
  * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3),
  * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common,varied: each tenant in turn; common: nearly every
- * account has namesakes and goes to review; varied: the simulator's synthetic surnames, about half do).
+ * account has namesakes and goes to review; varied: the simulator's synthetic surnames, about half do),
+ * SCALE_AGG_PAGE_MS (0: the simulator answers each page of source accounts this much later, as a
+ * tenant whose rate limit paces the pages; the identities and the forms are not delayed).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
@@ -50,6 +52,9 @@ const TENANTS = (process.env.SCALE_AGG_SURNAMES ?? 'common,varied').split(',').m
 type Surnames = (typeof TENANTS)[number];
 const SIZE = Number(process.env.SCALE_AGG_SIZE ?? 300_000);
 const MODEL = process.env.SCALE_AGG_MODEL ?? 'rules';
+const PAGE_MS = Number(process.env.SCALE_AGG_PAGE_MS ?? 0);
+if (!(PAGE_MS >= 0))
+  throw new Error(`SCALE_AGG_PAGE_MS: a number of milliseconds, got ${process.env.SCALE_AGG_PAGE_MS}`);
 const PROCESSES = (process.env.SCALE_PROCESSES ?? '1,2,3')
   .split(',')
   .map(Number)
@@ -302,6 +307,9 @@ async function run(processes: number, redis: { url: string; pid: number }, surna
     rateLimit: false,
     logRequests: false,
   });
+  // IPC is JSON: an Infinity would arrive as null.
+  if (PAGE_MS > 0)
+    await sim.injectFault({ method: 'GET', pathTemplate: '/v3/accounts', latencyMs: PAGE_MS, times: 1e9 });
   const workers: ChildProcess[] = [];
   try {
     const { info } = sim;
@@ -342,7 +350,7 @@ export async function aggregationScaleOut(): Promise<string[]> {
 /** The reference and each PROCESSES run on one tenant. */
 async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
   process.stdout.write(
-    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching, seed ${SEED}, ${surnames} surnames; simulator in its own process; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
+    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching, seed ${SEED}, ${surnames} surnames; simulator in its own process${PAGE_MS > 0 ? `, each page of source accounts ${PAGE_MS} ms late` : ''}; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
   );
   const tenant = `${surnames} surnames`;
   const cores = availableParallelism();

@@ -5,6 +5,7 @@
  * its argument; answers the harness's control calls over IPC.
  */
 import { startSimulator, type SimulatorOptions } from '../src/simulator';
+import type { FaultSpec } from '../src/simulator/faults';
 import type { SimulatorControlCall, SimulatorInfo } from './harness';
 
 async function main(): Promise<void> {
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
       if (m.cmd === 'resetLog') sim.control.resetLog();
       else if (m.cmd === 'setRateLimit')
         sim.control.setRateLimit(typeof m.arg === 'number' ? { requests: m.arg, windowMs: 1000 } : false);
+      else if (m.cmd === 'injectFault') sim.control.injectFault(m.arg as FaultSpec);
       else if (m.cmd === 'requestLog')
         result = sim.control.requestLog().filter((e) => m.arg === undefined || e.template === m.arg);
       else if (m.cmd === 'counters') result = sim.control.counters();
