@@ -13,6 +13,7 @@ import {
   type ModelParameters,
 } from '../../src/core/matching';
 import { EngineRecords } from '../../src/core/matching/engine-records';
+import type { AsyncMatcher } from '../../src/core/matching/parallel/async-matcher';
 import { buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
 import { inProcessShard, type Shard } from '../../src/core/matching/parallel/shard';
 import { SliceBlocker } from '../../src/core/matching/slice-blocking';
@@ -50,6 +51,36 @@ async function batches(
   return seen;
 }
 
+/**
+ * The batches after an estimate, on the fed matcher and on a fresh one given the stored form of the
+ * parameters (JSON) and the same baseline.
+ */
+async function batchesAfter(
+  m: AsyncMatcher,
+  parameters: ModelParameters,
+  identities: readonly MatchRecord[],
+  accounts: readonly MatchRecord[],
+): Promise<{ after: unknown[]; reference: unknown[] }> {
+  const fresh = buildMatcher(PEOPLE_SETTINGS, {
+    parameters: JSON.parse(JSON.stringify(parameters)) as ModelParameters,
+  });
+  fresh.addBaseline(identities);
+  const opts = { topK: Number.POSITIVE_INFINITY };
+  const after = await batches(
+    (r) => m.match(r, opts),
+    (r) => m.addBaseline(r),
+    accounts,
+    250,
+  );
+  const reference = await batches(
+    async (r) => fresh.match(r, opts),
+    (r) => fresh.addBaseline(r),
+    accounts,
+    250,
+  );
+  return { after, reference };
+}
+
 /** The generator's data, the one-call estimate over it, and an in-thread matcher with the same baseline to feed. */
 function oneCallAndFed(seed: number, identityCount: number, accountCount: number) {
   const { identities, accounts } = generate(seed, identityCount, accountCount);
@@ -77,23 +108,7 @@ describe('an estimate fed account by account', () => {
     expect(withoutClock(got.parameters)).toEqual(withoutClock(want.parameters));
     expect([got.accounts, got.candidatePairs]).toEqual([want.accounts, want.candidatePairs]);
 
-    // The stored form of the parameters (JSON), given to a fresh matcher with the same baseline.
-    const stored = JSON.parse(JSON.stringify(got.parameters)) as ModelParameters;
-    const fresh = buildMatcher(PEOPLE_SETTINGS, { parameters: stored });
-    fresh.addBaseline(identities);
-    const opts = { topK: Number.POSITIVE_INFINITY };
-    const after = await batches(
-      (r) => m.match(r, opts),
-      (r) => m.addBaseline(r),
-      accounts,
-      250,
-    );
-    const reference = await batches(
-      async (r) => fresh.match(r, opts),
-      (r) => fresh.addBaseline(r),
-      accounts,
-      250,
-    );
+    const { after, reference } = await batchesAfter(m, got.parameters, identities, accounts);
     expect(after).toEqual(reference);
     // Same-run duplicates (an account against an earlier one of this run) are among them.
     const kinds = JSON.stringify(after);
@@ -152,21 +167,7 @@ describe('an estimate fed account by account', () => {
     expect(calls).toEqual([]);
     expect(withoutClock(got.parameters)).toEqual(withoutClock(want.parameters));
     expect([got.accounts, got.candidatePairs]).toEqual([want.accounts, want.candidatePairs]);
-    const fresh = buildMatcher(PEOPLE_SETTINGS, { parameters: JSON.parse(JSON.stringify(got.parameters)) });
-    fresh.addBaseline(identities);
-    const opts = { topK: Number.POSITIVE_INFINITY };
-    const after = await batches(
-      (r) => m.match(r, opts),
-      (r) => m.addBaseline(r),
-      accounts,
-      250,
-    );
-    const reference = await batches(
-      async (r) => fresh.match(r, opts),
-      (r) => fresh.addBaseline(r),
-      accounts,
-      250,
-    );
+    const { after, reference } = await batchesAfter(m, got.parameters, identities, accounts);
     expect(after).toEqual(reference);
     // The batches went over the shards.
     expect(calls.length).toBeGreaterThan(0);

@@ -30,7 +30,7 @@ export interface EstimateFeed {
   finish(): Promise<ParameterEstimate | undefined>;
 }
 
-/** A feed that keeps the accounts and estimates over them in one call (shards, or a matcher without a feed). */
+/** A feed that keeps the accounts and estimates over them in one call (a matcher whose estimate is not fed). */
 export function collectingFeed(
   estimate: (records: readonly MatchRecord[]) => Promise<ParameterEstimate | undefined>,
 ): EstimateFeed {
