@@ -14,6 +14,9 @@ export function drain<T>(steps: Steps<T>): T {
   }
 }
 
+/** Random pairs, or blocked accounts, of the probabilistic model between two yields: a few milliseconds. */
+export const MODEL_STEP = 2048;
+
 /**
  * Yields every `every` calls: a loop of cheap iterations pays one counter per call, not a yield.
  * Usage: `const tick = ticker(2048); for (...) { ...; if (tick()) yield; }`.

@@ -11,10 +11,7 @@
 import type { AttributeRoles } from './attribute-roles';
 import type { BlockedAccount } from './blocked-account';
 import type { RecordFeatures } from './record-features';
-import { drain, type Steps, ticker } from '../steps';
-
-/** Accounts between two yields of the levels' loop. */
-const STEP = 2048;
+import { drain, MODEL_STEP, type Steps, ticker } from '../steps';
 
 export interface EarlyLevels {
   /** The roles they were computed with (the object in use then). */
@@ -32,7 +29,7 @@ export function pairCount(blocked: readonly BlockedAccount[]): number {
 
 /**
  * Levels every blocked pair into `out` (pair after pair, attributes.length each), with the domain
- * aliases or before them; yields every `STEP` accounts. The one loop of the estimate and of the feed.
+ * aliases or before them; yields every `MODEL_STEP` accounts. The one loop of the estimate and of the feed.
  */
 export function* levelPairs(
   f: RecordFeatures,
@@ -40,7 +37,7 @@ export function* levelPairs(
   out: Int8Array,
   withAliases: boolean,
 ): Steps<void> {
-  const tick = ticker(STEP);
+  const tick = ticker(MODEL_STEP);
   const A = f.values.length;
   const lv = new Int8Array(A);
   let p = 0;

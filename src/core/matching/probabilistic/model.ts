@@ -11,7 +11,7 @@ import { PRIOR_ATTRIBUTE, PRIOR_LEVEL } from '../types';
 import { configuredRoles, detectRoles, readRoles, storeRoles } from './attribute-roles';
 import { MISSING } from './comparators';
 import { aliasKey, aliasPairsFrom, findDomainAliases } from './domain-aliases';
-import { type Steps, ticker } from '../steps';
+import { MODEL_STEP, type Steps, ticker } from '../steps';
 import { chanceReport } from '../value-stats';
 import { type CandidatePairs, estimateMSteps, type LevelTable, uFromCounts, withoutMatches } from './estimate';
 import { DEFERRED_SCORE, RecordFeatures } from './record-features';
@@ -34,8 +34,6 @@ const TF_FLOOR = 0.5;
  * later account's two true pairs could each fall below it.
  */
 const SAME_PERSON = 0.5;
-/** Random pairs, or accounts, between two yields of phase 2 (steps.ts): a few milliseconds. */
-const STEP = 2048;
 
 export class ProbabilisticModel {
   private readonly features: RecordFeatures;
@@ -100,8 +98,13 @@ export class ProbabilisticModel {
 
   /** Without parameters: the roles the n records held give, set now (early-levels.ts). */
   *rolesAhead(n: number): Steps<void> {
+    if (!this.params) yield* this.setRolesOf(n);
+  }
+
+  /** The roles the n records held give, set (the records derived with them). */
+  private *setRolesOf(n: number): Steps<void> {
     const f = this.features;
-    if (!this.params) yield* f.setRolesSteps(detectRoles(this.rules, (i, r) => f.values[i]!.value(r), n));
+    yield* f.setRolesSteps(detectRoles(this.rules, (i, r) => f.values[i]!.value(r), n));
   }
 
   /** Without parameters: these blocked accounts' levels with the roles set ahead (early-levels.ts). */
@@ -132,10 +135,10 @@ export class ProbabilisticModel {
     early?: EarlyLevels,
   ): Steps<Int8Array> {
     const A = this.runtimes.length;
-    const tick = ticker(STEP);
+    const tick = ticker(MODEL_STEP);
     const f = this.features;
     const rules = this.rules;
-    yield* f.setRolesSteps(detectRoles(rules, (i, r) => f.values[i]!.value(r), n));
+    yield* this.setRolesOf(n);
     // Value 0 is the first value any record holds.
     const emailAttr = f.roles!.kinds.findIndex(
       (k, i) => k === 'email' && f.values[i]!.distinct > 0 && /@/.test(f.values[i]!.text(0)),
@@ -225,7 +228,7 @@ export class ProbabilisticModel {
     B: number,
   ): Steps<{ duplicates: Map<string, PotentialDuplicate[]>; below: number }> {
     const known = this.params ? undefined : yield* this.estimate(n, blocked, accounts);
-    const tick = ticker(STEP);
+    const tick = ticker(MODEL_STEP);
     const prior = this.params!.prior;
     const f = this.features;
     const A = this.runtimes.length;

@@ -4,16 +4,13 @@
  * records draws the same pairs.
  */
 import type { AttributeRuntime } from '../attribute-runtime';
-import { type Steps, ticker } from '../steps';
+import { MODEL_STEP, type Steps, ticker } from '../steps';
 import { MISSING } from './comparators';
 import { type LevelTable, seededRandom } from './estimate';
 import { DEFERRED_SCORE, type RecordFeatures } from './record-features';
 
 /** Random pairs drawn for u. */
 export const U_SAMPLE = 100_000;
-
-/** Pairs between two yields (steps.ts): a few milliseconds. */
-const STEP = 2048;
 
 export interface RandomPairCounts {
   /** Per attribute, per level: random pairs at that level. */
@@ -29,7 +26,7 @@ export function* randomPairCounts(
   n: number,
 ): Steps<RandomPairCounts> {
   const A = runtimes.length;
-  const tick = ticker(STEP);
+  const tick = ticker(MODEL_STEP);
   const counts: LevelTable = f.comparators.map((c) => c.levels.map(() => 0));
   const rnd = seededRandom(n * 7919 + A);
   const sc = new Float64Array(A);
