@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import axios, { type AxiosInstance } from 'axios';
-import { Configuration } from 'sailpoint-api-client';
+import { Configuration } from './sailpoint-api';
 
 /**
  * How we hold sailpoint-api-client safely (see research notes, "sailpoint-api-client 1.4.15"):

@@ -6,7 +6,7 @@ import {
   SourcesBetaApi,
   TaskManagementBetaApi,
   type Search,
-} from 'sailpoint-api-client';
+} from './sailpoint-api';
 import { callsInFlight } from '../core/config/api-use-settings';
 import { FusionError, isFusionError } from '../core/errors';
 import type { Logger } from '../core/ports/logger';

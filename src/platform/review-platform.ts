@@ -5,7 +5,7 @@ import {
   WorkflowsApi,
   type CreateWorkflowRequest,
   type CreateFormDefinitionRequestBeta,
-} from 'sailpoint-api-client';
+} from './sailpoint-api';
 import { FusionError, isFusionError } from '../core/errors';
 import type { CallOptions, PlatformIdentity } from '../core/ports/platform';
 import type {
