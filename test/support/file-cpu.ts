@@ -11,7 +11,8 @@ import { testRunDir } from './test-run';
 /** CPU seconds of this process's reaped children; 0 where /proc is not there (not Linux). */
 function childrenCpuSeconds(): number {
   try {
-    // Fields after the command's closing parenthesis; cutime and cstime are fields 16 and 17 (1-based).
+    // Fields after the command's closing parenthesis; cutime and cstime are fields 16 and 17 (1-based), in
+    // clock ticks of USER_HZ, which /proc fixes at 100 on x86 and arm64 whatever the kernel's own HZ.
     const stat = readFileSync('/proc/self/stat', 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[13]) + Number(fields[14])) / 100;
