@@ -19,7 +19,16 @@ const FOLD_RE = /[ßøæœłđðþı]/g;
 const MARKS_RE = /\p{M}+/gu;
 const SPACE_RE = /\s+/g;
 
+/**
+ * Printable ASCII words separated by single spaces: the steps below would only lower-case it (NFD and
+ * the marks leave ASCII alone, the folded letters are not ASCII, there is no white space to collapse
+ * or trim). Nearly every value of a real directory is such a string; the check and the lower-casing
+ * take a quarter of the steps' time (bench:matching's 1.2 M values: 0.8 s -> 0.2 s).
+ */
+const PLAIN_ASCII_RE = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
+
 export function normalizeText(value: string): string {
+  if (PLAIN_ASCII_RE.test(value)) return value.toLowerCase();
   return value
     .normalize('NFD')
     .replace(MARKS_RE, '')
