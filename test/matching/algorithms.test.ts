@@ -29,12 +29,15 @@ describe('normalisation', () => {
     const rare = ['é', 'Ø', 'ß', '\u00a0', '\u212a', 'e\u0301', 'İ', 'Σ'];
     let seed = 7;
     const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    // The shortcut's condition, spelled without its pattern: printable ASCII and single inner spaces.
+    const isPlain = (v: string): boolean =>
+      [...v].every((c) => c >= ' ' && c <= '~') && !v.startsWith(' ') && !v.endsWith(' ') && !v.includes('  ');
     let plain = 0;
     for (let i = 0; i < 20_000; i++) {
       let v = '';
       for (let len = 1 + next(12); len > 0; len--)
         v += next(10) === 0 ? rare[next(rare.length)] : parts[next(parts.length)];
-      if (/^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/.test(v)) plain++;
+      if (isPlain(v)) plain++;
       expect([v, normalizeText(v)]).toEqual([v, full(v)]);
     }
     // Both sides of the edge were exercised.
