@@ -34,7 +34,7 @@ export class EngineRecords {
     model?: (runtimes: readonly AttributeRuntime[]) => ProbabilisticModel,
     probabilistic = model !== undefined,
   ) {
-    this.runtimes = rules.map((rule) => (probabilistic ? blockingRuntime(rule) : prepareAttribute(rule)));
+    this.runtimes = rules.map((rule) => matchingRuntime(rule, probabilistic));
     this.model = model?.(this.runtimes);
     this.stats = probabilistic ? new ValueStats(rules.length) : undefined;
   }
@@ -76,6 +76,11 @@ export class EngineRecords {
     this.stats?.truncate(n);
     this.recordIds.truncate(n);
   }
+}
+
+/** An attribute's values as the engine prepares, scores and indexes them, under either model. */
+export function matchingRuntime(rule: AttributeMatchRule, probabilistic: boolean): AttributeRuntime {
+  return probabilistic ? blockingRuntime(rule) : prepareAttribute(rule);
 }
 
 /**
