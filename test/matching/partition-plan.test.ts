@@ -40,7 +40,7 @@ describe('partition plan: new accounts in partitions that keep every potential d
           i % 10 === 3 ? { ...r, attributes: { ...r.attributes, lastName: [r.attributes.lastName, 'Jones'] } } : r,
         ),
     ];
-    const plan = planPartitions(MAIN_SETTINGS, accounts, 4)!;
+    const plan = planPartitions(MAIN_SETTINGS, accounts, 4, identities)!;
     expect(plan.attribute).toBe('lastName');
     const pairs = duplicatePairs(MAIN_SETTINGS, identities, accounts);
     // Pairs across different spellings, which only the phonetic keys join (a plan by the surname's
@@ -75,10 +75,31 @@ describe('partition plan: new accounts in partitions that keep every potential d
       },
     });
     const { identities, accounts } = generate(9, 4000, 4000);
-    const plan = planPartitions(settings, accounts, 3)!;
+    const plan = planPartitions(settings, accounts, 3, identities)!;
     const pairs = duplicatePairs(settings, identities, accounts);
     expect(pairs.length).toBeGreaterThan(100);
     expect(pairs.filter(([a, b]) => plan.partitionOf[a] !== plan.partitionOf[b])).toEqual([]);
+  });
+
+  it('classes are weighed by the pairs they will have: a surname common in the baseline gets a partition of its own', () => {
+    const person = (id: string, last: string): MatchRecord => ({
+      id,
+      attributes: { lastName: last, displayName: `Anna ${last}` },
+    });
+    const identities = Array.from({ length: 1000 }, (_, i) => person(`i${i}`, 'Nguyen'));
+    const others = ['Abbott', 'Baker', 'Carter', 'Dalton', 'Fisher', 'Gordon', 'Harper', 'Jensen', 'Keller', 'Lopez'];
+    const accounts = [
+      ...Array.from({ length: 5 }, (_, i) => person(`n${i}`, 'Nguyen')),
+      ...others.flatMap((last, i) => [person(`a${i}`, last), person(`b${i}`, last)]),
+    ];
+    const plan = planPartitions(MAIN_SETTINGS, accounts, 2, identities)!;
+    // 5 accounts against 1,000 namesakes outweigh 20 accounts of surnames with no one to compare.
+    const nguyen = plan.partitionOf[0]!;
+    expect(accounts.filter((_, i) => plan.partitionOf[i] === nguyen).map((a) => a.attributes.lastName)).toEqual(
+      Array(5).fill('Nguyen'),
+    );
+    expect([...plan.sizes].sort((x, y) => x - y)).toEqual([5, 20]);
+    expect(plan.largestClass).toBe(5);
   });
 
   it('no plan without a mandatory attribute with lossless keys (fuzzy indexes chain people together)', () => {

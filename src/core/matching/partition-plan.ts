@@ -4,7 +4,9 @@
  * match when it passes every mandatory attribute, and a mandatory attribute whose blocking keys are
  * lossless (Double Metaphone, exact) passes only pairs that share a key. So accounts joined over
  * shared keys (an account's keys join their classes: a surname with two codes, several values) have no
- * potential duplicate outside their class, and whole classes are packed into the partitions.
+ * potential duplicate outside their class, and whole classes are packed into the partitions. A class
+ * heavier than a partition's share stays whole here (bench:partitions: an HR set's Nguyen class holds a
+ * quarter of the candidate pairs); a run would split its accounts over partitions sharing its records.
  *
  * Without such an attribute there is no plan: fuzzy indexes chain different people into one giant
  * component (bench:partitions: 84-100 % of the accounts), and partitions must exchange candidates.
@@ -22,6 +24,8 @@ export interface PartitionPlan {
   sizes: number[];
   /** Records in the largest class: no plan by this attribute can put fewer in one partition. */
   largestClass: number;
+  /** Each record's class (records of one class share a partition). */
+  classOf: Int32Array;
 }
 
 /** Each record's class: records that share a key, directly or through others, share a class. */
@@ -53,34 +57,56 @@ function keyClasses(index: KeyIndex<unknown>, count: number): Int32Array {
   return classes;
 }
 
-/** Classes largest first, each into the least loaded partition (ties: the lowest number). */
-function pack(classes: Int32Array, parts: number): Omit<PartitionPlan, 'attribute'> {
-  const size = new Map<number, number>();
-  for (const c of classes) size.set(c, (size.get(c) ?? 0) + 1);
-  const order = [...size].sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+/**
+ * Classes heaviest first, each into the least loaded partition (ties: the lowest number). A class's
+ * weight estimates phase 1's work for it: each of its n new accounts is blocked against the class's b
+ * baseline records and the new accounts before it, n * (1 + b + (n - 1) / 2) pairs. Packing by
+ * accounts instead left a partition with 2.2x its share of the pairs at P = 8 (bench:partitions, an
+ * HR set whose largest surname class holds 3 % of the accounts and a quarter of the pairs).
+ */
+function pack(classes: Int32Array, baseline: number, parts: number): Omit<PartitionPlan, 'attribute'> {
+  const fresh = new Map<number, number>();
+  const held = new Map<number, number>();
+  for (let r = 0; r < classes.length; r++) {
+    const counts = r < baseline ? held : fresh;
+    counts.set(classes[r]!, (counts.get(classes[r]!) ?? 0) + 1);
+  }
+  const weighed = [...fresh].map(([c, n]): [number, number, number] => [
+    c,
+    n,
+    n * (1 + (held.get(c) ?? 0) + (n - 1) / 2),
+  ]);
+  weighed.sort((x, y) => y[2] - x[2] || x[0] - y[0]);
   const sizes = new Array<number>(parts).fill(0);
+  const loads = new Array<number>(parts).fill(0);
   const partOfClass = new Map<number, number>();
-  for (const [c, n] of order) {
+  for (const [c, n, w] of weighed) {
     let least = 0;
-    for (let q = 1; q < parts; q++) if (sizes[q]! < sizes[least]!) least = q;
+    for (let q = 1; q < parts; q++) if (loads[q]! < loads[least]!) least = q;
+    loads[least]! += w;
     sizes[least]! += n;
     partOfClass.set(c, least);
   }
+  const classOf = classes.subarray(baseline);
   return {
-    partitionOf: classes.map((c) => partOfClass.get(c)!),
+    classOf,
+    partitionOf: classOf.map((c) => partOfClass.get(c)!),
     sizes,
-    largestClass: order[0]?.[1] ?? 0,
+    largestClass: Math.max(0, ...fresh.values()),
   };
 }
 
 /**
- * The plan over `records` in `parts` partitions, by the eligible mandatory attribute whose largest
- * class is the smallest; undefined when no mandatory attribute has lossless keys.
+ * The plan over the new accounts `records` in `parts` partitions, by the eligible mandatory attribute
+ * whose largest class is the smallest; undefined when no mandatory attribute has lossless keys. The
+ * `baseline` (the identities the accounts are matched against) weighs the classes; its records also
+ * join classes (one with two surname codes joins both), as the candidates they give do.
  */
 export function planPartitions(
   settings: MatchingSettings,
   records: readonly MatchRecord[],
   parts: number,
+  baseline: readonly MatchRecord[] = [],
 ): PartitionPlan | undefined {
   if (!Number.isInteger(parts) || parts < 1) throw new RangeError(`partitions must be a whole number >= 1: ${parts}`);
   let best: PartitionPlan | undefined;
@@ -89,8 +115,10 @@ export function planPartitions(
     const runtime = matchingRuntime(rule, settings.model === 'probabilistic');
     const index = runtime.index();
     if (!(index instanceof KeyIndex) || !index.lossless) continue;
+    runtime.append(baseline);
     runtime.append(records);
-    const plan = { attribute: rule.attribute, ...pack(keyClasses(index, records.length), parts) };
+    const total = baseline.length + records.length;
+    const plan = { attribute: rule.attribute, ...pack(keyClasses(index, total), baseline.length, parts) };
     if (!best || plan.largestClass < best.largestClass) best = plan;
   }
   return best;
