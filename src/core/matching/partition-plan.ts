@@ -7,6 +7,9 @@
  * potential duplicate outside their class, and whole classes are packed into the partitions. A class
  * heavier than a partition's share stays whole here (bench:partitions: an HR set's Nguyen class holds a
  * quarter of the candidate pairs); a run would split its accounts over partitions sharing its records.
+ * The plan keeps together the pairs that can pass the mandatory attributes; a partitioned run gives a
+ * sequential run's decisions only if its partitions share the run-wide state as well (the probabilistic
+ * model's parameters and its weak-attribute statistics, the review-flood guard).
  *
  * Without such an attribute there is no plan: fuzzy indexes chain different people into one giant
  * component (bench:partitions: 84-100 % of the accounts), and partitions must exchange candidates.
@@ -26,6 +29,8 @@ export interface PartitionPlan {
   largestClass: number;
   /** Each record's class (records of one class share a partition). */
   classOf: Int32Array;
+  /** The heaviest class's estimated pairs (how the eligible attributes are compared). */
+  heaviestWeight: number;
 }
 
 /** Each record's class: records that share a key, directly or through others, share a class. */
@@ -87,18 +92,23 @@ function pack(classes: Int32Array, baseline: number, parts: number): Omit<Partit
     sizes[least]! += n;
     partOfClass.set(c, least);
   }
-  const classOf = classes.subarray(baseline);
+  // A copy: a view would keep the baseline's classes alive with the plan.
+  const classOf = classes.slice(baseline);
+  // A loop, not Math.max(...): one argument per class overflows the stack past about 125,000 classes.
+  let largestClass = 0;
+  for (const n of fresh.values()) if (n > largestClass) largestClass = n;
   return {
     classOf,
     partitionOf: classOf.map((c) => partOfClass.get(c)!),
     sizes,
-    largestClass: Math.max(0, ...fresh.values()),
+    largestClass,
+    heaviestWeight: weighed[0]?.[2] ?? 0,
   };
 }
 
 /**
  * The plan over the new accounts `records` in `parts` partitions, by the eligible mandatory attribute
- * whose largest class is the smallest; undefined when no mandatory attribute has lossless keys. The
+ * whose heaviest class is the lightest; undefined when no mandatory attribute has lossless keys. The
  * `baseline` (the identities the accounts are matched against) weighs the classes; its records also
  * join classes (one with two surname codes joins both), as the candidates they give do.
  */
@@ -119,7 +129,7 @@ export function planPartitions(
     runtime.append(records);
     const total = baseline.length + records.length;
     const plan = { attribute: rule.attribute, ...pack(keyClasses(index, total), baseline.length, parts) };
-    if (!best || plan.largestClass < best.largestClass) best = plan;
+    if (!best || plan.heaviestWeight < best.heaviestWeight) best = plan;
   }
   return best;
 }
