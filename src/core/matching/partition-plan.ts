@@ -63,10 +63,28 @@ function keyClasses(index: KeyIndex<unknown>, count: number): Int32Array {
 }
 
 /**
- * Classes heaviest first, each into the least loaded partition (ties: the lowest number). A class's
- * weight estimates phase 1's work for it: each of its n new accounts is blocked against the class's b
- * baseline records and the new accounts before it, n * (1 + b + (n - 1) / 2) pairs. Packing by
- * accounts instead left a partition with 2.2x its share of the pairs at P = 8 (bench:partitions, an
+ * Weights packed heaviest first, each into the least loaded of `parts` bins (ties: the lower weight
+ * index, then the lower bin): each weight's bin and each bin's load. The plan packs classes with it,
+ * and bench:partitions the components it compares the plan with.
+ */
+export function packHeaviestFirst(weights: readonly number[], parts: number): { binOf: Int32Array; loads: number[] } {
+  const order = weights.map((_, i) => i).sort((x, y) => weights[y]! - weights[x]! || x - y);
+  const binOf = new Int32Array(weights.length);
+  const loads = new Array<number>(parts).fill(0);
+  for (const i of order) {
+    let least = 0;
+    for (let q = 1; q < parts; q++) if (loads[q]! < loads[least]!) least = q;
+    loads[least]! += weights[i]!;
+    binOf[i] = least;
+  }
+  return { binOf, loads };
+}
+
+/**
+ * Classes heaviest first, each into the least loaded partition (ties: the lower class number). A
+ * class's weight estimates phase 1's work for it: each of its n new accounts is blocked against the
+ * class's b baseline records and the new accounts before it, n * (1 + b + (n - 1) / 2) pairs. Packing
+ * by accounts instead left a partition with 2.2x its share of the pairs at P = 8 (bench:partitions, an
  * HR set whose largest surname class holds 3 % of the accounts and a quarter of the pairs).
  */
 function pack(classes: Int32Array, baseline: number, parts: number): Omit<PartitionPlan, 'attribute'> {
@@ -76,33 +94,28 @@ function pack(classes: Int32Array, baseline: number, parts: number): Omit<Partit
     const counts = r < baseline ? held : fresh;
     counts.set(classes[r]!, (counts.get(classes[r]!) ?? 0) + 1);
   }
-  const weighed = [...fresh].map(([c, n]): [number, number, number] => [
-    c,
-    n,
-    n * (1 + (held.get(c) ?? 0) + (n - 1) / 2),
-  ]);
-  weighed.sort((x, y) => y[2] - x[2] || x[0] - y[0]);
+  const byNumber = [...fresh].sort((x, y) => x[0] - y[0]);
+  const weights = byNumber.map(([c, n]) => n * (1 + (held.get(c) ?? 0) + (n - 1) / 2));
+  const { binOf } = packHeaviestFirst(weights, parts);
   const sizes = new Array<number>(parts).fill(0);
-  const loads = new Array<number>(parts).fill(0);
   const partOfClass = new Map<number, number>();
-  for (const [c, n, w] of weighed) {
-    let least = 0;
-    for (let q = 1; q < parts; q++) if (loads[q]! < loads[least]!) least = q;
-    loads[least]! += w;
-    sizes[least]! += n;
-    partOfClass.set(c, least);
-  }
+  byNumber.forEach(([c, n], i) => {
+    sizes[binOf[i]!]! += n;
+    partOfClass.set(c, binOf[i]!);
+  });
   // A copy: a view would keep the baseline's classes alive with the plan.
   const classOf = classes.slice(baseline);
-  // A loop, not Math.max(...): one argument per class overflows the stack past about 125,000 classes.
+  // Loops, not Math.max(...): one argument per class overflows the stack past about 125,000 classes.
   let largestClass = 0;
   for (const n of fresh.values()) if (n > largestClass) largestClass = n;
+  let heaviestWeight = 0;
+  for (const w of weights) if (w > heaviestWeight) heaviestWeight = w;
   return {
     classOf,
     partitionOf: classOf.map((c) => partOfClass.get(c)!),
     sizes,
     largestClass,
-    heaviestWeight: weighed[0]?.[2] ?? 0,
+    heaviestWeight,
   };
 }
 
