@@ -7,6 +7,7 @@ import type { RunLock } from './ports/run-lock';
 import type { AggregationSummary } from './aggregation/aggregation-summary';
 import type { MatchingParallelism } from './matching/parallel/parallelism';
 import type { ShardProvider } from './matching/parallel/shard-provider';
+import type { StartPartition } from './aggregation/partition-thread';
 
 /** What the core commands get from the runtime: ports and factories, never concrete clients. */
 export interface CoreDeps {
@@ -42,4 +43,6 @@ export interface CoreDeps {
    * aggregation whose calls are large enough spreads phase 1 of matching over them instead of threads.
    */
   matchingShards?: ShardProvider;
+  /** Starts a partition of a rules aggregation decided in partitions; default a thread (partition-thread.ts). */
+  startPartition?: StartPartition;
 }

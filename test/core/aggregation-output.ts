@@ -15,6 +15,13 @@ export const RULES = {
     { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
   ],
 };
+/**
+ * RULES without a partition plan (no mandatory attribute with lossless keys: the surname is not
+ * mandatory): a run spreads phase 1 over matching threads instead of deciding in partitions.
+ */
+export const RULES_UNPLANNED = {
+  attributes: RULES.attributes.map((a) => (a.attribute === 'lastName' ? { ...a, mandatory: false } : a)),
+};
 export const PROBABILISTIC = {
   model: 'probabilistic',
   attributes: [

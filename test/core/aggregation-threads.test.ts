@@ -1,6 +1,6 @@
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-shard';
-import { aggregate, PROBABILISTIC, RULES, tenant } from './aggregation-output';
+import { aggregate, PROBABILISTIC, RULES, RULES_UNPLANNED, tenant } from './aggregation-output';
 import { context, failure, type LogLine } from './support';
 import { scaled } from '../support/time-factor';
 
@@ -11,7 +11,8 @@ describe('aggregation with matching threads', () => {
   afterEach(() => expect(liveMatchingThreads()).toBe(0));
 
   for (const [label, matching, extra] of [
-    ['rules, default batches (250)', RULES, {}],
+    ['rules, default batches (250), decided in partitions', RULES, {}],
+    ['rules without a partition plan, default batches (250), phase 1 over threads', RULES_UNPLANNED, {}],
     [
       'probabilistic, batching off (the estimate over every new account is the parallel part)',
       PROBABILISTIC,
@@ -79,7 +80,7 @@ describe('aggregation with matching threads', () => {
   });
 
   it('a cancelled run ends its threads', async () => {
-    const h = tenant(RULES, { enableBatching: true, batchSize: 200 }, { threads: 3, minRecords: 0 });
+    const h = tenant(RULES_UNPLANNED, { enableBatching: true, batchSize: 200 }, { threads: 3, minRecords: 0 });
     const abort = new AbortController();
     const iter = createAccountListCommand(h.deps)({}, h.config, context([], abort.signal))[Symbol.asyncIterator]();
     await iter.next();
@@ -90,7 +91,7 @@ describe('aggregation with matching threads', () => {
   });
 
   it('batches too small for threads (batching off: one account at a time, rules model): no thread starts', async () => {
-    const h = tenant(RULES, { enableBatching: false }, { threads: 3, minRecords: 0 });
+    const h = tenant(RULES_UNPLANNED, { enableBatching: false }, { threads: 3, minRecords: 0 });
     const iter = createAccountListCommand(h.deps)({}, h.config, context())[Symbol.asyncIterator]();
     await iter.next();
     expect(liveMatchingThreads()).toBe(0);

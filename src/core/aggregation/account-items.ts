@@ -4,7 +4,6 @@
  * (AttributeGenerator) and the bookkeeping attributes (`accounts`, `sources`, key, name) are applied here,
  * the same way for every batch.
  */
-import { randomUUID } from 'node:crypto';
 import type { FusionConfig } from '../config/fusion-config';
 import type { PlatformAccount } from '../ports/platform';
 import type { AggregationSummary } from './aggregation-summary';
@@ -20,6 +19,7 @@ import {
   type AccountItem,
 } from './connector-account';
 import type { ExistingAccount } from './connector-account-index';
+import type { DerivedKeys } from './derived-key';
 import type { ReviewDecisions } from './review-decisions';
 
 function accountView(account: PlatformAccount): SourceAccountView {
@@ -47,6 +47,7 @@ export class AccountItemBuilder {
     private readonly generator: AttributeGenerator,
     private readonly decisions: ReviewDecisions,
     private readonly summary: AggregationSummary,
+    private readonly keys: DerivedKeys,
   ) {}
 
   /** An existing connector account, refreshed from the source accounts seen in this run. */
@@ -88,7 +89,7 @@ export class AccountItemBuilder {
 
   /** A new connector account (disabled by design: the identity profile's provisioning plan enables it). */
   create(account: PlatformAccount, merged: Record<string, unknown>): AccountItem {
-    const key = randomUUID();
+    const key = this.keys.keyOf(account.id);
     const label = `${JSON.stringify(displayNameOf(merged, account.name))} (${account.sourceName} account ${account.nativeIdentity})`;
     const generated = this.generator.generate({
       label,

@@ -25,7 +25,6 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../command-runner';
 import { processingBatchSize, type FusionConfig } from '../config/fusion-config';
 import type { CoreDeps } from '../core-deps';
-import type { EstimateFeed } from '../matching/parallel/estimate-feed';
 import type { AsyncMatcher } from '../matching/parallel/async-matcher';
 import {
   buildRemoteRunMatcher,
@@ -35,20 +34,22 @@ import {
   defaultParallelism,
   threadsCappedMessage,
 } from '../matching/parallel/parallelism';
-import type { MatcherOptions, MatchRecord, ModelParameters } from '../matching/types';
+import type { MatcherOptions, ModelParameters } from '../matching/types';
 import type { Logger } from '../ports/logger';
 import type { PlatformAccount, PlatformSession, PlatformSource } from '../ports/platform';
-import { AccountItemBuilder, mergedAlone } from './account-items';
+import { AccountItemBuilder } from './account-items';
 import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
 import type { AccountItem } from './connector-account';
 import { ConnectorAccountIndex } from './connector-account-index';
+import { DerivedKeys } from './derived-key';
 import { BatchProcessor, throwIfCancelled, type Batch } from './batch-processor';
 import { reviewExpiry } from './duplicate-review';
 import { ReadAhead } from './read-ahead';
 import { ModelLifecycle } from './model-lifecycle';
 import { MODEL_PARAMETERS_KEY } from './model-parameters';
-import { RecordPacker, type PackedAccount } from './packed-account';
+import { EstimateHold } from './estimate-hold';
+import { partitionedRun, type PartitionedBatches } from './partitioned-batches';
 import { enterRun, type RunGuard } from './run-guard';
 import { CandidateDirectory } from './candidate-directory';
 import { checkReviewFlood } from './review-flood-guard';
@@ -60,11 +61,10 @@ import { forceAggregation, resolveSources } from './source-resolution';
 import { UniqueRegistry } from './unique-registry';
 import { tenantOf } from '../config/tenant';
 
-/** New accounts given to a full probabilistic run's estimate at a time, while the sources are read. */
-const FEED_CHUNK = 512;
-
 class AggregationRun {
   readonly runId = randomUUID();
+  /** New accounts' connector keys (derived-key.ts). */
+  private readonly keys = new DerivedKeys();
   private readonly started = Date.now();
   private readonly logger: Logger;
   private readonly opts: { signal: AbortSignal };
@@ -74,18 +74,10 @@ class AggregationRun {
   private model?: ModelLifecycle;
   /** Display data of the baseline for review forms (see candidate-directory.ts). */
   private directory?: CandidateDirectory;
-  /**
-   * Full probabilistic run: the new accounts, held until every source is read so that the estimate
-   * sees all of them (an estimate from the first batch alone could rest on no pair at all).
-   */
-  private held?: PackedAccount[];
-  /**
-   * Full probabilistic run: the estimate, fed with the held accounts as they are read (in chunks of
-   * FEED_CHUNK, `feeding`), so that its phase 1 runs while the pages are fetched.
-   */
-  private estimating?: EstimateFeed;
-  private feeding: MatchRecord[] = [];
-  private readonly packer = new RecordPacker();
+  /** Full probabilistic run: the new accounts, held for the estimate. */
+  private held?: EstimateHold;
+  /** A rules run's batches decided in partitions, once it has read enough new accounts. */
+  private partitioned?: PartitionedBatches;
   private ahead!: ReadAhead;
   private guard?: RunGuard;
   private state!: RunState;
@@ -187,7 +179,7 @@ class AggregationRun {
     throwIfCancelled(this.ctx);
     await decisions.load(this.index);
     // After the decisions: an approved account is not matched, so not estimated over either.
-    if (this.held) this.estimating = this.model?.startEstimate(this.matcher);
+    if (this.held) this.held.feed = this.model?.startEstimate(this.matcher);
     const createdKeys = new Set<string>();
     this.batches = new BatchProcessor({
       config,
@@ -195,7 +187,7 @@ class AggregationRun {
       logger,
       summary: this.summary,
       state: this.state,
-      items: new AccountItemBuilder(config, this.state.generator, decisions, this.summary),
+      items: new AccountItemBuilder(config, this.state.generator, decisions, this.summary, this.keys),
       reviewDefaults: {
         createdKeys,
         ...(this.directory ? { directory: this.directory } : {}),
@@ -233,12 +225,12 @@ class AggregationRun {
             this.summary.awaitingReview++;
             continue;
           }
-          if (this.held) await this.hold(this.packer.packAccount(account));
+          if (this.held) await this.held.hold(account);
           else pending.fresh.push(account);
         }
         taken++;
         if (pending.fresh.length + pending.ready.length >= batchSize) {
-          yield* this.ahead.enqueue(pending);
+          yield* this.enqueue(pending);
           pending = { fresh: [], ready: [] };
         }
         if (limit > 0 && taken >= limit) {
@@ -250,19 +242,15 @@ class AggregationRun {
       this.summary.accountsPerSource[source.name] = read;
     }
     this.summary.timings.sourcesReadMs = Date.now() - this.started;
-    yield* this.ahead.enqueue(pending);
+    yield* this.enqueue(pending);
     yield* this.ahead.drain();
+    if (this.partitioned) for await (const b of this.partitioned.release()) yield* this.batches.flush(b);
     if (this.held) {
       const held = this.held;
       this.held = undefined;
-      await this.feedEstimate(0);
-      await this.model?.estimate(this.matcher, this.estimating);
-      for (let i = 0; i < held.length; i += batchSize) {
-        yield* this.batches.flush({
-          fresh: held.slice(i, i + batchSize).map((p) => this.packer.unpackAccount(p)),
-          ready: [],
-        });
-      }
+      await held.feedEstimate();
+      await this.model?.estimate(this.matcher, held.feed);
+      for (const b of held.batches(batchSize)) yield* this.batches.flush(b);
     }
 
     // Connector accounts whose source accounts did not all appear are still emitted (refreshed
@@ -296,6 +284,11 @@ class AggregationRun {
     return true;
   }
 
+  /** The batch now, or later where the run holds it for its partitions. */
+  private async *enqueue(batch: Batch): AsyncIterable<AccountItem> {
+    if (!this.partitioned?.holds(batch)) yield* this.ahead.enqueue(batch);
+  }
+
   private async loadBaseline(resetIdentities: ReadonlySet<string>): Promise<void> {
     const { config } = this;
     if (config.matching.attributes.length === 0) {
@@ -303,6 +296,15 @@ class AggregationRun {
       return;
     }
     this.matcher = this.buildMatcher();
+    const partitioned = partitionedRun(
+      this.config,
+      this.deps,
+      this.matcher,
+      this.keys,
+      this.state.decisions,
+      this.logger,
+    );
+    if (partitioned) ({ matcher: this.matcher, batches: this.partitioned } = partitioned);
     this.directory = new CandidateDirectory(config.matching.attributes.map((a) => a.attribute));
     if (!config.includeIdentities) {
       this.logger.info('Include identities in the scope? is off: new accounts are matched only against each other');
@@ -321,7 +323,7 @@ class AggregationRun {
       logger: this.logger,
       store: (parameters) => this.storeParameters(own, parameters),
     });
-    if (this.model.holdsNewAccounts) this.held = [];
+    if (this.model.holdsNewAccounts) this.held = new EstimateHold(this.config, this.state.decisions);
     const parallelism = this.deps.matchingParallelism ?? defaultParallelism();
     // Threads pay off only for calls with many new accounts: batches of "Batch size", or the estimate of a
     // full probabilistic run (every new account at once); otherwise they would prepare the baseline for nothing.
@@ -338,33 +340,6 @@ class AggregationRun {
             this.logger.warn({ ...c }, threadsCappedMessage(c)),
           ),
     );
-  }
-
-  /**
-   * Full probabilistic run: holds a new account and feeds it to the estimate, with only the attributes
-   * the matcher reads, merged from the account as the batches will merge it (read back from its packed
-   * text, as they read it).
-   */
-  private async hold(packed: PackedAccount): Promise<void> {
-    this.held!.push(packed);
-    if (!this.estimating) return;
-    const a = this.packer.unpackAccount(packed);
-    if (this.state.decisions.skipsMatching(a.id)) return;
-    const merged = mergedAlone(this.config, a);
-    const attributes: Record<string, unknown> = {};
-    for (const { attribute } of this.config.matching.attributes) {
-      if (merged[attribute] !== undefined) attributes[attribute] = merged[attribute];
-    }
-    this.feeding.push({ id: a.id, attributes });
-    await this.feedEstimate(FEED_CHUNK);
-  }
-
-  /** Gives the estimate the accounts waiting for it once there are at least `atLeast` (0: all). */
-  private async feedEstimate(atLeast: number): Promise<void> {
-    if (!this.estimating || this.feeding.length === 0 || this.feeding.length < atLeast) return;
-    const records = this.feeding;
-    this.feeding = [];
-    await this.estimating.add(records);
   }
 
   /** The full run's estimate goes to the own source, only while this run still holds its lock. */

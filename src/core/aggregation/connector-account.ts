@@ -2,7 +2,7 @@
  * The connector account as the platform stores it, and the output item of the account commands
  * (the SDK's StdAccountListOutput: {identity, disabled, attributes}).
  *
- * Key: `identity` is a random UUID minted when the connector account is first created, and kept
+ * Key: `identity` is a UUID minted when the connector account is first created (derived-key.ts), and kept
  * as the account's native identity on the platform forever after (also exposed as attribute `id`).
  * It is independent of any source value, so renaming a person never changes the key, and
  * "Reset accounts?" really creates new accounts.

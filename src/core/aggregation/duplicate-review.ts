@@ -27,6 +27,17 @@ export function reviewExpiry(days: number, now: () => Date): () => string {
 }
 
 /**
+ * The potential duplicates a new account's review lists: all the matcher found but the identity the
+ * account is already correlated with. None left: the account is created (a partition decides alike).
+ */
+export function reviewedDuplicates(
+  found: readonly PotentialDuplicate[] | undefined,
+  identityId: string | undefined,
+): PotentialDuplicate[] {
+  return (found ?? []).filter((d) => d.candidateId !== identityId);
+}
+
+/**
  * The review a new account waits for: every potential duplicate the matcher found (the form shows the best
  * reviewTopK and lists the rest), except the identity the account is already correlated with.
  * Undefined when nothing is left to review.
@@ -37,7 +48,7 @@ export function duplicateReview(
   found: readonly PotentialDuplicate[] | undefined,
   defaults: ReviewDefaults,
 ): PendingReview | undefined {
-  const duplicates = (found ?? []).filter((d) => d.candidateId !== account.identityId);
+  const duplicates = reviewedDuplicates(found, account.identityId);
   if (duplicates.length === 0) return undefined;
   return {
     accountId: account.id,

@@ -14,15 +14,21 @@
  * Without such an attribute there is no plan: fuzzy indexes chain different people into one giant
  * component (bench:partitions: 84-100 % of the accounts), and partitions must exchange candidates.
  */
+import type { AttributeRuntime } from './attribute-runtime';
 import { matchingRuntime } from './engine-records';
 import { KeyIndex } from './indexes/key-index';
-import type { MatchRecord, MatchingSettings } from './types';
+import type { AttributeMatchRule, MatchRecord, MatchingSettings } from './types';
 
 export interface PartitionPlan {
   /** The mandatory attribute whose key classes partition the accounts. */
   attribute: string;
   /** Each record's partition (0 .. parts-1), in the order given. */
   partitionOf: Int32Array;
+  /**
+   * Each baseline record's partition: the one its class went to, or -1 when its class has no new
+   * account (no account of the run can match it).
+   */
+  baselinePartitionOf: Int32Array;
   /** Records per partition. */
   sizes: number[];
   /** Records in the largest class: no plan by this attribute can put fewer in one partition. */
@@ -105,6 +111,7 @@ function pack(classes: Int32Array, baseline: number, parts: number): Omit<Partit
   });
   // A copy: a view would keep the baseline's classes alive with the plan.
   const classOf = classes.slice(baseline);
+  const baselinePartitionOf = classes.subarray(0, baseline).map((c) => partOfClass.get(c) ?? -1);
   // Loops, not Math.max(...): one argument per class overflows the stack past about 125,000 classes.
   let largestClass = 0;
   for (const n of fresh.values()) if (n > largestClass) largestClass = n;
@@ -113,10 +120,24 @@ function pack(classes: Int32Array, baseline: number, parts: number): Omit<Partit
   return {
     classOf,
     partitionOf: classOf.map((c) => partOfClass.get(c)!),
+    baselinePartitionOf,
     sizes,
     largestClass,
     heaviestWeight,
   };
+}
+
+/** A mandatory attribute's blocking keys are lossless: planPartitions gives a plan. */
+function keyedRuntime(rule: AttributeMatchRule, probabilistic: boolean): AttributeRuntime | undefined {
+  if (!rule.mandatory) return undefined;
+  const runtime = matchingRuntime(rule, probabilistic);
+  const index = runtime.index();
+  return index instanceof KeyIndex && index.lossless ? runtime : undefined;
+}
+
+/** Whether these settings give a plan (whatever the records). */
+export function plannable(settings: MatchingSettings): boolean {
+  return settings.attributes.some((rule) => keyedRuntime(rule, settings.model === 'probabilistic') !== undefined);
 }
 
 /**
@@ -134,10 +155,9 @@ export function planPartitions(
   if (!Number.isInteger(parts) || parts < 1) throw new RangeError(`partitions must be a whole number >= 1: ${parts}`);
   let best: PartitionPlan | undefined;
   for (const rule of settings.attributes) {
-    if (!rule.mandatory) continue;
-    const runtime = matchingRuntime(rule, settings.model === 'probabilistic');
-    const index = runtime.index();
-    if (!(index instanceof KeyIndex) || !index.lossless) continue;
+    const runtime = keyedRuntime(rule, settings.model === 'probabilistic');
+    if (!runtime) continue;
+    const index = runtime.index() as KeyIndex<unknown>;
     runtime.append(baseline);
     runtime.append(records);
     const total = baseline.length + records.length;

@@ -36,7 +36,7 @@ export interface FinishContext {
   observe: (label: string, k: number) => void;
 }
 
-function emptyStats(): MatchStats {
+export function emptyStats(): MatchStats {
   return {
     accounts: 0,
     baseline: 0,

@@ -65,6 +65,16 @@ export function threadCopiesAllowed(records: number, memoryLimit: number, cost: 
   return Math.max(0, Math.floor(left / threadCopyBytes(records, cost)));
 }
 
+/**
+ * Partition threads that fit in `memoryLimit` beside the run's own thread: together they hold one copy
+ * of the `records` (each its partition's share), and each costs its fixed part (0: none fit).
+ */
+export function partitionThreadsAllowed(records: number, memoryLimit: number, cost: ThreadCost = THREAD_COST): number {
+  const left = memoryLimit * PLANNED_SHARE - Math.max(0, records) * (cost.ownerPerRecord + cost.perRecord);
+  if (left <= 0) return 0;
+  return cost.fixed > 0 ? Math.floor(left / cost.fixed) : Number.POSITIVE_INFINITY;
+}
+
 /** Bytes of one further thread holding `records` records. */
 function threadCopyBytes(records: number, cost: ThreadCost): number {
   return Math.max(0, records) * cost.perRecord + cost.fixed;

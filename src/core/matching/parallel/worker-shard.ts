@@ -1,50 +1,20 @@
-/**
- * A shard in a worker thread. The thread runs the compiled block-worker.js beside this file (dist/,
- * .bench-out/); from TypeScript sources (jest) it compiles them on load with @swc/core, a dev
- * dependency. Where neither exists (the connector's single-file bundle) there is no worker entry
- * and matching stays in-thread (workerEntryAvailable() is false).
- */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+/** A shard in a worker thread (block-worker.ts); worker-entry.ts starts it. */
 import type { BlockedSlice } from '../blocked-slice';
 import type { MatchingSettings } from '../types';
 import type { Shard } from './shard';
+import { WorkerEntry } from './worker-entry';
 import type { ShardReply, ShardRequest } from './worker-protocol';
 
-const COMPILED = join(__dirname, 'block-worker.js');
-const SOURCE = join(__dirname, 'block-worker.ts');
+export { liveMatchingThreads } from './worker-entry';
 
-// Registers a .ts loader in the thread, then loads the entry: only when running from sources.
-const FROM_SOURCE = `
-const { readFileSync } = require('node:fs');
-const { transformSync } = require('@swc/core');
-require.extensions['.ts'] = (module, file) => {
-  const { code } = transformSync(readFileSync(file, 'utf8'), {
-    filename: file,
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, file);
-};
-require(${JSON.stringify(SOURCE)});
-`;
+const ENTRY = new WorkerEntry(__dirname, 'block-worker');
 
 export function workerEntryAvailable(): boolean {
-  return existsSync(COMPILED) || existsSync(SOURCE);
-}
-
-/** Threads started and not yet exited, for the tests that check none is left behind. */
-let live = 0;
-export function liveMatchingThreads(): number {
-  return live;
+  return ENTRY.available();
 }
 
 export function workerShard(settings: MatchingSettings): Shard {
-  const worker = existsSync(COMPILED)
-    ? new Worker(COMPILED, { workerData: { settings } })
-    : new Worker(FROM_SOURCE, { eval: true, workerData: { settings } });
-  live++;
+  const worker = ENTRY.start({ settings });
   const waiting = new Map<number, { resolve: (s: BlockedSlice) => void; reject: (e: Error) => void }>();
   let failure: Error | undefined;
   let next = 0;
@@ -55,7 +25,6 @@ export function workerShard(settings: MatchingSettings): Shard {
   };
   const exited = new Promise<void>((resolve) =>
     worker.once('exit', (code) => {
-      live--;
       failAll(new Error(`matching thread exited (code ${code})`));
       resolve();
     }),

@@ -1,0 +1,247 @@
+/**
+ * A rules run decided in partitions (issue 27) gives what the same run in one thread gives, item for
+ * item: the same accounts in the same order with the same unique values and counters, the same review
+ * forms with the same candidates, including same-run duplicates read far apart, whatever the number of
+ * partitions, the batch size, the point where the run starts holding its batches, existing accounts
+ * refreshed in between, accounts correlated with their own duplicate and reviewers' "not a duplicate".
+ */
+import { createAccountListCommand } from '../../src/core/commands/account-commands';
+import type { AccountItem } from '../../src/core/aggregation/connector-account';
+import type { MatchingParallelism } from '../../src/core/matching/parallel/parallelism';
+import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-shard';
+import { startPartitionThread } from '../../src/core/aggregation/partition-thread';
+import type { PendingReview, ReviewDecisionView } from '../../src/core/ports/review-queue';
+import { generate } from '../../bench/matching-data';
+import { RULES } from './aggregation-output';
+import { collect, context, harness, type Harness, type LogLine } from './support';
+import { scaled } from '../support/time-factor';
+
+const DEFINITIONS = [
+  { name: 'uid', expression: '$firstName.toLowerCase()', type: 'unique' },
+  { name: 'empNo', expression: 'E$counter', type: 'counter', digits: 6 },
+];
+
+interface Tenant {
+  h: Harness;
+  /** Generator name by platform id (identities, source accounts). */
+  names: Map<string, string>;
+  hr: ReturnType<Harness['fake']['addSource']>;
+}
+
+/** bench:matching's people: 400 identities, 400 accounts (duplicates of identities and of each other). */
+function tenant(parallelism: MatchingParallelism, extra: Record<string, unknown> = {}, seed = 17): Tenant {
+  const h = harness({
+    sources: ['HR'],
+    matching: RULES,
+    includeIdentities: true,
+    attributeDefinitions: DEFINITIONS,
+    ...extra,
+  });
+  const hr = h.fake.addSource('HR');
+  const { identities, accounts, truth } = generate(seed, 400, 400);
+  const names = new Map<string, string>();
+  const platformId = new Map<string, string>();
+  for (const i of identities) {
+    const id = h.fake.addIdentity(i.id, i.attributes).id;
+    names.set(id, i.id);
+    platformId.set(i.id, id);
+  }
+  // Copies of every 16th account, read last: same-run duplicates read far from their originals (other
+  // batches, other partitions had the accounts been split by their order).
+  const copies = accounts
+    .filter((_, n) => n % 16 === 5)
+    .map((a) => ({
+      id: `copy-${a.id}`,
+      attributes: { ...a.attributes, userName: `${String(a.attributes.userName)}2` },
+    }));
+  [...accounts, ...copies].forEach((a, n) => {
+    // Every other duplicate of an identity is correlated with it already: created, not reviewed, when
+    // that identity is its only potential duplicate.
+    const identityId = n % 2 === 0 ? platformId.get(truth.get(a.id) ?? '') : undefined;
+    names.set(
+      h.fake.addAccount(hr, a.id, { ...a.attributes, firstName: a.id.slice(0, 3) }, identityId ? { identityId } : {})
+        .id,
+      a.id,
+    );
+  });
+  h.deps.matchingParallelism = parallelism;
+  return { h, names, hr };
+}
+
+interface Output {
+  items: unknown[];
+  reviews: unknown[];
+  /** Reviews with a candidate created by the same run. */
+  sameRun: number;
+}
+
+/**
+ * The run's items and reviews with platform ids and the run's connector keys replaced by generator
+ * names (the tenant keeps the keys' names for its later runs).
+ */
+async function aggregate(t: Tenant, lines: LogLine[] = []): Promise<Output & { raw: AccountItem[] }> {
+  const raw = (await collect(createAccountListCommand(t.h.deps)({}, t.h.config, context(lines)))) as AccountItem[];
+  const name = t.names;
+  for (const item of raw) {
+    const from = (item.attributes.accounts as string[]).map((id) => name.get(id) ?? id).join('+');
+    if (!name.has(item.identity)) name.set(item.identity, `account(${from})`);
+  }
+  const rename = (id: string): string => name.get(id) ?? id;
+  const items = raw.map((i) => ({
+    ...i,
+    identity: rename(i.identity),
+    attributes: {
+      ...i.attributes,
+      id: rename(String(i.attributes.id)),
+      accounts: (i.attributes.accounts as string[]).map(rename),
+      name: undefined,
+    },
+  }));
+  const summary = t.h.summaries.at(-1)!;
+  const reviews = summary.pendingReviews.map((r: PendingReview) => ({
+    ...r,
+    accountId: rename(r.accountId),
+    expiresAt: undefined,
+    // Ties in score are ranked by candidate id, and connector keys differ per run: rank ties by name.
+    candidates: r.candidates
+      .map((c) => ({ ...c, candidateId: rename(c.candidateId) }))
+      .sort((a, b) => b.score - a.score || a.candidateId.localeCompare(b.candidateId)),
+  }));
+  const sameRun = summary.pendingReviews.filter((r) =>
+    r.candidates.some((c) => raw.some((i) => i.identity === c.candidateId)),
+  ).length;
+  return { items, reviews, sameRun, raw };
+}
+
+const ONE: MatchingParallelism = { threads: 1, minRecords: 0 };
+const partitioned = (lines: LogLine[]): string | undefined =>
+  lines.find((l) => /new accounts in \d+ partitions/.test(l.msg))?.msg;
+
+describe('a rules run decided in partitions', () => {
+  afterEach(() => expect(liveMatchingThreads()).toBe(0));
+
+  for (const [threads, batchSize] of [
+    [2, 250],
+    [3, 37],
+    [5, 100],
+  ] as const) {
+    it(
+      `${threads} partitions, batches of ${batchSize}: the same items and review forms as one thread`,
+      async () => {
+        const extra = { enableBatching: true, batchSize };
+        const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
+        const lines: LogLine[] = [];
+        const { raw: _many, ...many } = await aggregate(tenant({ threads, minRecords: 0 }, extra), lines);
+        expect(partitioned(lines)).toBe(`Matching 425 new accounts in ${threads} partitions`);
+        expect(many).toEqual(one);
+        // Enough of each kind that equal outputs say something.
+        expect(one.reviews.length).toBeGreaterThanOrEqual(20);
+        expect(one.sameRun).toBeGreaterThanOrEqual(10);
+        expect(one.items.length).toBeGreaterThanOrEqual(250);
+      },
+      scaled(120_000),
+    );
+  }
+
+  it('a run that starts holding its batches part-way (after 150 new accounts): the same output', async () => {
+    const extra = { enableBatching: true, batchSize: 50 };
+    const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
+    const lines: LogLine[] = [];
+    const { raw: _many, ...many } = await aggregate(tenant({ threads: 3, minRecords: 150 }, extra), lines);
+    // Held from the batch that reaches 150 new accounts: the third.
+    expect(partitioned(lines)).toBe('Matching 325 new accounts in 3 partitions');
+    expect(many).toEqual(one);
+  });
+
+  it('a second run: existing accounts refreshed between new ones, and reviewers\u2019 "not a duplicate"', async () => {
+    const extra = { enableBatching: true, batchSize: 60 };
+    const second = async (parallelism: MatchingParallelism, lines: LogLine[] = []) => {
+      const t = tenant(parallelism, extra);
+      const first = await aggregate(t);
+      t.h.fake.ingest(t.h.own.id, first.raw);
+      // The platform made an identity of each created account.
+      for (const [id, identity] of t.h.fake.identities)
+        if (!t.names.has(id)) t.names.set(id, `identity-of-${t.names.get(String(identity.attributes.id))}`);
+      // New accounts after the first run: copies of earlier ones (duplicates of created accounts and of
+      // identities), read between the existing ones.
+      const more = generate(29, 400, 200).accounts;
+      more.forEach((a, n) =>
+        t.names.set(
+          t.h.fake.addAccount(t.hr, `more-${a.id}`, { ...a.attributes, firstName: `m${n % 7}` }).id,
+          `more-${a.id}`,
+        ),
+      );
+      // "Not a duplicate" for the accounts the first run sent to review: created without matching.
+      const approved = new Map<string, ReviewDecisionView>();
+      const reviewed = t.h.summaries[0]!.pendingReviews.map((r) => r.accountId);
+      for (const id of reviewed.slice(0, 10)) approved.set(id, { kind: 'new-identity' });
+      t.h.deps.reviewQueue = () => ({ submit: async () => undefined, readDecisions: async () => new Map(approved) });
+      const { raw: _raw, ...out } = await aggregate(t, lines);
+      return { out, approved: reviewed.slice(0, 10).map((id) => t.names.get(id)!) };
+    };
+    const one = await second(ONE);
+    const lines: LogLine[] = [];
+    const many = await second({ threads: 4, minRecords: 0 }, lines);
+    expect(partitioned(lines)).toMatch(/^Matching \d+ new accounts in 4 partitions$/);
+    expect(many.out).toEqual(one.out);
+    const items = one.out.items as AccountItem[];
+    const created = items.filter((i) => i.identity.startsWith('account(more-'));
+    // Refreshed accounts (the first run's) and the new accounts created.
+    expect(items.length - created.length).toBeGreaterThan(250);
+    expect(created.length).toBeGreaterThan(50);
+    // The approved accounts (sent to review by the first run) are created now.
+    expect(one.approved.filter((name) => items.some((i) => i.identity === `account(${name})`))).toEqual(one.approved);
+  });
+
+  it('a partition thread that dies mid-run: the run fails clearly, after emitting only what one thread emits first', async () => {
+    const extra = { enableBatching: true, batchSize: 20 };
+    const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
+    const t = tenant({ threads: 3, minRecords: 0 }, extra);
+    let killed = false;
+    // The thread's first three batches reach the run; then it is terminated (or, where it had already
+    // finished, its later batches are lost): either way accounts stay undecided.
+    t.h.deps.startPartition = (data, onBatch, onEnd) => {
+      const thread = startPartitionThread(
+        data,
+        (d) => {
+          if (d.batch < 3) onBatch(d);
+          else if (!killed) {
+            killed = true;
+            void thread.close();
+          }
+        },
+        onEnd,
+      );
+      return thread;
+    };
+    const emitted: AccountItem[] = [];
+    const error = await (async () => {
+      try {
+        for await (const item of createAccountListCommand(t.h.deps)({}, t.h.config, context()))
+          emitted.push(item as AccountItem);
+      } catch (e) {
+        return e as Error;
+      }
+      return undefined;
+    })();
+    expect(killed).toBe(true);
+    expect(error?.message).toMatch(/matching partition thread exited|partitions ended without deciding every account/);
+    expect(emitted.length).toBeGreaterThan(0);
+    expect(emitted.length).toBeLessThan(one.items.length);
+    // What left before the failure is what a run in one thread emits first.
+    const names = new Map(t.names);
+    expect(emitted.map((i) => (i.attributes.accounts as string[]).map((id) => names.get(id)))).toEqual(
+      (one.items as AccountItem[]).slice(0, emitted.length).map((i) => i.attributes.accounts),
+    );
+  });
+
+  it('a cancelled run ends its partition threads', async () => {
+    const t = tenant({ threads: 3, minRecords: 0 }, { enableBatching: true, batchSize: 20 });
+    const abort = new AbortController();
+    const iter = createAccountListCommand(t.h.deps)({}, t.h.config, context([], abort.signal))[Symbol.asyncIterator]();
+    await iter.next();
+    abort.abort();
+    await iter.return?.();
+    expect(liveMatchingThreads()).toBe(0);
+  });
+});
