@@ -5,8 +5,9 @@
  * pod runs it in queue mode: the aggregation in one process (the production runner with the queue's
  * matching shards, the platform client over HTTP), its matching split into BullMQ child jobs that
  * its own ShardJobWorker (a matching thread) and the 0, 1, 2 spawned worker processes serve, on a
- * redis-server of the bench's own. The reference is the same aggregation in one process with one
- * matching thread and no child jobs.
+ * redis-server of the bench's own; and, rules model, in one process deciding in partitions, one
+ * thread each (SCALE_PARTITIONS, default 2 and every core; aggregation/partitioned-batches.ts). The
+ * reference is the same aggregation in one process with one matching thread and no child jobs.
  *
  * The simulator runs in a process of its own (a fresh one per run, same seed, so ids are the same)
  * without rate limit; its CPU is reported, not counted: it is the platform, not the connector, but
@@ -20,7 +21,8 @@
  * run, replaced by the source accounts they were made from), in order, every review submitted, the
  * summary's counts. Exit 1 (through scale-out.ts) on a difference or a missed goal.
  *
- * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3),
+ * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3;
+ * empty: none), SCALE_PARTITIONS (2,<cores>; empty: none),
  * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common,varied: each tenant in turn; common: nearly every
  * account has namesakes and goes to review; varied: the simulator's synthetic surnames, about half do),
  * SCALE_AGG_PAGE_MS (0: the simulator answers each page of source accounts this much later, as a
@@ -59,11 +61,22 @@ const PROCESSES = (process.env.SCALE_PROCESSES ?? '1,2,3')
   .split(',')
   .map(Number)
   .filter((p) => p > 0);
+/** Partition threads of a rules run decided in partitions, in one process (issue 27); default 2 and every core. */
+const PARTITIONS = [
+  ...new Set(
+    (process.env.SCALE_PARTITIONS ?? `2,${availableParallelism()}`)
+      .split(',')
+      .map(Number)
+      .filter((p) => p > 1),
+  ),
+];
 
 interface AggregateArgs {
   sim: SimulatorInfo;
   /** 0: the reference (no child jobs, one matching thread). */
   processes: number;
+  /** Matching threads in the aggregation's process (1 but for a run decided in partitions: one per partition). */
+  threads: number;
   redisUrl: string;
   prefix: string;
 }
@@ -200,7 +213,8 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     platform: factory,
     reviewQueue: () => reviews,
     onAggregationSummary: (x) => summaries.push(x),
-    matchingThreads: 1,
+    matchingThreads: a.threads,
+    ...(a.threads > 1 ? { matchingPartitions: true } : {}),
     ...(provider ? { matchingShards: provider } : {}),
   });
   const config = aggregationConfig(base, spConnectorInstanceId, MODEL);
@@ -292,7 +306,12 @@ interface Run extends AggregateResult {
   workerPeakRssMb: number[];
 }
 
-async function run(processes: number, redis: { url: string; pid: number }, surnames: Surnames): Promise<Run> {
+async function run(
+  processes: number,
+  redis: { url: string; pid: number },
+  surnames: Surnames,
+  threads = 1,
+): Promise<Run> {
   // A fresh simulator per run, same seed, so ids are the same.
   const sim = await startSimulatorProcess({
     tenant: {
@@ -313,9 +332,9 @@ async function run(processes: number, redis: { url: string; pid: number }, surna
   const workers: ChildProcess[] = [];
   try {
     const { info } = sim;
-    const prefix = `agg${processes}`;
+    const prefix = `agg${processes}t${threads}`;
     for (let i = 1; i < processes; i++) workers.push(await startShardWorkerProcess(redis.url, prefix));
-    const agg = child(['--aggregate', JSON.stringify({ sim: info, processes, redisUrl: redis.url, prefix })]);
+    const agg = child(['--aggregate', JSON.stringify({ sim: info, processes, threads, redisUrl: redis.url, prefix })]);
     const started = message(agg, (m) => (m as { started?: boolean }).started === true);
     const done = message<AggregateResult>(agg, (m) => (m as { started?: boolean }).started !== true);
     await started;
@@ -360,20 +379,37 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
     `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB${r.workerPeakRssMb.length ? ` (worker processes ${r.workerPeakRssMb.map((m) => fmt(m, 0)).join(' / ')} MiB)` : ''}; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review; output digest ${r.digest}`;
   try {
     const pid = redis.pid!;
-    const ref = await run(0, { url: redis.url, pid }, surnames);
+    const ref = await run(0, { url: redis.url, pid }, surnames, 1);
     process.stdout.write(`${line('reference (one process, one matching thread, no child jobs)', ref)}\n`);
     misses.push(...firstItem(`${tenant}, reference's`, ref.timings));
-    for (const p of PROCESSES) {
-      const r = await run(p, { url: redis.url, pid }, surnames);
+    // Threads the run can keep busy: the owner and one matching thread per worker process or partition.
+    const variants = [
+      ...PROCESSES.map((p) => ({
+        processes: p,
+        threads: 1,
+        busy: p + 1,
+        label: `${p} worker process(es), ${p} child job(s) per matching call`,
+      })),
+      ...(MODEL === 'rules'
+        ? PARTITIONS.map((t) => ({
+            processes: 0,
+            threads: t,
+            busy: t + 1,
+            label: `one process deciding in ${t} partitions (threads)`,
+          }))
+        : []),
+    ];
+    for (const v of variants) {
+      const r = await run(v.processes, { url: redis.url, pid }, surnames, v.threads);
       const speedup = ref.wallS / r.wallS;
-      // Cores the run could use: its threads (the owner and one matching thread per worker process),
-      // at most the machine's cores the simulator left; the reference could use one.
+      // Cores the run could use: its busy threads, at most the machine's cores the simulator left; the
+      // reference could use one.
       const available = (threads: number, x: Run): number => Math.min(threads, cores - x.simulatorCores);
-      const inUse = available(p + 1, r) / available(1, ref);
+      const inUse = available(v.busy, r) / available(1, ref);
       const want = 0.7 * inUse;
       const same = r.digest === ref.digest;
       process.stdout.write(
-        `${line(`${p} worker process(es), ${p} child job(s) per matching call`, r)}; speed-up ${fmt(speedup)} (obtained/reference ${fmt(r.cores / ref.cores)} cores)   goal >= ${fmt(want)} (0.7 x ${fmt(inUse)} cores available, relative to the reference's): ${speedup >= want ? 'ok' : 'MISSED'}; output ${same ? 'identical' : 'DIFFERS'}\n`,
+        `${line(v.label, r)}; speed-up ${fmt(speedup)} (obtained/reference ${fmt(r.cores / ref.cores)} cores)   goal >= ${fmt(want)} (0.7 x ${fmt(inUse)} cores available, relative to the reference's): ${speedup >= want ? 'ok' : 'MISSED'}; output ${same ? 'identical' : 'DIFFERS'}\n`,
       );
       // What cannot be spread bounds every speed-up (Amdahl): the owner's part of all CPU the run spent.
       const ownerOk = r.ownerShare <= 0.15;
@@ -382,12 +418,11 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
       process.stdout.write(
         `    owner's share of all CPU spent: ${fmt(100 * r.ownerShare, 0)} %   goal <= 15 %: ${ownerOk ? 'ok' : 'MISSED'} (the owner's thread ${fmt(r.ownerS, 1)} s, of which the bench's own hashing of the output about ${fmt(r.verifyS, 1)} s: about ${fmt(100 * without, 0)} % without it)\n`,
       );
-      if (!ownerOk)
-        misses.push(`aggregation, ${tenant}, ${p} processes: owner's share ${fmt(100 * r.ownerShare, 0)} % > 15 %`);
-      if (!same) misses.push(`aggregation, ${tenant}, ${p} processes: output differs from the reference`);
-      if (speedup < want)
-        misses.push(`aggregation, ${tenant}, ${p} processes: speed-up ${fmt(speedup)} < ${fmt(want)}`);
-      misses.push(...firstItem(`${tenant}, ${p} worker process(es):`, r.timings));
+      const which = `aggregation, ${tenant}, ${v.label}`;
+      if (!ownerOk) misses.push(`${which}: owner's share ${fmt(100 * r.ownerShare, 0)} % > 15 %`);
+      if (!same) misses.push(`${which}: output differs from the reference`);
+      if (speedup < want) misses.push(`${which}: speed-up ${fmt(speedup)} < ${fmt(want)}`);
+      misses.push(...firstItem(`${tenant}, ${v.label}:`, r.timings));
     }
   } finally {
     await redis.stop();

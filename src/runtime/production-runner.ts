@@ -36,6 +36,8 @@ export interface RuntimeDeps {
   taskPollMs?: number;
   /** Threads one matching may use (MATCHING_THREADS); unset = every core. */
   matchingThreads?: number;
+  /** Rules runs decided in partitions (MatchingParallelism.partitions; benchmarks): off by default. */
+  matchingPartitions?: boolean;
   /** Queue mode, worker role: matching child jobs for large aggregations (see queue/queue-shard-provider.ts). */
   matchingShards?: CoreDeps['matchingShards'];
   /** Replaces the review-form lifecycle (benchmarks measure the aggregation alone). */
@@ -87,8 +89,14 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
           : new RecordingReviewQueue()),
     ...(deps.onAggregationSummary ? { onAggregationSummary: deps.onAggregationSummary } : {}),
     ...(deps.taskPollMs ? { taskPollMs: deps.taskPollMs } : {}),
-    ...(deps.matchingThreads
-      ? { matchingParallelism: { ...defaultParallelism(), threads: deps.matchingThreads } }
+    ...(deps.matchingThreads || deps.matchingPartitions
+      ? {
+          matchingParallelism: {
+            ...defaultParallelism(),
+            ...(deps.matchingThreads ? { threads: deps.matchingThreads } : {}),
+            ...(deps.matchingPartitions ? { partitions: true } : {}),
+          },
+        }
       : {}),
     ...(deps.matchingShards ? { matchingShards: deps.matchingShards } : {}),
   };

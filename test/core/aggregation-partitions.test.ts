@@ -131,7 +131,10 @@ describe('a rules run decided in partitions', () => {
         const extra = { enableBatching: true, batchSize };
         const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
         const lines: LogLine[] = [];
-        const { raw: _many, ...many } = await aggregate(tenant({ threads, minRecords: 0 }, extra), lines);
+        const { raw: _many, ...many } = await aggregate(
+          tenant({ threads, minRecords: 0, partitions: true }, extra),
+          lines,
+        );
         expect(partitioned(lines)).toBe(`Matching 425 new accounts in ${threads} partitions`);
         expect(many).toEqual(one);
         // Enough of each kind that equal outputs say something.
@@ -143,11 +146,21 @@ describe('a rules run decided in partitions', () => {
     );
   }
 
+  it('without the setting (the default), a run with several threads does not decide in partitions', async () => {
+    const lines: LogLine[] = [];
+    const out = await aggregate(tenant({ threads: 3, minRecords: 0 }, { enableBatching: true, batchSize: 50 }), lines);
+    expect(partitioned(lines)).toBeUndefined();
+    expect(out.items.length).toBeGreaterThanOrEqual(250);
+  });
+
   it('a run that starts holding its batches part-way (after 150 new accounts): the same output', async () => {
     const extra = { enableBatching: true, batchSize: 50 };
     const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
     const lines: LogLine[] = [];
-    const { raw: _many, ...many } = await aggregate(tenant({ threads: 3, minRecords: 150 }, extra), lines);
+    const { raw: _many, ...many } = await aggregate(
+      tenant({ threads: 3, minRecords: 150, partitions: true }, extra),
+      lines,
+    );
     // Held from the batch that reaches 150 new accounts: the third.
     expect(partitioned(lines)).toBe('Matching 325 new accounts in 3 partitions');
     expect(many).toEqual(one);
@@ -181,7 +194,7 @@ describe('a rules run decided in partitions', () => {
     };
     const one = await second(ONE);
     const lines: LogLine[] = [];
-    const many = await second({ threads: 4, minRecords: 0 }, lines);
+    const many = await second({ threads: 4, minRecords: 0, partitions: true }, lines);
     expect(partitioned(lines)).toMatch(/^Matching \d+ new accounts in 4 partitions$/);
     expect(many.out).toEqual(one.out);
     const items = one.out.items as AccountItem[];
@@ -196,7 +209,7 @@ describe('a rules run decided in partitions', () => {
   it('a partition thread that dies mid-run: the run fails clearly, after emitting only what one thread emits first', async () => {
     const extra = { enableBatching: true, batchSize: 20 };
     const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
-    const t = tenant({ threads: 3, minRecords: 0 }, extra);
+    const t = tenant({ threads: 3, minRecords: 0, partitions: true }, extra);
     let killed = false;
     // The thread's first three batches reach the run; then it is terminated (or, where it had already
     // finished, its later batches are lost): either way accounts stay undecided.
@@ -236,7 +249,7 @@ describe('a rules run decided in partitions', () => {
   });
 
   it('a cancelled run ends its partition threads', async () => {
-    const t = tenant({ threads: 3, minRecords: 0 }, { enableBatching: true, batchSize: 20 });
+    const t = tenant({ threads: 3, minRecords: 0, partitions: true }, { enableBatching: true, batchSize: 20 });
     const abort = new AbortController();
     const iter = createAccountListCommand(t.h.deps)({}, t.h.config, context([], abort.signal))[Symbol.asyncIterator]();
     await iter.next();

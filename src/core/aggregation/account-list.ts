@@ -295,16 +295,14 @@ class AggregationRun {
       this.logger.info('No matching attributes are configured: new accounts are not checked for potential duplicates');
       return;
     }
-    this.matcher = this.buildMatcher();
-    const partitioned = partitionedRun(
-      this.config,
+    ({ matcher: this.matcher, batches: this.partitioned } = partitionedRun(
+      config,
       this.deps,
-      this.matcher,
+      (oneThread) => this.buildMatcher(oneThread),
       this.keys,
       this.state.decisions,
       this.logger,
-    );
-    if (partitioned) ({ matcher: this.matcher, batches: this.partitioned } = partitioned);
+    ));
     this.directory = new CandidateDirectory(config.matching.attributes.map((a) => a.attribute));
     if (!config.includeIdentities) {
       this.logger.info('Include identities in the scope? is off: new accounts are matched only against each other');
@@ -313,7 +311,8 @@ class AggregationRun {
     await loadIdentityBaseline(this.inputs(), this.matcher, resetIdentities, this.directory);
   }
 
-  private buildMatcher(): AsyncMatcher {
+  /** `oneThread`: no matching threads (a run that may decide in partitions has its own). */
+  private buildMatcher(oneThread: boolean): AsyncMatcher {
     const { scope, ownAttributes, own } = this.state;
     this.model = new ModelLifecycle({
       config: this.config,
@@ -327,7 +326,8 @@ class AggregationRun {
     const parallelism = this.deps.matchingParallelism ?? defaultParallelism();
     // Threads pay off only for calls with many new accounts: batches of "Batch size", or the estimate of a
     // full probabilistic run (every new account at once); otherwise they would prepare the baseline for nothing.
-    const useful = this.held !== undefined || callsUseThreads(processingBatchSize(this.config), parallelism);
+    const useful =
+      !oneThread && (this.held !== undefined || callsUseThreads(processingBatchSize(this.config), parallelism));
     // Queue mode: child jobs any worker takes, where the calls are large enough to pay a child's round trips.
     const remote = this.deps.matchingShards;
     const spread =

@@ -94,26 +94,34 @@ export class PartitionedBatches {
 }
 
 /**
- * A rules run that may decide its batches in partitions: one per matching thread, the usual matcher
- * wrapped (planned-matcher.ts). Undefined where partitions cannot give the same decisions (the
- * probabilistic model, no mandatory attribute with lossless keys), where matching goes to child jobs
- * (queue mode), and where there is one thread or no worker entry (the connector's bundle).
+ * The run's matcher, and where the run may decide its batches in partitions (MatchingParallelism.partitions)
+ * the batches that hold them, around a usual matcher of one thread: until the run holds its batches
+ * it matches few new accounts, which further threads' copies of the baseline would not pay for. No
+ * partitions where they cannot give the same decisions (the probabilistic model, no mandatory
+ * attribute with lossless keys), where matching goes to child jobs (queue mode), and where there is
+ * one thread or no worker entry (the connector's bundle).
  */
 export function partitionedRun(
   config: FusionConfig,
   deps: CoreDeps,
-  matcher: AsyncMatcher,
+  build: (oneThread: boolean) => AsyncMatcher,
   keys: DerivedKeys,
   decisions: ReviewDecisions,
   logger: Logger,
-): { matcher: PlannedMatcher; batches: PartitionedBatches } | undefined {
-  const { threads, minRecords, memoryLimit, threadCost } = deps.matchingParallelism ?? defaultParallelism();
+): { matcher: AsyncMatcher; batches?: PartitionedBatches } {
+  const { threads, minRecords, memoryLimit, threadCost, partitions } = deps.matchingParallelism ?? defaultParallelism();
   const parts = Math.floor(threads);
+  const eligible =
+    partitions === true &&
+    config.matching.model !== 'probabilistic' &&
+    plannable(config.matching) &&
+    deps.matchingShards === undefined &&
+    parts >= 2 &&
+    partitionThreadsAvailable();
+  if (!eligible) return { matcher: build(false) };
   const partsFor = (records: number): number =>
     memoryLimit === undefined ? parts : Math.min(parts, partitionThreadsAllowed(records, memoryLimit, threadCost));
-  if (config.matching.model === 'probabilistic' || !plannable(config.matching)) return undefined;
-  if (deps.matchingShards !== undefined || parts < 2 || !partitionThreadsAvailable()) return undefined;
-  const planned = new PlannedMatcher(config.matching, keys, matcher, deps.startPartition);
+  const planned = new PlannedMatcher(config.matching, keys, build(true), deps.startPartition);
   return {
     matcher: planned,
     batches: new PartitionedBatches(config, planned, decisions, minRecords, partsFor, logger),

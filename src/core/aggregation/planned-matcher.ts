@@ -111,6 +111,7 @@ export class PlannedMatcher implements AsyncMatcher {
     if (!this.ready(ids)) {
       await new Promise<void>((resolve, reject) => {
         this.waiting = { ids, resolve, reject };
+        this.wake();
       });
     }
     const duplicates = new Map<string, PotentialDuplicate[]>();
@@ -126,7 +127,6 @@ export class PlannedMatcher implements AsyncMatcher {
   }
 
   private ready(ids: readonly string[]): boolean {
-    if (this.failure) throw this.failure;
     for (const id of ids) if (!this.decided.has(id)) return false;
     return true;
   }
@@ -147,21 +147,18 @@ export class PlannedMatcher implements AsyncMatcher {
     this.wake();
   }
 
+  /**
+   * Resolves the batch waiting once its accounts are decided. A failed partition fails it only once no
+   * partition runs any more (the batches the others decide still go out; which partition an account
+   * belongs to is not kept): then with the partition's error.
+   */
   private wake(): void {
     const w = this.waiting;
-    if (!w) return;
-    try {
-      if (!this.ready(w.ids)) {
-        if (this.running > 0) return;
-        throw new Error('partitioned matching: the partitions ended without deciding every account');
-      }
-    } catch (e) {
-      this.waiting = undefined;
-      w.reject(e as Error);
-      return;
-    }
+    if (!w || (!this.ready(w.ids) && this.running > 0)) return;
     this.waiting = undefined;
-    w.resolve();
+    if (this.ready(w.ids)) w.resolve();
+    else
+      w.reject(this.failure ?? new Error('partitioned matching: the partitions ended without deciding every account'));
   }
 
   foresee(): boolean {

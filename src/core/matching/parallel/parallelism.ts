@@ -27,6 +27,12 @@ export interface MatchingParallelism {
   memoryLimit?: number;
   /** What each thread costs against memoryLimit; default THREAD_COST (measured). */
   threadCost?: ThreadCost;
+  /**
+   * Rules runs with a partition plan decide their batches in partitions, one per thread, once they have
+   * read `minRecords` new accounts (aggregation/partitioned-batches.ts). Off by default: with only
+   * matching in the partitions a run is not faster yet (docs/aggregation.md, "Partitions").
+   */
+  partitions?: boolean;
 }
 
 /** Break-even: docs/benchmarks.md, "Matching threads" (bench:scale-out and a profile of one batch). */
