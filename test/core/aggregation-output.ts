@@ -82,3 +82,13 @@ export async function aggregate(h: Harness, lines: LogLine[] = []): Promise<unkn
     accountsCreated: summary.accountsCreated,
   };
 }
+
+/**
+ * Two runs' outputs (lists of items or reviews), equal element by element: on a difference, only the
+ * first differing element is compared (a diff of whole outputs takes jest minutes to print).
+ */
+export function expectSameList(actual: readonly unknown[], expected: readonly unknown[]): void {
+  const at = expected.findIndex((e, i) => JSON.stringify(actual[i]) !== JSON.stringify(e));
+  if (at >= 0) expect({ at, element: actual[at] }).toEqual({ at, element: expected[at] });
+  expect(actual.length).toBe(expected.length);
+}

@@ -38,8 +38,10 @@ const inThisThread =
     return { close: async () => void (stopped = true) };
   };
 
-function planned(start: StartPartition): PlannedMatcher {
-  const m = new PlannedMatcher(MAIN_SETTINGS, new DerivedKeys(), inThread(buildMatcher(MAIN_SETTINGS)), start);
+const keys = new DerivedKeys();
+
+function planned(start: StartPartition, signal = new AbortController().signal): PlannedMatcher {
+  const m = new PlannedMatcher(MAIN_SETTINGS, keys, inThread(buildMatcher(MAIN_SETTINGS)), signal, start);
   m.addBaseline(identities);
   return m;
 }
@@ -55,18 +57,21 @@ describe('planned matcher', () => {
       const batch = accounts.slice(b * 50, b * 50 + 50);
       const got = await m.match(batch, { topK: Number.POSITIVE_INFINITY });
       const want = one.match(batch, { topK: Number.POSITIVE_INFINITY });
-      expect([...got.duplicates.keys()]).toEqual([...want.duplicates.keys()]);
+      // Every candidate list, in its order (the form shows the first reviewTopK).
+      expect(got.duplicates).toEqual(want.duplicates);
       found += got.duplicates.size;
-      // Accounts without a potential duplicate join the baseline (the run's keys are the partitions' own).
+      // Accounts without a potential duplicate join the baseline, under the run's keys.
       const created = batch.filter((a) => !want.duplicates.has(a.id));
+      const joined = created.map((a) => ({ id: keys.keyOf(a.id), attributes: a.attributes }));
       m.addBaseline(
-        created.map((a) => ({ id: `k-${a.id}`, attributes: a.attributes })),
+        joined,
         created.map((a) => a.id),
       );
-      one.addBaseline(created.map((a) => ({ id: `k-${a.id}`, attributes: a.attributes })));
+      one.addBaseline(joined);
       expect(got.stats.accounts).toBe(50);
     }
     expect(found).toBeGreaterThan(10);
+    m.finish();
     await m.close();
   });
 
@@ -93,10 +98,37 @@ describe('planned matcher', () => {
     await m.close();
   });
 
+  it('the run creates an account under another key, or fewer accounts than the partitions: refused', async () => {
+    const m = planned(inThisThread());
+    await m.start(fresh, () => 2);
+    const first = accounts.slice(0, 50);
+    const { duplicates } = await m.match(first);
+    const made = first.filter((a) => !duplicates.has(a.id));
+    expect(() => m.addBaseline([{ id: 'another-key', attributes: made[0]!.attributes }], [made[0]!.id])).toThrow(
+      `partitioned matching: the run gave the account made from ${made[0]!.id} another key`,
+    );
+    expect(() => m.finish()).toThrow(
+      /^partitioned matching: \d+ account\(s\) its partitions created were not created by the run$/,
+    );
+    await m.close();
+  });
+
+  it('a cancel ends the wait for a partition that never reports', async () => {
+    const abort = new AbortController();
+    let closed = 0;
+    const m = planned(() => ({ close: async () => void closed++ }), abort.signal);
+    await m.start(fresh, () => 2);
+    const waiting = m.match(accounts.slice(0, 50));
+    abort.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'COMMAND_CANCELLED' });
+    await m.close();
+    expect(closed).toBe(2);
+  });
+
   it('room for one partition only: no partition starts, the usual matcher goes on', async () => {
     let started = 0;
     const m = planned((...args) => (started++, inThisThread()(...args)));
-    expect(await m.start(fresh, (records) => (records > 300 ? 1 : 4))).toBe(0);
+    expect(await m.start(fresh, (records) => (records > 300 ? 1 : 4))).toBeUndefined();
     const { duplicates } = await m.match(accounts.slice(0, 50), { topK: Number.POSITIVE_INFINITY });
     expect(started).toBe(0);
     expect(duplicates.size).toBeGreaterThan(0);

@@ -43,6 +43,7 @@ import { AttributeGenerator } from './attribute-generator';
 import type { AccountItem } from './connector-account';
 import { ConnectorAccountIndex } from './connector-account-index';
 import { DerivedKeys } from './derived-key';
+import { IdPool } from './id-pool';
 import { BatchProcessor, throwIfCancelled, type Batch } from './batch-processor';
 import { reviewExpiry } from './duplicate-review';
 import { ReadAhead } from './read-ahead';
@@ -65,6 +66,8 @@ class AggregationRun {
   readonly runId = randomUUID();
   /** New accounts' connector keys (derived-key.ts). */
   private readonly keys = new DerivedKeys();
+  /** Ids of the new source accounts read (listedBefore). */
+  private readonly freshIds = new IdPool();
   private readonly started = Date.now();
   private readonly logger: Logger;
   private readonly opts: { signal: AbortSignal };
@@ -225,6 +228,7 @@ class AggregationRun {
             this.summary.awaitingReview++;
             continue;
           }
+          if (this.listedBefore(account, source)) continue;
           if (this.held) await this.held.hold(account);
           else pending.fresh.push(account);
         }
@@ -270,6 +274,20 @@ class AggregationRun {
     this.finish();
   }
 
+  /**
+   * A new source account the listing gave twice (offset paging over a list that changed under it):
+   * processed once, since one source account makes at most one connector account (and its key).
+   */
+  private listedBefore(account: PlatformAccount, source: PlatformSource): boolean {
+    const before = this.freshIds.size;
+    if (this.freshIds.add(account.id) === before) return false;
+    this.logger.warn(
+      { account: account.name, source: source.name },
+      'The source listed this account twice in one aggregation: it is processed once',
+    );
+    return true;
+  }
+
   private admit(account: PlatformAccount, source: PlatformSource): boolean {
     this.state.decisions.noteRead(account.id);
     if (account.isMachine) {
@@ -302,6 +320,7 @@ class AggregationRun {
       this.keys,
       this.state.decisions,
       this.logger,
+      this.ctx.signal,
     ));
     this.directory = new CandidateDirectory(config.matching.attributes.map((a) => a.attribute));
     if (!config.includeIdentities) {

@@ -40,7 +40,7 @@ function mergedFresh(
   }));
 }
 
-export function throwIfCancelled(ctx: CommandContext): void {
+export function throwIfCancelled(ctx: Pick<CommandContext, 'signal'>): void {
   if (ctx.signal.aborted) throw new FusionError('COMMAND_CANCELLED', 'The aggregation was cancelled');
 }
 

@@ -43,6 +43,8 @@ export interface BatchDecisions {
   found: [string, PotentialDuplicate[]][];
   created: string[];
   stats: MatchStats;
+  /** Each matched account's candidates, by the label of the index that generated them (the metric). */
+  candidates: [string, number][];
 }
 
 /**
@@ -76,7 +78,8 @@ export function* decideBatches(
   input: PartitionInput,
   keys: DerivedKeys,
 ): Generator<BatchDecisions> {
-  const matcher = buildMatcher(settings);
+  let candidates: [string, number][] = [];
+  const matcher = buildMatcher(settings, { observeCandidates: (label, k) => void candidates.push([label, k]) });
   matcher.addBaseline(input.baseline);
   const { accounts } = input;
   for (let start = 0; start < accounts.length;) {
@@ -89,7 +92,8 @@ export function* decideBatches(
     for (let i = start; i < end; i++)
       if (!accounts[i]!.skipsMatching) toMatch.push({ id: accounts[i]!.id, attributes: accounts[i]!.attributes });
     const result = matcher.match(toMatch, { topK: Number.POSITIVE_INFINITY });
-    const decided: BatchDecisions = { batch, found: [], created: [], stats: result.stats };
+    const decided: BatchDecisions = { batch, found: [], created: [], stats: result.stats, candidates };
+    candidates = [];
     const joined: MatchRecord[] = [];
     for (let i = start; i < end; i++) {
       const a = accounts[i]!;

@@ -59,7 +59,10 @@ export class PartitionedBatches {
   /** The held batches once the partitions are started (none when the run held none), in order. */
   async *release(): AsyncIterable<Batch> {
     const held = this.held;
-    if (!held) return;
+    if (!held) {
+      this.matcher.dropHeld();
+      return;
+    }
     this.held = undefined;
     const accounts: PartitionAccount[] = [];
     held.forEach((b, batch) => {
@@ -75,14 +78,17 @@ export class PartitionedBatches {
       }
     });
     const count = accounts.length;
-    const parts = await this.matcher.start(accounts, this.partsFor);
+    const threads = await this.matcher.start(accounts, this.partsFor);
     accounts.length = 0;
-    if (parts >= 2)
-      this.logger.info({ partitions: parts, accounts: count }, `Matching ${count} new accounts in ${parts} partitions`);
-    else
+    if (threads === undefined)
       this.logger.info(
         { accounts: count },
-        `Matching ${count} new accounts in one partition: the memory limit leaves no room for more`,
+        `Matching ${count} new accounts in the run's own thread: the memory limit leaves no room for partitions`,
+      );
+    else
+      this.logger.info(
+        { partitions: threads, accounts: count },
+        `Matching ${count} new accounts in ${threads} partitions`,
       );
     for (let i = 0; i < held.length; i++) {
       const b = held[i]!;
@@ -90,6 +96,7 @@ export class PartitionedBatches {
       held[i] = { fresh: [], ready: [] };
       yield { fresh: b.fresh.map((p) => this.packer.unpackAccount(p)), ready: b.ready };
     }
+    this.matcher.finish();
   }
 }
 
@@ -108,6 +115,7 @@ export function partitionedRun(
   keys: DerivedKeys,
   decisions: ReviewDecisions,
   logger: Logger,
+  signal: AbortSignal,
 ): { matcher: AsyncMatcher; batches?: PartitionedBatches } {
   const { threads, minRecords, memoryLimit, threadCost, partitions } = deps.matchingParallelism ?? defaultParallelism();
   const parts = Math.floor(threads);
@@ -121,7 +129,7 @@ export function partitionedRun(
   if (!eligible) return { matcher: build(false) };
   const partsFor = (records: number): number =>
     memoryLimit === undefined ? parts : Math.min(parts, partitionThreadsAllowed(records, memoryLimit, threadCost));
-  const planned = new PlannedMatcher(config.matching, keys, build(true), deps.startPartition);
+  const planned = new PlannedMatcher(config.matching, keys, build(true), signal, deps.startPartition);
   return {
     matcher: planned,
     batches: new PartitionedBatches(config, planned, decisions, minRecords, partsFor, logger),

@@ -5,14 +5,15 @@
  * Then start() plans the partitions over that baseline and the held accounts, and one thread per
  * partition decides its accounts (partition-decisions.ts), reporting batch by batch. From there on
  * match() answers each batch with what the partitions found, as soon as they all got that far, and
- * addBaseline() checks that the run created exactly the accounts the partitions created (the
- * candidate ids they gave later accounts).
+ * addBaseline() checks that the run creates exactly the accounts the partitions created, under the
+ * same keys (the candidate ids they gave later accounts); finish() that none is left over.
  */
 import { FusionError } from '../errors';
 import type { AsyncMatcher } from '../matching/parallel/async-matcher';
-import { recordMatchingStats } from '../matching/metrics';
+import { candidatesObserver, recordMatchingStats } from '../matching/metrics';
 import { emptyStats } from '../matching/slice-finish';
 import type { MatchOptions, MatchRecord, MatchResult, MatchingSettings, PotentialDuplicate } from '../matching/types';
+import { throwIfCancelled } from './batch-processor';
 import type { DerivedKeys } from './derived-key';
 import { RecordPacker, type Packed } from './packed-account';
 import { partitionRun, type BatchDecisions, type PartitionAccount } from './partition-decisions';
@@ -21,28 +22,36 @@ import { startPartitionThread, type PartitionThread, type StartPartition } from 
 interface Waiting {
   ids: readonly string[];
   resolve: () => void;
-  reject: (e: Error) => void;
+  reject: (e: unknown) => void;
 }
+
+/** A broken promise between the run and its partitions: a bug, never a result. */
+const mismatch = (what: string): Error => new Error(`partitioned matching: ${what}`);
 
 export class PlannedMatcher implements AsyncMatcher {
   private readonly attributes: readonly string[];
   /** The baseline so far (matching attributes only, packed), until start() hands it to the partitions. */
   private held: Packed<MatchRecord>[] | undefined = [];
   private readonly packer = new RecordPacker();
-  /** Per account decided and not yet matched: its potential duplicates (null: none). */
+  /** Per account decided and not yet matched or created: its potential duplicates (null: none). */
   private readonly decided = new Map<string, PotentialDuplicate[] | null>();
-  /** Accounts the partitions created and the run has not yet (addBaseline's check). */
+  /** Accounts the partitions created and the run has not yet. */
   private readonly created = new Set<string>();
+  private readonly observers = new Map<string, (k: number) => void>();
   private threads: PartitionThread[] = [];
   private running = 0;
   private waiting: Waiting | undefined;
   private failure: Error | undefined;
+  /** The other partitions being stopped after one failed: close() waits for them. */
+  private stopping: Promise<void> | undefined;
 
   constructor(
     private readonly settings: MatchingSettings,
     private readonly keys: DerivedKeys,
     /** The run's usual matcher, for the batches before start(). */
     private inner: AsyncMatcher | undefined,
+    /** The run's: a cancel ends a wait for the partitions. */
+    private readonly signal: AbortSignal,
     private readonly startPartition: StartPartition = startPartitionThread,
   ) {
     this.attributes = settings.attributes.map((a) => a.attribute);
@@ -58,10 +67,14 @@ export class PlannedMatcher implements AsyncMatcher {
       return;
     }
     // The accounts the run created from this batch: the partitions must have created the same ones.
-    for (const id of foreseen ?? []) {
-      if (!this.created.delete(id))
-        throw new Error(`partitioned matching: the run created an account for ${id}, which its partition did not`);
-    }
+    const list = [...records];
+    if (foreseen?.length !== list.length) throw mismatch('the run added baseline records that no account made');
+    list.forEach((r, i) => {
+      const id = foreseen[i]!;
+      if (!this.created.delete(id)) throw mismatch(`the run created an account for ${id}, which its partition did not`);
+      if (r.id !== this.keys.keyOf(id)) throw mismatch(`the run gave the account made from ${id} another key`);
+      this.decided.delete(id);
+    });
   }
 
   /** The attributes a partition's matcher reads: the rest of an identity's or account's attributes stays here. */
@@ -71,23 +84,31 @@ export class PlannedMatcher implements AsyncMatcher {
     return out;
   }
 
+  /** No partition will start (the run held no batch): the baseline's copy goes. */
+  dropHeld(): void {
+    this.held = undefined;
+  }
+
   /**
    * The run's remaining new accounts, in its order with its batches: the partitions start (as many as
    * `partsFor` allows for the records to hold, one thread each) and the usual matcher ends. Fewer than
-   * 2: the usual matcher goes on alone. Returns the partitions started.
+   * 2: the usual matcher goes on alone (undefined). Returns the threads started (partitions with accounts).
    */
-  async start(accounts: readonly PartitionAccount[], partsFor: (records: number) => number): Promise<number> {
+  async start(
+    accounts: readonly PartitionAccount[],
+    partsFor: (records: number) => number,
+  ): Promise<number | undefined> {
     const held = this.held!;
     this.held = undefined;
     const parts = partsFor(held.length + accounts.length);
-    if (parts < 2) return 0;
+    if (parts < 2) return undefined;
     const planned = partitionRun(
       this.settings,
       held.map((p) => this.packer.unpack(p)),
       accounts,
       parts,
     );
-    if (!planned) throw new Error('partitioned matching: the settings give no partition plan');
+    if (!planned) throw mismatch('the settings give no partition plan');
     const inner = this.inner!;
     this.inner = undefined;
     await inner.close();
@@ -102,7 +123,7 @@ export class PlannedMatcher implements AsyncMatcher {
         ),
       );
     }
-    return parts;
+    return this.threads.length;
   }
 
   async match(newRecords: readonly MatchRecord[], opts?: MatchOptions): Promise<MatchResult> {
@@ -110,7 +131,22 @@ export class PlannedMatcher implements AsyncMatcher {
     const ids = newRecords.map((r) => r.id);
     if (!this.ready(ids)) {
       await new Promise<void>((resolve, reject) => {
-        this.waiting = { ids, resolve, reject };
+        const cancel = (): void => {
+          this.waiting = undefined;
+          try {
+            throwIfCancelled({ signal: this.signal });
+          } catch (e) {
+            reject(e);
+          }
+        };
+        if (this.signal.aborted) return cancel();
+        this.signal.addEventListener('abort', cancel, { once: true });
+        const done = (): void => this.signal.removeEventListener('abort', cancel);
+        this.waiting = {
+          ids,
+          resolve: () => (done(), resolve()),
+          reject: (e) => (done(), reject(e)),
+        };
         this.wake();
       });
     }
@@ -126,6 +162,12 @@ export class PlannedMatcher implements AsyncMatcher {
     return { duplicates, stats };
   }
 
+  /** Every held batch processed: the run created every account the partitions created. */
+  finish(): void {
+    if (this.created.size > 0)
+      throw mismatch(`${this.created.size} account(s) its partitions created were not created by the run`);
+  }
+
   private ready(ids: readonly string[]): boolean {
     for (const id of ids) if (!this.decided.has(id)) return false;
     return true;
@@ -133,6 +175,11 @@ export class PlannedMatcher implements AsyncMatcher {
 
   private decide(d: BatchDecisions): void {
     recordMatchingStats(d.stats);
+    for (const [label, k] of d.candidates) {
+      let o = this.observers.get(label);
+      if (!o) this.observers.set(label, (o = candidatesObserver(label)));
+      o(k);
+    }
     for (const [id, found] of d.found) this.decided.set(id, found);
     for (const id of d.created) {
       this.created.add(id);
@@ -141,24 +188,33 @@ export class PlannedMatcher implements AsyncMatcher {
     this.wake();
   }
 
+  /** A partition's end; a failed one fails the run: the other partitions are stopped. */
   private ended(error?: Error): void {
     this.running--;
-    if (error) this.failure ??= error;
+    if (error && !this.failure) {
+      this.failure = error;
+      this.stopping = this.stopThreads();
+    }
     this.wake();
   }
 
-  /**
-   * Resolves the batch waiting once its accounts are decided. A failed partition fails it only once no
-   * partition runs any more (the batches the others decide still go out; which partition an account
-   * belongs to is not kept): then with the partition's error.
-   */
+  /** Resolves the batch waiting once its accounts are decided; rejects it once they cannot be. */
   private wake(): void {
     const w = this.waiting;
-    if (!w || (!this.ready(w.ids) && this.running > 0)) return;
-    this.waiting = undefined;
-    if (this.ready(w.ids)) w.resolve();
-    else
-      w.reject(this.failure ?? new Error('partitioned matching: the partitions ended without deciding every account'));
+    if (!w) return;
+    if (this.ready(w.ids)) {
+      this.waiting = undefined;
+      w.resolve();
+    } else if (this.failure || this.running === 0) {
+      this.waiting = undefined;
+      w.reject(this.failure ?? mismatch('the partitions ended without deciding every account'));
+    }
+  }
+
+  private async stopThreads(): Promise<void> {
+    const threads = this.threads;
+    this.threads = [];
+    await Promise.all(threads.map((t) => t.close()));
   }
 
   foresee(): boolean {
@@ -182,8 +238,6 @@ export class PlannedMatcher implements AsyncMatcher {
   }
 
   async close(): Promise<void> {
-    const threads = this.threads;
-    this.threads = [];
-    await Promise.all([this.inner?.close(), ...threads.map((t) => t.close())]);
+    await Promise.all([this.inner?.close(), this.stopThreads(), this.stopping]);
   }
 }

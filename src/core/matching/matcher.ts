@@ -133,6 +133,7 @@ class EngineMatcher implements MatchEngine {
   private readonly records: EngineRecords;
   private readonly blocker: SliceBlocker;
   private readonly observers = new Map<string, (k: number) => void>();
+  private readonly observeCandidates: ((label: string, k: number) => void) | undefined;
 
   constructor(
     private readonly settings: MatchingSettings,
@@ -140,6 +141,7 @@ class EngineMatcher implements MatchEngine {
     opts: MatcherOptions,
     blockOnly = false,
   ) {
+    this.observeCandidates = opts.observeCandidates;
     const threshold = settings.probabilityThreshold ?? DEFAULT_PROBABILITY_THRESHOLD;
     this.records = new EngineRecords(
       settings.attributes,
@@ -187,6 +189,7 @@ class EngineMatcher implements MatchEngine {
   }
 
   private observe(label: string, k: number): void {
+    if (this.observeCandidates) return this.observeCandidates(label, k);
     let o = this.observers.get(label);
     if (!o) this.observers.set(label, (o = candidatesObserver(label)));
     o(k);

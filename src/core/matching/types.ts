@@ -166,4 +166,9 @@ export interface MatchOptions {
  */
 export interface MatcherOptions {
   parameters?: ModelParameters;
+  /**
+   * Where each matched account's count of candidates goes, by the label of the index that generated
+   * them; default this process's metric. A partition thread collects them for the run's own thread.
+   */
+  observeCandidates?: (label: string, k: number) => void;
 }
