@@ -101,10 +101,10 @@ export class PartitionedBatches {
 }
 
 /**
- * The run's matcher, and where the run may decide its batches in partitions (MatchingParallelism.partitions)
- * the batches that hold them, around a usual matcher of one thread: until the run holds its batches
- * it matches few new accounts, which further threads' copies of the baseline would not pay for. No
- * partitions where they cannot give the same decisions (the probabilistic model, no mandatory
+ * The run's matcher and, where the run may decide its batches in partitions (MatchingParallelism.partitions),
+ * the batches that hold them. The matcher then wraps a usual matcher of one thread: until the run holds
+ * its batches it matches few new accounts, which further threads' copies of the baseline would not pay
+ * for. No partitions where they cannot give the same decisions (the probabilistic model, no mandatory
  * attribute with lossless keys), where matching goes to child jobs (queue mode), and where there is
  * one thread or no worker entry (the connector's bundle).
  */
