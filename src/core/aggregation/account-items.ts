@@ -5,6 +5,7 @@
  * the same way for every batch.
  */
 import type { FusionConfig } from '../config/fusion-config';
+import type { MatchingSettings } from '../matching/types';
 import type { PlatformAccount } from '../ports/platform';
 import type { AggregationSummary } from './aggregation-summary';
 import type { AttributeGenerator } from './attribute-generator';
@@ -32,6 +33,20 @@ export function mergedAlone(
   account: PlatformAccount,
 ): Record<string, unknown> {
   return mergeAttributes(config, [accountView(account)]);
+}
+
+/**
+ * Only the attributes the matcher reads: what a record carries where it is held or sent elsewhere
+ * (an estimate's feed, a partition), the rest of an account's or identity's attributes left behind.
+ */
+export function matchedAttributes(
+  settings: Pick<MatchingSettings, 'attributes'>,
+  attributes: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { attribute } of settings.attributes)
+    if (attributes[attribute] !== undefined) out[attribute] = attributes[attribute];
+  return out;
 }
 
 /** What Velocity expressions read: the merged attributes, every source account, and each source's accounts. */

@@ -8,7 +8,7 @@ import type { FusionConfig } from '../config/fusion-config';
 import type { EstimateFeed } from '../matching/parallel/estimate-feed';
 import type { MatchRecord } from '../matching/types';
 import type { PlatformAccount } from '../ports/platform';
-import { mergedAlone } from './account-items';
+import { matchedAttributes, mergedAlone } from './account-items';
 import type { Batch } from './batch-processor';
 import { RecordPacker, type PackedAccount } from './packed-account';
 import type { ReviewDecisions } from './review-decisions';
@@ -38,12 +38,7 @@ export class EstimateHold {
     if (!this.feed) return;
     const a = this.packer.unpackAccount(packed);
     if (this.decisions.skipsMatching(a.id)) return;
-    const merged = mergedAlone(this.config, a);
-    const attributes: Record<string, unknown> = {};
-    for (const { attribute } of this.config.matching.attributes) {
-      if (merged[attribute] !== undefined) attributes[attribute] = merged[attribute];
-    }
-    this.feeding.push({ id: a.id, attributes });
+    this.feeding.push({ id: a.id, attributes: matchedAttributes(this.config.matching, mergedAlone(this.config, a)) });
     await this.feedEstimate(FEED_CHUNK);
   }
 

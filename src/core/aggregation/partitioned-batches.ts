@@ -12,7 +12,7 @@ import type { AsyncMatcher } from '../matching/parallel/async-matcher';
 import { defaultParallelism, partitionThreadsAllowed } from '../matching/parallel/parallelism';
 import type { Logger } from '../ports/logger';
 import { plannable } from '../matching/partition-plan';
-import { mergedAlone } from './account-items';
+import { matchedAttributes, mergedAlone } from './account-items';
 import type { Batch } from './batch-processor';
 import type { ExistingAccount } from './connector-account-index';
 import type { PartitionAccount } from './partition-decisions';
@@ -71,7 +71,7 @@ export class PartitionedBatches {
         accounts.push({
           id: a.id,
           ...(a.identityId ? { identityId: a.identityId } : {}),
-          attributes: this.matcher.matchingOnly(mergedAlone(this.config, a)),
+          attributes: matchedAttributes(this.config.matching, mergedAlone(this.config, a)),
           batch,
           ...(this.decisions.skipsMatching(a.id) ? { skipsMatching: true } : {}),
         });

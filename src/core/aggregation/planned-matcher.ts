@@ -13,6 +13,7 @@ import type { AsyncMatcher } from '../matching/parallel/async-matcher';
 import { candidatesObserver, recordMatchingStats } from '../matching/metrics';
 import { emptyStats } from '../matching/slice-finish';
 import type { MatchOptions, MatchRecord, MatchResult, MatchingSettings, PotentialDuplicate } from '../matching/types';
+import { matchedAttributes } from './account-items';
 import { throwIfCancelled } from './batch-processor';
 import type { DerivedKeys } from './derived-key';
 import { RecordPacker, type Packed } from './packed-account';
@@ -29,7 +30,6 @@ interface Waiting {
 const mismatch = (what: string): Error => new Error(`partitioned matching: ${what}`);
 
 export class PlannedMatcher implements AsyncMatcher {
-  private readonly attributes: readonly string[];
   /** The baseline so far (matching attributes only, packed), until start() hands it to the partitions. */
   private held: Packed<MatchRecord>[] | undefined = [];
   private readonly packer = new RecordPacker();
@@ -53,9 +53,7 @@ export class PlannedMatcher implements AsyncMatcher {
     /** The run's: a cancel ends a wait for the partitions. */
     private readonly signal: AbortSignal,
     private readonly startPartition: StartPartition = startPartitionThread,
-  ) {
-    this.attributes = settings.attributes.map((a) => a.attribute);
-  }
+  ) {}
 
   addBaseline(records: Iterable<MatchRecord>, foreseen?: readonly string[]): void {
     if (this.inner) {
@@ -63,7 +61,7 @@ export class PlannedMatcher implements AsyncMatcher {
       this.inner.addBaseline(list, foreseen);
       if (this.held)
         for (const r of list)
-          this.held.push(this.packer.pack({ id: r.id, attributes: this.matchingOnly(r.attributes) }));
+          this.held.push(this.packer.pack({ id: r.id, attributes: matchedAttributes(this.settings, r.attributes) }));
       return;
     }
     // The accounts the run created from this batch: the partitions must have created the same ones.
@@ -75,13 +73,6 @@ export class PlannedMatcher implements AsyncMatcher {
       if (r.id !== this.keys.keyOf(id)) throw mismatch(`the run gave the account made from ${id} another key`);
       this.decided.delete(id);
     });
-  }
-
-  /** The attributes a partition's matcher reads: the rest of an identity's or account's attributes stays here. */
-  matchingOnly(attributes: Record<string, unknown>): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const a of this.attributes) if (attributes[a] !== undefined) out[a] = attributes[a];
-    return out;
   }
 
   /** No partition will start (the run held no batch): the baseline's copy goes. */
