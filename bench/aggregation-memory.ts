@@ -24,12 +24,13 @@
  * Then the matcher's breakdown per structure at one baseline size, built in-process from the same
  * identities: ids, each attribute's prepared values, each index, the probabilistic model's state.
  *
- * Usage: npm run bench:aggregation-memory [-- --quick] [-- --1m] [-- --threads 2] [-- --pod-mib 2048]
+ * Usage: npm run bench:aggregation-memory [-- --quick] [-- --1m] [-- --threads 2 [-- --partitions]] [-- --pod-mib 2048]
  *   [-- --series baseline,refresh,create] [-- --models rules,probabilistic] [-- --baseline-sizes 50000,300000]
  *   [-- --later-sizes 1000000]
  *   --quick: smaller series (about a minute); --1m: also run 1M baseline records (several minutes,
  *   ~6 GB for the simulator); --threads: matching threads of the aggregation (default 1: the owner's
- *   own memory; each further thread holds its own copy of the prepared baseline); --heap-mb: the
+ *   own memory; each further thread holds its own copy of the prepared baseline); --partitions: rules runs
+ *   decided in partitions (threads - 1 of them, each holding its classes' records); --heap-mb: the
  *   aggregation's V8 heap limit (default: what the image's bin/heap-limit.sh gives a pod of --pod-mib,
  *   default 2048, the goal's; see imageHeapMb).
  * --later-sizes: also a later run of each model per size B: B identities, B managed accounts, each
@@ -74,6 +75,8 @@ interface Scenario {
   unfused?: number;
   model: Model;
   threads: number;
+  /** Rules runs decided in partitions (threads - 1 of them: issue 27). */
+  partitions: boolean;
 }
 
 interface SimInfo {
@@ -238,6 +241,7 @@ async function aggregate(info: SimInfo, s: Scenario): Promise<void> {
     reviewQueue: () => new RecordingReviewQueue(),
     onAggregationSummary: (x) => summaries.push(x),
     matchingThreads: s.threads,
+    ...(s.partitions ? { matchingPartitions: true } : {}),
   });
   const config = aggregationConfig(base, spConnectorInstanceId, s.model);
   const t0 = performance.now();
@@ -477,6 +481,9 @@ async function main(): Promise<void> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const threads = Number(flag('--threads') ?? 1);
+  const partitions = argv.includes('--partitions');
+  if (partitions && threads < 2)
+    throw new Error("--partitions: with --threads 2 or more (the run's own thread counts)");
   podMib = Number(flag('--pod-mib') ?? podMib);
   if (!Number.isInteger(podMib) || podMib < 256) throw new Error('--pod-mib: a whole number of MiB, 256 or more');
   const heapGiven = flag('--heap-mb');
@@ -510,6 +517,7 @@ async function main(): Promise<void> {
         fused: false,
         model,
         threads,
+        partitions,
       })),
     ),
     ...accountSizes.map((n) => ({
@@ -519,6 +527,7 @@ async function main(): Promise<void> {
       fused: true,
       model: 'rules' as const,
       threads,
+      partitions,
     })),
     // A later run of a tenant of B identities: B managed accounts with their connector accounts, and
     // 2,000 new ones (so the run matches: its indexes are built, as in a first run).
@@ -531,6 +540,7 @@ async function main(): Promise<void> {
         unfused: 2000,
         model,
         threads,
+        partitions,
       })),
     ),
     ...models.flatMap((model) =>
@@ -541,11 +551,12 @@ async function main(): Promise<void> {
         fused: false,
         model,
         threads,
+        partitions,
       })),
     ),
   ].filter((x) => series.has(x.series));
   console.log(
-    `bench:aggregation-memory: std:account:list against the simulator (separate process), batch size 250, ${threads} matching thread(s); heap = used + external after a forced GC; the aggregation's heap limit ${fmt(aggregateHeapMb)} MiB (${heapOrigin})`,
+    `bench:aggregation-memory: std:account:list against the simulator (separate process), batch size 250, ${threads} matching thread(s)${partitions ? ' deciding rules runs in partitions' : ''}; heap = used + external after a forced GC; the aggregation's heap limit ${fmt(aggregateHeapMb)} MiB (${heapOrigin})`,
   );
   const results: RunResult[] = [];
   /** Runs whose aggregation died (out of memory at its heap limit): a missed goal, not a crash of the bench. */

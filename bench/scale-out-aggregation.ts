@@ -6,7 +6,8 @@
  * matching shards, the platform client over HTTP), its matching split into BullMQ child jobs that
  * its own ShardJobWorker (a matching thread) and the 0, 1, 2 spawned worker processes serve, on a
  * redis-server of the bench's own; and, rules model, in one process deciding in partitions, one
- * thread each (SCALE_PARTITIONS, default 2 and every core; aggregation/partitioned-batches.ts). The
+ * thread each beside the run's own (SCALE_PARTITIONS, default 1 and every core but one;
+ * aggregation/planned-matcher.ts). The
  * reference is the same aggregation in one process with one matching thread and no child jobs.
  *
  * The simulator runs in a process of its own (a fresh one per run, same seed, so ids are the same)
@@ -22,7 +23,7 @@
  * summary's counts. Exit 1 (through scale-out.ts) on a difference or a missed goal.
  *
  * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3;
- * empty: none), SCALE_PARTITIONS (2,<cores>; empty: none),
+ * empty: none), SCALE_PARTITIONS (1,<cores - 1>; empty: none),
  * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common,varied: each tenant in turn; common: nearly every
  * account has namesakes and goes to review; varied: the simulator's synthetic surnames, about half do),
  * SCALE_AGG_PAGE_MS (0: the simulator answers each page of source accounts this much later, as a
@@ -61,13 +62,16 @@ const PROCESSES = (process.env.SCALE_PROCESSES ?? '1,2,3')
   .split(',')
   .map(Number)
   .filter((p) => p > 0);
-/** Partition threads of a rules run decided in partitions, in one process (issue 27); default 2 and every core. */
+/**
+ * Partitions (one thread each, beside the run's own) of a rules run decided in partitions, in one process
+ * (issue 27); default 1 and every core but the run's.
+ */
 const PARTITIONS = [
   ...new Set(
-    (process.env.SCALE_PARTITIONS ?? `2,${availableParallelism()}`)
+    (process.env.SCALE_PARTITIONS ?? `1,${availableParallelism() - 1}`)
       .split(',')
       .map(Number)
-      .filter((p) => p > 1),
+      .filter((p) => p > 0),
   ),
 ];
 
@@ -75,7 +79,7 @@ interface AggregateArgs {
   sim: SimulatorInfo;
   /** 0: the reference (no child jobs, one matching thread). */
   processes: number;
-  /** Matching threads in the aggregation's process (1 but for a run decided in partitions: one per partition). */
+  /** Matching threads in the aggregation's process (1; decided in partitions: one per partition and the run's). */
   threads: number;
   redisUrl: string;
   prefix: string;
@@ -391,11 +395,11 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
         label: `${p} worker process(es), ${p} child job(s) per matching call`,
       })),
       ...(MODEL === 'rules'
-        ? PARTITIONS.map((t) => ({
+        ? PARTITIONS.map((p) => ({
             processes: 0,
-            threads: t,
-            busy: t + 1,
-            label: `one process deciding in ${t} partitions (threads)`,
+            threads: p + 1,
+            busy: p + 1,
+            label: `one process deciding in ${p} partition(s) (${p + 1} threads with the run's own)`,
           }))
         : []),
     ];

@@ -21,7 +21,7 @@ const USAGE = `usage: fusion-proxy serve
 Runs the proxy server. Configuration comes from the environment (see docs/proxy-server.md):
   PORT, PROXY_PASSWORD, PROXY_PATH, REDIS_URL, ROLE, LOG_LEVEL, BODY_LIMIT_BYTES,
   REQUEST_TIMEOUT_MS, WORKER_CONCURRENCY, WORKER_QUICK_CONCURRENCY, HEARTBEAT_INTERVAL_MS, JOB_ENCRYPTION_KEY,
-  METRICS_PORT (GET /metrics on its own port instead of PORT), MATCHING_THREADS, MATCHING_SHARD_JOBS, ...
+  METRICS_PORT (GET /metrics on its own port instead of PORT), MATCHING_THREADS, MATCHING_PARTITIONS, MATCHING_SHARD_JOBS, ...
 Without REDIS_URL it runs in embedded mode (commands run in this process).
 `;
 
@@ -91,6 +91,7 @@ export async function run(argv: string[], opts: ServeProcessHooks = {}): Promise
   const runner = createProductionRunner({
     ...(runtimeRedis ? { redis: runtimeRedis } : {}),
     ...(env.MATCHING_THREADS ? { matchingThreads: env.MATCHING_THREADS } : {}),
+    ...(env.MATCHING_PARTITIONS ? { matchingPartitions: true } : {}),
     ...(shards ? { matchingShards: shards.provider } : {}),
   });
   let server;

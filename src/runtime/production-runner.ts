@@ -36,7 +36,7 @@ export interface RuntimeDeps {
   taskPollMs?: number;
   /** Threads one matching may use (MATCHING_THREADS); unset = every core. */
   matchingThreads?: number;
-  /** Rules runs decided in partitions (MatchingParallelism.partitions; benchmarks): off by default. */
+  /** Rules runs decided in partitions (MatchingParallelism.partitions; MATCHING_PARTITIONS): off by default. */
   matchingPartitions?: boolean;
   /** Queue mode, worker role: matching child jobs for large aggregations (see queue/queue-shard-provider.ts). */
   matchingShards?: CoreDeps['matchingShards'];

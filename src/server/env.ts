@@ -37,6 +37,8 @@ export interface ServerEnv {
   METRICS_PORT: number | undefined;
   /** Threads one matching may use (the command's own included); unset = every core. */
   MATCHING_THREADS: number | undefined;
+  /** Rules aggregations decided in partitions, one thread each beside the run's own (issue 27). */
+  MATCHING_PARTITIONS: boolean;
   /** Matching child jobs per call of a large aggregation (queue mode); unset = one per worker process; 0 = none. */
   MATCHING_SHARD_JOBS: number | undefined;
   /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
@@ -207,6 +209,11 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
   MATCHING_THREADS: {
     parse: int(1, 256),
     doc: "threads one aggregation's matching may use, its own included (1 = in-thread); unset = every core the process sees",
+  },
+  MATCHING_PARTITIONS: {
+    default: false,
+    parse: bool,
+    doc: "rules aggregations with a mandatory Double Metaphone or exact attribute decide their new accounts in MATCHING_THREADS - 1 partitions, one thread each, while the run's own thread reads and emits (in place of child jobs); the same output",
   },
   MATCHING_SHARD_JOBS: {
     parse: int(0, 64),

@@ -2,8 +2,9 @@
  * A run decided in partitions against the same run in one thread, on the same tenant with the same key
  * namespace, compared as emitted: every item and every review form byte for byte, candidates in their
  * order (the form shows the first reviewTopK). Settings and data the main test does not vary: a
- * surname missing, multi-valued or without a phonetic key, an exact mandatory attribute with lists, and
- * a source account the listing gives twice.
+ * surname missing, multi-valued or without a phonetic key, an exact mandatory attribute with lists,
+ * accounts whose two surnames join classes that live in different partitions (the classes then move),
+ * and a source account the listing gives twice.
  */
 jest.mock('../../src/core/aggregation/derived-key', () => {
   const actual = jest.requireActual<typeof DerivedKeysModule>('../../src/core/aggregation/derived-key');
@@ -86,18 +87,29 @@ const departments: Mutate = (a, n) => {
   return a;
 };
 
-const CASES: [string, unknown, Mutate][] = [
-  [
-    'a surname missing, multi-valued or without a key (Double Metaphone, mandatory)',
-    {
-      attributes: [
-        { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
-        { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
-        { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
-      ],
-    },
-    surnames,
+/** The identities' surnames (the tenant's generator and seed): an account given a second one joins two classes. */
+const SURNAMES = generate(23, 400, 400).identities.map((i) => String(i.attributes.lastName));
+
+/**
+ * Accounts only (identities keep one surname): every 7th account takes a second surname, one of an
+ * identity's, so it joins its class with another that may live in another partition.
+ */
+const bridges: Mutate = (a, n) => {
+  if (n < 10_000 && n % 7 === 3) a.lastName = [a.lastName, SURNAMES[(n * 37) % SURNAMES.length]];
+  return a;
+};
+
+const SURNAME_RULES = {
+  attributes: [
+    { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: true },
+    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: true },
+    { attribute: 'email', algorithm: 'jaro-winkler', threshold: 90, mandatory: false },
   ],
+};
+
+const CASES: [string, unknown, Mutate][] = [
+  ['a surname missing, multi-valued or without a key (Double Metaphone, mandatory)', SURNAME_RULES, surnames],
+  ['accounts with a second surname that joins two classes', SURNAME_RULES, bridges],
   [
     'an exact mandatory department, some missing, some with two values',
     {
@@ -122,13 +134,15 @@ describe('a run decided in partitions, compared as emitted', () => {
         const h = tenant(matching, mutate);
         const one = await aggregate(h, { threads: 1, minRecords: 0 });
         const lines: LogLine[] = [];
-        const many = await aggregate(h, { threads: 3, minRecords: 100, partitions: true }, lines);
-        expect(lines.some((l) => /^Matching \d+ new accounts in 3 partitions$/.test(l.msg))).toBe(true);
+        const many = await aggregate(h, { threads: 4, minRecords: 100, partitions: true }, lines);
+        expect(lines.map((l) => l.msg)).toContain('Matching new accounts in 3 partitions as the sources are read');
+        const moved = lines.find((l) => l.msg.startsWith('Partitions decided'))?.fields.classesMoved;
+        if (mutate === bridges) expect(moved).toBeGreaterThanOrEqual(5);
         expectSameList(many.items, one.items);
         expectSameList(many.reviews, one.reviews);
         expect(one.reviews.length).toBeGreaterThanOrEqual(20);
         // Reviews whose candidates tie in score (then ranked by kind and id, keys included).
-        if (matching === CASES[1]![1])
+        if (mutate === departments)
           expect(
             one.reviews.filter((r) => new Set(r.candidates.map((c) => c.score)).size < r.candidates.length).length,
           ).toBeGreaterThan(0);

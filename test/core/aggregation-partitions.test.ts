@@ -2,7 +2,7 @@
  * A rules run decided in partitions (issue 27) gives what the same run in one thread gives, item for
  * item: the same accounts in the same order with the same unique values and counters, the same review
  * forms with the same candidates, including same-run duplicates read far apart, whatever the number of
- * partitions, the batch size, the point where the run starts holding its batches, existing accounts
+ * partitions, the batch size, the point where the partitions start, existing accounts
  * refreshed in between, accounts correlated with their own duplicate and reviewers' "not a duplicate".
  */
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
@@ -121,27 +121,30 @@ function expectSameOutput(actual: Output, expected: Output): void {
 
 const ONE: MatchingParallelism = { threads: 1, minRecords: 0 };
 const partitioned = (lines: LogLine[]): string | undefined =>
-  lines.find((l) => /new accounts in \d+ partitions/.test(l.msg))?.msg;
+  lines.find((l) => /new accounts in \d+ partitions?/.test(l.msg))?.msg;
+const started = (parts: number): string =>
+  `Matching new accounts in ${parts} partition${parts === 1 ? '' : 's'} as the sources are read`;
 
 describe('a rules run decided in partitions', () => {
   afterEach(() => expect(liveMatchingThreads()).toBe(0));
 
-  for (const [threads, batchSize] of [
-    [2, 250],
-    [3, 37],
-    [5, 100],
+  // Threads: the partitions' and the run's own.
+  for (const [parts, batchSize] of [
+    [1, 250],
+    [2, 37],
+    [4, 100],
   ] as const) {
     it(
-      `${threads} partitions, batches of ${batchSize}: the same items and review forms as one thread`,
+      `${parts} partition(s), batches of ${batchSize}: the same items and review forms as one thread`,
       async () => {
         const extra = { enableBatching: true, batchSize };
         const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
         const lines: LogLine[] = [];
         const { raw: _many, ...many } = await aggregate(
-          tenant({ threads, minRecords: 0, partitions: true }, extra),
+          tenant({ threads: parts + 1, minRecords: 0, partitions: true }, extra),
           lines,
         );
-        expect(partitioned(lines)).toBe(`Matching 425 new accounts in ${threads} partitions`);
+        expect(partitioned(lines)).toBe(started(parts));
         expectSameOutput(many, one);
         // Enough of each kind that equal outputs say something.
         expect(one.reviews.length).toBeGreaterThanOrEqual(20);
@@ -159,31 +162,56 @@ describe('a rules run decided in partitions', () => {
     expect(out.items.length).toBeGreaterThanOrEqual(250);
   });
 
+  it('partitions on and matching child jobs configured (queue mode): the partitions decide, the same output', async () => {
+    const extra = { enableBatching: true, batchSize: 50 };
+    const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
+    const lines: LogLine[] = [];
+    const t = tenant({ threads: 3, minRecords: 0, partitions: true }, extra);
+    const unused = (): never => {
+      throw new Error('no child job expected');
+    };
+    t.h.deps.matchingShards = { shards: () => 2, minRecords: 0, minAccountsPerShard: 1, forRun: unused };
+    const { raw: _many, ...many } = await aggregate(t, lines);
+    expect(partitioned(lines)).toBe(started(2));
+    expectSameOutput(many, one);
+  });
+
   it('a memory limit that leaves no room for partitions: the usual matcher goes on, the same output', async () => {
     const extra = { enableBatching: true, batchSize: 50 };
     const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
     const lines: LogLine[] = [];
-    // Partitions would hold the 825 records' values beside the run's own (thread costs at this scale).
+    // Partitions would hold the 400 identities' values beside the run's own (thread costs at this scale).
     const threadCost = { perRecord: 1_200, fixed: 0, ownerPerRecord: 2_500 };
-    const capped = tenant({ threads: 3, minRecords: 0, partitions: true, memoryLimit: 3_000_000, threadCost }, extra);
+    const capped = tenant({ threads: 3, minRecords: 0, partitions: true, memoryLimit: 1_000_000, threadCost }, extra);
     const { raw: _many, ...many } = await aggregate(capped, lines);
     expect(partitioned(lines)).toBeUndefined();
     expect(lines.map((l) => l.msg)).toContain(
-      "Matching 425 new accounts in the run's own thread: the memory limit leaves no room for partitions",
+      "Matching in the run's own thread: the memory limit leaves no room for partitions",
     );
     expectSameOutput(many, one);
   });
 
-  it('a run that starts holding its batches part-way (after 150 new accounts): the same output', async () => {
+  it('partitions that start once the run has foreseen enough accounts (400 identities and 150 of 425 new): the same output', async () => {
     const extra = { enableBatching: true, batchSize: 50 };
     const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
     const lines: LogLine[] = [];
     const { raw: _many, ...many } = await aggregate(
-      tenant({ threads: 3, minRecords: 150, partitions: true }, extra),
+      tenant({ threads: 3, minRecords: 550, partitions: true }, extra),
       lines,
     );
-    // Held from the batch that reaches 150 new accounts: the third.
-    expect(partitioned(lines)).toBe('Matching 325 new accounts in 3 partitions');
+    expect(partitioned(lines)).toBe(started(2));
+    expectSameOutput(many, one);
+  });
+
+  it('a run that matches before it has foreseen minRecords records: the usual matcher, the same output', async () => {
+    const extra = { enableBatching: true, batchSize: 50 };
+    const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
+    const lines: LogLine[] = [];
+    const { raw: _many, ...many } = await aggregate(
+      tenant({ threads: 3, minRecords: 1_000_000, partitions: true }, extra),
+      lines,
+    );
+    expect(partitioned(lines)).toBeUndefined();
     expectSameOutput(many, one);
   });
 
@@ -216,7 +244,7 @@ describe('a rules run decided in partitions', () => {
     const one = await second(ONE);
     const lines: LogLine[] = [];
     const many = await second({ threads: 4, minRecords: 0, partitions: true }, lines);
-    expect(partitioned(lines)).toMatch(/^Matching \d+ new accounts in 4 partitions$/);
+    expect(partitioned(lines)).toBe(started(3));
     expectSameOutput(many.out, one.out);
     const items = one.out.items as AccountItem[];
     const created = items.filter((i) => i.identity.startsWith('account(more-'));
@@ -234,15 +262,21 @@ describe('a rules run decided in partitions', () => {
     let killed = false;
     // The thread's first three batches reach the run; then it is terminated (or, where it had already
     // finished, its later batches are lost): either way accounts stay undecided.
-    t.h.deps.startPartition = (data, onBatch, onEnd) => {
+    t.h.deps.startPartition = (data, out, onEnd) => {
       const thread = startPartitionThread(
         data,
-        (d) => {
-          if (d.batch < 3) onBatch(d);
-          else if (!killed) {
-            killed = true;
-            void thread.close();
-          }
+        {
+          ...out,
+          decided: (d) => {
+            if (d.batch < 3) out.decided(d);
+            else if (!killed) {
+              killed = true;
+              // Its exit as a failure: closed from outside the run.
+              void thread
+                .close()
+                .then(() => onEnd(new Error('matching partition thread exited (code 1) before deciding its accounts')));
+            }
+          },
         },
         onEnd,
       );

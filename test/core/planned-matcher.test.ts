@@ -1,60 +1,84 @@
 /**
- * The planned matcher's own rules, with partitions run in this thread: what the run is told when a
- * partition fails or disagrees with it, and a memory limit that leaves room for one partition only.
+ * The planned matcher's own rules, with partitions decided in this thread: answers as one matcher's,
+ * what the run is told when a partition fails or disagrees with it, when the partitions start, and a
+ * memory limit that leaves no room for a partition. The partition thread itself: one that cannot
+ * start reports why.
  */
 import { DerivedKeys } from '../../src/core/aggregation/derived-key';
-import { decideBatches, type PartitionAccount } from '../../src/core/aggregation/partition-decisions';
-import type { StartPartition } from '../../src/core/aggregation/partition-thread';
-import { PlannedMatcher } from '../../src/core/aggregation/planned-matcher';
+import { PartitionDecider } from '../../src/core/aggregation/partition-decisions';
+import { startPartitionThread, type StartPartition } from '../../src/core/aggregation/partition-thread';
+import { PlannedMatcher, type PlannedMatcherOptions } from '../../src/core/aggregation/planned-matcher';
 import { buildMatcher } from '../../src/core/matching';
 import { inThread } from '../../src/core/matching/parallel/async-matcher';
+import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-entry';
+import type { MatchRecord } from '../../src/core/matching/types';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
+import { context } from './support';
 
 const { identities, accounts } = generate(3, 200, 200);
-const fresh: PartitionAccount[] = accounts.map((a, i) => ({
-  id: a.id,
-  attributes: a.attributes,
-  batch: Math.floor(i / 50),
-}));
+const batchOf = (b: number): MatchRecord[] => accounts.slice(b * 50, b * 50 + 50);
 
 /**
- * Partitions decided here, each batch reported on a later turn; `fail`: the partition's error instead,
- * after `after` batches.
+ * Partitions decided here, each message handled on a later turn; `fail`: the partition's error after
+ * `after` batches decided.
  */
 const inThisThread =
   (fail?: { after: number; message: string }): StartPartition =>
-  (data, onBatch, onEnd) => {
-    const batches = [...decideBatches(data.settings, data.input, new DerivedKeys(data.namespace))];
+  (start, out, onEnd) => {
     let stopped = false;
-    void (async () => {
-      for (const [n, d] of batches.entries()) {
-        await new Promise((r) => setImmediate(r));
-        if (stopped) return;
-        if (fail && n >= fail.after) return onEnd(new Error(fail.message));
-        onBatch(d);
-      }
-      onEnd();
-    })();
-    return { close: async () => void (stopped = true) };
+    let decided = 0;
+    const later = (f: () => void): void =>
+      void setImmediate(() => {
+        if (!stopped) f();
+      });
+    const decider = new PartitionDecider(start, {
+      decided: (d) =>
+        later(() => {
+          if (fail && decided++ >= fail.after) {
+            stopped = true;
+            onEnd(new Error(fail.message));
+          } else out.decided(d);
+        }),
+      exported: (to, batch, records) => later(() => out.exported(to, batch, records)),
+    });
+    return {
+      take: (work) => later(() => decider.take(work)),
+      import: (batch, records) => later(() => decider.import(batch, records)),
+      close: async () => void (stopped = true),
+    };
   };
 
 const keys = new DerivedKeys();
 
-function planned(start: StartPartition, signal = new AbortController().signal): PlannedMatcher {
-  const m = new PlannedMatcher(MAIN_SETTINGS, keys, inThread(buildMatcher(MAIN_SETTINGS)), signal, start);
+function planned(o: Partial<PlannedMatcherOptions> = {}): PlannedMatcher {
+  const m = new PlannedMatcher({
+    settings: MAIN_SETTINGS,
+    keys,
+    build: () => inThread(buildMatcher(MAIN_SETTINGS)),
+    partsFor: () => 3,
+    minRecords: 0,
+    skipsMatching: () => false,
+    signal: new AbortController().signal,
+    logger: context().logger,
+    startPartition: inThisThread(),
+    ...o,
+  });
   m.addBaseline(identities);
   return m;
 }
 
+/** Foresees every batch, as the run's ReadAhead does before it matches them. */
+const foreseeAll = (m: PlannedMatcher): boolean[] => [0, 1, 2, 3].map((b) => m.foresee(batchOf(b)));
+
 describe('planned matcher', () => {
   it('answers each batch with what its partitions found, as one matcher would', async () => {
-    const m = planned(inThisThread());
+    const m = planned();
     const one = buildMatcher(MAIN_SETTINGS);
     one.addBaseline(identities);
-    expect(await m.start(fresh, () => 3)).toBe(3);
+    expect(foreseeAll(m)).toEqual([true, true, true, true]);
     let found = 0;
     for (let b = 0; b < 4; b++) {
-      const batch = accounts.slice(b * 50, b * 50 + 50);
+      const batch = batchOf(b);
       const got = await m.match(batch, { topK: Number.POSITIVE_INFINITY });
       const want = one.match(batch, { topK: Number.POSITIVE_INFINITY });
       // Every candidate list, in its order (the form shows the first reviewTopK).
@@ -71,25 +95,33 @@ describe('planned matcher', () => {
       expect(got.stats.accounts).toBe(50);
     }
     expect(found).toBeGreaterThan(10);
-    m.finish();
     await m.close();
   });
 
   it('a partition that fails: the batch waiting for it fails with its error', async () => {
-    const m = planned(inThisThread({ after: 1, message: 'matching partition thread: out of memory' }));
-    await m.start(fresh, () => 2);
+    const m = planned({
+      startPartition: inThisThread({ after: 1, message: 'matching partition thread: out of memory' }),
+    });
+    foreseeAll(m);
     await expect(
       (async () => {
-        for (let b = 0; b < 4; b++) await m.match(accounts.slice(b * 50, b * 50 + 50));
+        for (let b = 0; b < 4; b++) {
+          const { duplicates } = await m.match(batchOf(b));
+          const made = batchOf(b).filter((a) => !duplicates.has(a.id));
+          m.addBaseline(
+            made.map((a) => ({ id: keys.keyOf(a.id), attributes: a.attributes })),
+            made.map((a) => a.id),
+          );
+        }
       })(),
     ).rejects.toThrow('matching partition thread: out of memory');
     await m.close();
   });
 
   it('the run creates an account its partition sent to review: refused', async () => {
-    const m = planned(inThisThread());
-    await m.start(fresh, () => 2);
-    const first = accounts.slice(0, 50);
+    const m = planned();
+    foreseeAll(m);
+    const first = batchOf(0);
     const { duplicates } = await m.match(first);
     const reviewed = first.find((a) => duplicates.has(a.id))!;
     expect(() => m.addBaseline([{ id: 'k', attributes: reviewed.attributes }], [reviewed.id])).toThrow(
@@ -99,16 +131,26 @@ describe('planned matcher', () => {
   });
 
   it('the run creates an account under another key, or fewer accounts than the partitions: refused', async () => {
-    const m = planned(inThisThread());
-    await m.start(fresh, () => 2);
-    const first = accounts.slice(0, 50);
+    const m = planned();
+    foreseeAll(m);
+    const first = batchOf(0);
     const { duplicates } = await m.match(first);
     const made = first.filter((a) => !duplicates.has(a.id));
     expect(() => m.addBaseline([{ id: 'another-key', attributes: made[0]!.attributes }], [made[0]!.id])).toThrow(
       `partitioned matching: the run gave the account made from ${made[0]!.id} another key`,
     );
-    expect(() => m.finish()).toThrow(
-      /^partitioned matching: \d+ account\(s\) its partitions created were not created by the run$/,
+    expect(() => m.addBaseline([], [])).toThrow(
+      `partitioned matching: its partition created an account for ${made[1]!.id}, which the run did not`,
+    );
+    await m.close();
+  });
+
+  it('the run matches accounts it did not foresee, or out of order: refused', async () => {
+    const m = planned();
+    m.foresee(batchOf(0));
+    await expect(m.match(batchOf(1))).rejects.toThrow(/^partitioned matching: the run matched a\d+ out of the order/);
+    await expect(m.match(batchOf(1))).rejects.toThrow(
+      'partitioned matching: the run matched accounts it did not foresee',
     );
     await m.close();
   });
@@ -116,22 +158,62 @@ describe('planned matcher', () => {
   it('a cancel ends the wait for a partition that never reports', async () => {
     const abort = new AbortController();
     let closed = 0;
-    const m = planned(() => ({ close: async () => void closed++ }), abort.signal);
-    await m.start(fresh, () => 2);
-    const waiting = m.match(accounts.slice(0, 50));
+    const m = planned({
+      signal: abort.signal,
+      startPartition: () => ({ take: () => undefined, import: () => undefined, close: async () => void closed++ }),
+    });
+    foreseeAll(m);
+    const waiting = m.match(batchOf(0));
     abort.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'COMMAND_CANCELLED' });
     await m.close();
-    expect(closed).toBe(2);
+    expect(closed).toBe(3);
   });
 
-  it('room for one partition only: no partition starts, the usual matcher goes on', async () => {
+  it('no room for a partition: none starts, the usual matcher goes on', async () => {
     let started = 0;
-    const m = planned((...args) => (started++, inThisThread()(...args)));
-    expect(await m.start(fresh, (records) => (records > 300 ? 1 : 4))).toBeUndefined();
-    const { duplicates } = await m.match(accounts.slice(0, 50), { topK: Number.POSITIVE_INFINITY });
+    const m = planned({
+      partsFor: (records) => (records > 150 ? 0 : 4),
+      startPartition: (...args) => (started++, inThisThread()(...args)),
+    });
+    expect(m.foresee(batchOf(0))).toBe(false);
+    const { duplicates } = await m.match(batchOf(0), { topK: Number.POSITIVE_INFINITY });
     expect(started).toBe(0);
     expect(duplicates.size).toBeGreaterThan(0);
     await m.close();
+  });
+
+  it('partitions start once baseline and foreseen accounts reach minRecords; a match before that: the usual matcher', async () => {
+    let started = 0;
+    const startPartition: StartPartition = (...args) => (started++, inThisThread()(...args));
+    const late = planned({ minRecords: 300, startPartition });
+    // 200 identities, then 50 accounts per batch: the second batch reaches 300.
+    expect(late.foresee(batchOf(0))).toBe(true);
+    expect(started).toBe(0);
+    late.foresee(batchOf(1));
+    expect(started).toBe(3);
+    await late.close();
+
+    started = 0;
+    const never = planned({ minRecords: 1_000, startPartition });
+    expect(foreseeAll(never)).toEqual([true, true, true, true]);
+    const { duplicates } = await never.match(batchOf(0), { topK: Number.POSITIVE_INFINITY });
+    expect(duplicates.size).toBeGreaterThan(0);
+    // Still foreseeing: the run reads ahead and must go on telling.
+    expect(never.foresee(batchOf(0))).toBe(true);
+    expect(started).toBe(0);
+    await never.close();
+  });
+
+  it('a partition thread that cannot start reports why, and exits', async () => {
+    const error = await new Promise<Error>((resolve) => {
+      const thread = startPartitionThread(
+        { settings: MAIN_SETTINGS, namespace: keys.namespaceId, attribute: 'email', baseline: identities },
+        { decided: () => undefined, exported: () => undefined },
+        (e) => void thread.close().then(() => resolve(e)),
+      );
+    });
+    expect(error.message).toBe('matching partition thread: email is no mandatory attribute with lossless keys');
+    expect(liveMatchingThreads()).toBe(0);
   });
 });

@@ -28,6 +28,8 @@ describe('server environment', () => {
     expect(loadEnv({ METRICS_PORT: '9090' }).METRICS_PORT).toBe(9090);
     expect(env.MATCHING_THREADS).toBeUndefined();
     expect(loadEnv({ MATCHING_THREADS: '2' }).MATCHING_THREADS).toBe(2);
+    expect(env.MATCHING_PARTITIONS).toBe(false);
+    expect(loadEnv({ MATCHING_PARTITIONS: 'true' }).MATCHING_PARTITIONS).toBe(true);
   });
 
   it.each([
@@ -47,6 +49,7 @@ describe('server environment', () => {
     [{ JOB_ENCRYPTION_KEY: 'a'.repeat(63) }, /JOB_ENCRYPTION_KEY must be 32 bytes/],
     [{ METRICS_PORT: 'metrics' }, /METRICS_PORT must be a whole number/],
     [{ MATCHING_THREADS: '0' }, /MATCHING_THREADS must be between 1 and 256/],
+    [{ MATCHING_PARTITIONS: 'on' }, /MATCHING_PARTITIONS must be true or false/],
     [{ METRICS_PORT: '-1' }, /METRICS_PORT must be a whole number/],
     [{ METRICS_PORT: '65536' }, /METRICS_PORT must be between 0 and 65535/],
     [{ TRUST_PROXY: 'the ingress' }, /TRUST_PROXY must be true, false, a number of proxy hops/],

@@ -50,7 +50,7 @@ import { ReadAhead } from './read-ahead';
 import { ModelLifecycle } from './model-lifecycle';
 import { MODEL_PARAMETERS_KEY } from './model-parameters';
 import { EstimateHold } from './estimate-hold';
-import { partitionedRun, type PartitionedBatches } from './partitioned-batches';
+import { partitionedRun } from './partitioned-run';
 import { enterRun, type RunGuard } from './run-guard';
 import { CandidateDirectory } from './candidate-directory';
 import { checkReviewFlood } from './review-flood-guard';
@@ -79,8 +79,6 @@ class AggregationRun {
   private directory?: CandidateDirectory;
   /** Full probabilistic run: the new accounts, held for the estimate. */
   private held?: EstimateHold;
-  /** A rules run's batches decided in partitions, once it has read enough new accounts. */
-  private partitioned?: PartitionedBatches;
   private ahead!: ReadAhead;
   private guard?: RunGuard;
   private state!: RunState;
@@ -234,7 +232,7 @@ class AggregationRun {
         }
         taken++;
         if (pending.fresh.length + pending.ready.length >= batchSize) {
-          yield* this.enqueue(pending);
+          yield* this.ahead.enqueue(pending);
           pending = { fresh: [], ready: [] };
         }
         if (limit > 0 && taken >= limit) {
@@ -246,9 +244,8 @@ class AggregationRun {
       this.summary.accountsPerSource[source.name] = read;
     }
     this.summary.timings.sourcesReadMs = Date.now() - this.started;
-    yield* this.enqueue(pending);
+    yield* this.ahead.enqueue(pending);
     yield* this.ahead.drain();
-    if (this.partitioned) for await (const b of this.partitioned.release()) yield* this.batches.flush(b);
     if (this.held) {
       const held = this.held;
       this.held = undefined;
@@ -302,26 +299,21 @@ class AggregationRun {
     return true;
   }
 
-  /** The batch now, or later where the run holds it for its partitions. */
-  private async *enqueue(batch: Batch): AsyncIterable<AccountItem> {
-    if (!this.partitioned?.holds(batch)) yield* this.ahead.enqueue(batch);
-  }
-
   private async loadBaseline(resetIdentities: ReadonlySet<string>): Promise<void> {
     const { config } = this;
     if (config.matching.attributes.length === 0) {
       this.logger.info('No matching attributes are configured: new accounts are not checked for potential duplicates');
       return;
     }
-    ({ matcher: this.matcher, batches: this.partitioned } = partitionedRun(
+    this.matcher = partitionedRun(
       config,
       this.deps,
-      (oneThread) => this.buildMatcher(oneThread),
+      () => this.buildMatcher(),
       this.keys,
       this.state.decisions,
       this.logger,
       this.ctx.signal,
-    ));
+    );
     this.directory = new CandidateDirectory(config.matching.attributes.map((a) => a.attribute));
     if (!config.includeIdentities) {
       this.logger.info('Include identities in the scope? is off: new accounts are matched only against each other');
@@ -330,8 +322,7 @@ class AggregationRun {
     await loadIdentityBaseline(this.inputs(), this.matcher, resetIdentities, this.directory);
   }
 
-  /** `oneThread`: no matching threads (a run that may decide in partitions has its own). */
-  private buildMatcher(oneThread: boolean): AsyncMatcher {
+  private buildMatcher(): AsyncMatcher {
     const { scope, ownAttributes, own } = this.state;
     this.model = new ModelLifecycle({
       config: this.config,
@@ -345,8 +336,7 @@ class AggregationRun {
     const parallelism = this.deps.matchingParallelism ?? defaultParallelism();
     // Threads pay off only for calls with many new accounts: batches of "Batch size", or the estimate of a
     // full probabilistic run (every new account at once); otherwise they would prepare the baseline for nothing.
-    const useful =
-      !oneThread && (this.held !== undefined || callsUseThreads(processingBatchSize(this.config), parallelism));
+    const useful = this.held !== undefined || callsUseThreads(processingBatchSize(this.config), parallelism);
     // Queue mode: child jobs any worker takes, where the calls are large enough to pay a child's round trips.
     const remote = this.deps.matchingShards;
     const spread =

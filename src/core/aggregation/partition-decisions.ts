@@ -1,17 +1,20 @@
 /**
- * A run's matching decisions made in partitions (issue 27's partitioned run). With a partition plan
- * (partition-plan.ts) every account a new account can match lies in its partition: the baseline
- * records of its classes, and the run's accounts of its classes, created or still to be matched. A
- * partition therefore replays the run's decisions over its own accounts alone: it matches them in the
- * run's batches, in the run's order, and lets the ones without a potential duplicate join its
- * baseline after their batch, under the connector keys the run will give them (derived-key.ts). The
- * rules model only: a pair's outcome and score then depend on the two records alone (the
- * probabilistic model's statistics and term frequencies come from every record of the run).
+ * One partition of a run decided in partitions (issue 27): it replays the run's decisions over its
+ * own records. Every account a new account can match lies in its class, and its class lives in one
+ * partition (partition-router.ts), so the partition matches its accounts in the run's batches, in the
+ * run's order, against its baseline, the accounts it created before and those before it in the batch;
+ * the ones without a potential duplicate left to review join its baseline after their batch, under
+ * the connector keys the run will give them (derived-key.ts). The rules model only: a pair's outcome
+ * and score then depend on the two records alone (the probabilistic model's statistics and term
+ * frequencies come from every record of the run).
+ *
+ * Before deciding a batch it sends the classes moving away (their records: moves carry only records
+ * from before the batch, so it never waits for that) and then waits for the classes moving in.
  */
-import { buildMatcher } from '../matching/matcher';
-import { planPartitions, type PartitionPlan } from '../matching/partition-plan';
+import { buildMatcher, type Matcher } from '../matching/matcher';
+import { PlanKeys } from '../matching/partition-plan';
 import type { MatchRecord, MatchStats, MatchingSettings, PotentialDuplicate } from '../matching/types';
-import type { DerivedKeys } from './derived-key';
+import { DerivedKeys } from './derived-key';
 import { reviewedDuplicates } from './duplicate-review';
 
 /** A new account as a partition decides it. */
@@ -22,16 +25,28 @@ export interface PartitionAccount {
   identityId?: string;
   /** Its merged attributes (those the matcher reads suffice). */
   attributes: Record<string, unknown>;
-  /** The run's batch it is matched in: ascending in the order the accounts are given. */
-  batch: number;
   /** A reviewer's "not a duplicate": created without matching. */
   skipsMatching?: boolean;
 }
 
-/** What one partition is given: everything its accounts can meet. */
-export interface PartitionInput {
-  baseline: MatchRecord[];
+/** One batch of the run for one partition: its accounts, and the classes moving out and in first. */
+export interface PartitionWork {
+  batch: number;
   accounts: PartitionAccount[];
+  /** Records with any of these keys go to partition `to`. */
+  exports: { to: number; keys: string[] }[];
+  /** Moves to wait for (imports of this batch). */
+  imports: number;
+}
+
+/** What a partition starts with. */
+export interface PartitionStart {
+  settings: MatchingSettings;
+  /** The run's key namespace (DerivedKeys.namespaceId): the partition names created accounts as the run will. */
+  namespace: string;
+  /** The plan's attribute (moves select records by its keys). */
+  attribute: string;
+  baseline: MatchRecord[];
 }
 
 /**
@@ -47,64 +62,110 @@ export interface BatchDecisions {
   candidates: [string, number][];
 }
 
-/**
- * The plan's partitions, each with its baseline records and its accounts in the order given;
- * undefined without a plan (no mandatory attribute with lossless keys, or the probabilistic model).
- */
-export function partitionRun(
-  settings: MatchingSettings,
-  baseline: readonly MatchRecord[],
-  accounts: readonly PartitionAccount[],
-  parts: number,
-): { plan: PartitionPlan; inputs: PartitionInput[] } | undefined {
-  if (settings.model === 'probabilistic') return undefined;
-  const plan = planPartitions(settings, accounts, parts, baseline);
-  if (!plan) return undefined;
-  const inputs = Array.from({ length: parts }, (): PartitionInput => ({ baseline: [], accounts: [] }));
-  baseline.forEach((r, i) => {
-    const p = plan.baselinePartitionOf[i]!;
-    if (p >= 0) inputs[p]!.baseline.push(r);
-  });
-  accounts.forEach((a, i) => inputs[plan.partitionOf[i]!]!.accounts.push(a));
-  return { plan, inputs };
+export interface PartitionOutput {
+  decided(d: BatchDecisions): void;
+  exported(to: number, batch: number, records: MatchRecord[]): void;
 }
 
-/**
- * One partition's decisions, batch by batch, made as the run makes them (batch-processor.ts) over its
- * records alone.
- */
-export function* decideBatches(
-  settings: MatchingSettings,
-  input: PartitionInput,
-  keys: DerivedKeys,
-): Generator<BatchDecisions> {
-  let candidates: [string, number][] = [];
-  const matcher = buildMatcher(settings, { observeCandidates: (label, k) => void candidates.push([label, k]) });
-  matcher.addBaseline(input.baseline);
-  const { accounts } = input;
-  for (let start = 0; start < accounts.length;) {
-    const batch = accounts[start]!.batch;
-    let end = start + 1;
-    while (end < accounts.length && accounts[end]!.batch === batch) end++;
-    if (end < accounts.length && accounts[end]!.batch < batch)
-      throw new RangeError(`partition accounts out of batch order at ${accounts[end]!.id}`);
-    const toMatch: MatchRecord[] = [];
-    for (let i = start; i < end; i++)
-      if (!accounts[i]!.skipsMatching) toMatch.push({ id: accounts[i]!.id, attributes: accounts[i]!.attributes });
-    const result = matcher.match(toMatch, { topK: Number.POSITIVE_INFINITY });
-    const decided: BatchDecisions = { batch, found: [], created: [], stats: result.stats, candidates };
-    candidates = [];
+export class PartitionDecider {
+  private readonly matcher: Matcher;
+  private readonly planKeys: PlanKeys;
+  private readonly derived: DerivedKeys;
+  /** Every record held (baseline, created, moved in), and which hold each key: what a move sends. */
+  private readonly held: MatchRecord[] = [];
+  private readonly byKey = new Map<string, number[]>();
+  private readonly ids = new Set<string>();
+  private readonly queue: PartitionWork[] = [];
+  /** The head of the queue sent its exports. */
+  private exported = false;
+  private readonly imported = new Map<number, MatchRecord[][]>();
+  private candidates: [string, number][] = [];
+
+  constructor(
+    start: PartitionStart,
+    private readonly out: PartitionOutput,
+  ) {
+    this.matcher = buildMatcher(start.settings, {
+      observeCandidates: (label, k) => void this.candidates.push([label, k]),
+    });
+    this.planKeys = new PlanKeys(start.settings, start.attribute);
+    this.derived = new DerivedKeys(start.namespace);
+    this.hold(start.baseline);
+  }
+
+  take(work: PartitionWork): void {
+    this.queue.push(work);
+    this.pump();
+  }
+
+  import(batch: number, records: MatchRecord[]): void {
+    const list = this.imported.get(batch);
+    if (list) list.push(records);
+    else this.imported.set(batch, [records]);
+    this.pump();
+  }
+
+  /** Decides the batches whose moves have all arrived, in order. */
+  private pump(): void {
+    for (let work = this.queue[0]; work; work = this.queue[0]) {
+      if (!this.exported) {
+        for (const e of work.exports) this.out.exported(e.to, work.batch, this.holding(e.keys));
+        this.exported = true;
+      }
+      const moved = this.imported.get(work.batch) ?? [];
+      if (moved.length < work.imports) return;
+      this.queue.shift();
+      this.exported = false;
+      this.imported.delete(work.batch);
+      // A class may come back to a partition that kept its copies: those are held already.
+      for (const records of moved) this.hold(records.filter((r) => !this.ids.has(r.id)));
+      this.out.decided(this.decide(work));
+    }
+  }
+
+  private decide(work: PartitionWork): BatchDecisions {
+    const { accounts } = work;
+    const toMatch = accounts.filter((a) => !a.skipsMatching);
+    const result = this.matcher.match(toMatch, { topK: Number.POSITIVE_INFINITY });
+    const decided: BatchDecisions = {
+      batch: work.batch,
+      found: [],
+      created: [],
+      stats: result.stats,
+      candidates: this.candidates,
+    };
+    this.candidates = [];
     const joined: MatchRecord[] = [];
-    for (let i = start; i < end; i++) {
-      const a = accounts[i]!;
+    for (const a of accounts) {
       const duplicates = result.duplicates.get(a.id);
       if (duplicates) decided.found.push([a.id, duplicates]);
       if (reviewedDuplicates(duplicates, a.identityId).length > 0) continue;
       decided.created.push(a.id);
-      joined.push({ id: keys.keyOf(a.id), attributes: a.attributes });
+      joined.push({ id: this.derived.keyOf(a.id), attributes: a.attributes });
     }
-    matcher.addBaseline(joined);
-    yield decided;
-    start = end;
+    this.hold(joined);
+    return decided;
+  }
+
+  private hold(records: MatchRecord[]): void {
+    if (records.length === 0) return;
+    this.matcher.addBaseline(records);
+    const keys = this.planKeys.of(records);
+    records.forEach((r, i) => {
+      const n = this.held.push(r) - 1;
+      this.ids.add(r.id);
+      for (const k of keys[i]!) {
+        const list = this.byKey.get(k);
+        if (list) list.push(n);
+        else this.byKey.set(k, [n]);
+      }
+    });
+  }
+
+  /** The records held with any of these keys, each once, in the order held. */
+  private holding(keys: readonly string[]): MatchRecord[] {
+    const picked = new Set<number>();
+    for (const k of keys) for (const n of this.byKey.get(k) ?? []) picked.add(n);
+    return [...picked].sort((a, b) => a - b).map((n) => this.held[n]!);
   }
 }

@@ -1,17 +1,17 @@
 /** A partition decided in a worker thread (partition-worker.ts), its batches reported as they come. */
 import { WorkerEntry } from '../matching/parallel/worker-entry';
-import type { MatchingSettings } from '../matching/types';
-import type { BatchDecisions, PartitionInput } from './partition-decisions';
+import type { MatchRecord } from '../matching/types';
+import type { BatchDecisions, PartitionOutput, PartitionStart, PartitionWork } from './partition-decisions';
 
-export interface PartitionWorkerData {
-  settings: MatchingSettings;
-  /** The run's key namespace (DerivedKeys.namespaceId): the thread names created accounts as the run will. */
-  namespace: string;
-  input: PartitionInput;
-}
+/** To the thread. */
+export type PartitionInbound =
+  { type: 'work'; work: PartitionWork } | { type: 'import'; batch: number; records: MatchRecord[] };
 
-export type PartitionMessage =
-  { type: 'batch'; decided: BatchDecisions } | { type: 'done' } | { type: 'error'; message: string };
+/** From the thread. */
+export type PartitionOutbound =
+  | { type: 'batch'; decided: BatchDecisions }
+  | { type: 'export'; to: number; batch: number; records: MatchRecord[] }
+  | { type: 'error'; message: string };
 
 const ENTRY = new WorkerEntry(__dirname, 'partition-worker');
 
@@ -20,24 +20,27 @@ export function partitionThreadsAvailable(): boolean {
 }
 
 export interface PartitionThread {
+  take(work: PartitionWork): void;
+  /** Records moving in for a batch (another partition's export). */
+  import(batch: number, records: MatchRecord[]): void;
   /** Ends the thread (idempotent); resolves once it has exited. */
   close(): Promise<void>;
 }
 
+/**
+ * Starts a partition. `out` gets each batch decided, in order, and the records it sends another
+ * partition; `onEnd` once, with the error, when it fails or its thread exits before close().
+ */
 export type StartPartition = (
-  data: PartitionWorkerData,
-  onBatch: (decided: BatchDecisions) => void,
-  onEnd: (error?: Error) => void,
+  start: PartitionStart,
+  out: PartitionOutput,
+  onEnd: (error: Error) => void,
 ) => PartitionThread;
 
-/**
- * Starts the thread. `onBatch` gets each batch decided, in order; `onEnd` once, with nothing when every
- * batch was reported, else the error (the thread failed or exited first).
- */
-export const startPartitionThread: StartPartition = (data, onBatch, onEnd) => {
-  const worker = ENTRY.start(data);
+export const startPartitionThread: StartPartition = (start, out, onEnd) => {
+  const worker = ENTRY.start(start);
   let ended = false;
-  const end = (error?: Error): void => {
+  const end = (error: Error): void => {
     if (ended) return;
     ended = true;
     onEnd(error);
@@ -49,14 +52,21 @@ export const startPartitionThread: StartPartition = (data, onBatch, onEnd) => {
     }),
   );
   worker.on('error', (e) => end(e));
-  worker.on('message', (m: PartitionMessage) => {
+  worker.on('message', (m: PartitionOutbound) => {
     if (ended) return;
-    if (m.type === 'batch') onBatch(m.decided);
-    else if (m.type === 'done') end();
+    if (m.type === 'batch') out.decided(m.decided);
+    else if (m.type === 'export') out.exported(m.to, m.batch, m.records);
     else end(new Error(`matching partition thread: ${m.message}`));
   });
+  const send = (m: PartitionInbound): void => {
+    if (!ended) worker.postMessage(m);
+  };
   return {
+    take: (work) => send({ type: 'work', work }),
+    import: (batch, records) => send({ type: 'import', batch, records }),
     close: async () => {
+      // Closed by the run: its exit is no failure.
+      ended = true;
       await worker.terminate();
       await exited;
     },

@@ -1,24 +1,46 @@
 /**
- * The matcher of a run whose later batches are decided in partitions (partitioned-batches.ts). Until
- * the run starts holding its batches it is the run's usual matcher (`inner`), and it keeps a copy of
- * every baseline record (the matching attributes only): identities and the accounts created so far.
- * Then start() plans the partitions over that baseline and the held accounts, and one thread per
- * partition decides its accounts (partition-decisions.ts), reporting batch by batch. From there on
- * match() answers each batch with what the partitions found, as soon as they all got that far, and
- * addBaseline() checks that the run creates exactly the accounts the partitions created, under the
- * same keys (the candidate ids they gave later accounts); finish() that none is left over.
+ * The matcher of a run decided in partitions (issue 27), one thread each, started while the sources
+ * are still read. It keeps the baseline (matching attributes only, packed) until the run has foreseen
+ * enough new accounts (`minRecords` records with the baseline); then it packs the baseline's classes
+ * into the partitions (partition-router.ts) and sends each batch foreseen (ReadAhead: up to 16 batches
+ * before the run matches it) to the partitions of its accounts' classes (partition-decisions.ts).
+ * match() answers a batch with what the partitions found as soon as they have decided it; addBaseline()
+ * checks that the run creates exactly the accounts the partitions created, under the same keys.
+ *
+ * A run that matches a batch before it has foreseen that many records, or whose memory limit leaves no
+ * room for two partitions, is matched by the usual matcher instead.
  */
 import { FusionError } from '../errors';
-import type { AsyncMatcher } from '../matching/parallel/async-matcher';
+import type { AsyncMatcher, ForeseenRecord } from '../matching/parallel/async-matcher';
 import { candidatesObserver, recordMatchingStats } from '../matching/metrics';
+import { PlanKeys, plannedAttributes } from '../matching/partition-plan';
 import { emptyStats } from '../matching/slice-finish';
 import type { MatchOptions, MatchRecord, MatchResult, MatchingSettings, PotentialDuplicate } from '../matching/types';
+import type { Logger } from '../ports/logger';
 import { matchedAttributes } from './account-items';
 import { throwIfCancelled } from './batch-processor';
 import type { DerivedKeys } from './derived-key';
 import { RecordPacker, type Packed } from './packed-account';
-import { partitionRun, type BatchDecisions, type PartitionAccount } from './partition-decisions';
+import type { BatchDecisions, PartitionAccount, PartitionWork } from './partition-decisions';
+import { PartitionRouter } from './partition-router';
 import { startPartitionThread, type PartitionThread, type StartPartition } from './partition-thread';
+
+export interface PlannedMatcherOptions {
+  settings: MatchingSettings;
+  keys: DerivedKeys;
+  /** The run's usual matcher, for a run that does not partition. */
+  build: () => AsyncMatcher;
+  /** Partitions (threads) the memory limit allows for so many records. */
+  partsFor: (records: number) => number;
+  /** Records (baseline and new accounts foreseen) from which the partitions start. */
+  minRecords: number;
+  /** A reviewer's "not a duplicate": the account is created without matching. */
+  skipsMatching: (id: string) => boolean;
+  /** The run's: a cancel ends a wait for the partitions. */
+  signal: AbortSignal;
+  logger: Logger;
+  startPartition?: StartPartition;
+}
 
 interface Waiting {
   ids: readonly string[];
@@ -30,133 +52,187 @@ interface Waiting {
 const mismatch = (what: string): Error => new Error(`partitioned matching: ${what}`);
 
 export class PlannedMatcher implements AsyncMatcher {
-  /** The baseline so far (matching attributes only, packed), until start() hands it to the partitions. */
+  /** The baseline until the partitions start (or the usual matcher takes over). */
   private held: Packed<MatchRecord>[] | undefined = [];
   private readonly packer = new RecordPacker();
+  private inner: AsyncMatcher | undefined;
+  /** Batches foreseen before the partitions started. */
+  private pending: ForeseenRecord[][] = [];
+  private foreseen = 0;
+  private router: PartitionRouter | undefined;
+  private planKeys: PlanKeys | undefined;
+  private nextBatch = 0;
+  /** foresee() said true: it must go on saying so (the run reads ahead from then on). */
+  private foreseeing = false;
+  /** The batches sent to the partitions and not yet matched by the run (their accounts' ids). */
+  private readonly routed: string[][] = [];
+  /** The batch the run matched last, until its accounts are created. */
+  private current: readonly string[] = [];
   /** Per account decided and not yet matched or created: its potential duplicates (null: none). */
   private readonly decided = new Map<string, PotentialDuplicate[] | null>();
   /** Accounts the partitions created and the run has not yet. */
   private readonly created = new Set<string>();
   private readonly observers = new Map<string, (k: number) => void>();
   private threads: PartitionThread[] = [];
-  private running = 0;
   private waiting: Waiting | undefined;
   private failure: Error | undefined;
   /** The other partitions being stopped after one failed: close() waits for them. */
   private stopping: Promise<void> | undefined;
 
-  constructor(
-    private readonly settings: MatchingSettings,
-    private readonly keys: DerivedKeys,
-    /** The run's usual matcher, for the batches before start(). */
-    private inner: AsyncMatcher | undefined,
-    /** The run's: a cancel ends a wait for the partitions. */
-    private readonly signal: AbortSignal,
-    private readonly startPartition: StartPartition = startPartitionThread,
-  ) {}
+  constructor(private readonly o: PlannedMatcherOptions) {}
 
   addBaseline(records: Iterable<MatchRecord>, foreseen?: readonly string[]): void {
-    if (this.inner) {
-      const list = [...records];
-      this.inner.addBaseline(list, foreseen);
-      if (this.held)
-        for (const r of list)
-          this.held.push(this.packer.pack({ id: r.id, attributes: matchedAttributes(this.settings, r.attributes) }));
+    if (this.inner) return this.inner.addBaseline(records, foreseen);
+    const { settings } = this.o;
+    if (this.held) {
+      for (const r of records)
+        this.held.push(this.packer.pack({ id: r.id, attributes: matchedAttributes(settings, r.attributes) }));
       return;
     }
-    // The accounts the run created from this batch: the partitions must have created the same ones.
+    // The accounts the run created from its last batch: the partitions must have created the same ones.
     const list = [...records];
     if (foreseen?.length !== list.length) throw mismatch('the run added baseline records that no account made');
     list.forEach((r, i) => {
       const id = foreseen[i]!;
       if (!this.created.delete(id)) throw mismatch(`the run created an account for ${id}, which its partition did not`);
-      if (r.id !== this.keys.keyOf(id)) throw mismatch(`the run gave the account made from ${id} another key`);
-      this.decided.delete(id);
+      if (r.id !== this.o.keys.keyOf(id)) throw mismatch(`the run gave the account made from ${id} another key`);
     });
-  }
-
-  /** No partition will start (the run held no batch): the baseline's copy goes. */
-  dropHeld(): void {
-    this.held = undefined;
-  }
-
-  /**
-   * The run's remaining new accounts, in its order with its batches: the partitions start (as many as
-   * `partsFor` allows for the records to hold, one thread each) and the usual matcher ends. Fewer than
-   * 2: the usual matcher goes on alone (undefined). Returns the threads started (partitions with accounts).
-   */
-  async start(
-    accounts: readonly PartitionAccount[],
-    partsFor: (records: number) => number,
-  ): Promise<number | undefined> {
-    const held = this.held!;
-    this.held = undefined;
-    const parts = partsFor(held.length + accounts.length);
-    if (parts < 2) return undefined;
-    const planned = partitionRun(
-      this.settings,
-      held.map((p) => this.packer.unpack(p)),
-      accounts,
-      parts,
-    );
-    if (!planned) throw mismatch('the settings give no partition plan');
-    const inner = this.inner!;
-    this.inner = undefined;
-    await inner.close();
-    for (const input of planned.inputs) {
-      if (input.accounts.length === 0) continue;
-      this.running++;
-      this.threads.push(
-        this.startPartition(
-          { settings: this.settings, namespace: this.keys.namespaceId, input },
-          (d) => this.decide(d),
-          (e) => this.ended(e),
-        ),
-      );
+    for (const id of this.current) {
+      if (this.created.has(id)) throw mismatch(`its partition created an account for ${id}, which the run did not`);
+      this.decided.delete(id);
     }
-    return this.threads.length;
+    this.current = [];
+  }
+
+  foresee(records: readonly ForeseenRecord[]): boolean {
+    if (this.inner) return this.foreseeing;
+    if (!this.foreseeing && this.o.partsFor(this.held!.length) < 1) {
+      this.o.logger.info("Matching in the run's own thread: the memory limit leaves no room for partitions");
+      this.useInner();
+      return false;
+    }
+    if (this.router) this.route(records);
+    else {
+      this.pending.push([...records]);
+      this.foreseen += records.length;
+      if (this.held!.length + this.foreseen >= this.o.minRecords) this.start();
+    }
+    return (this.foreseeing = true);
   }
 
   async match(newRecords: readonly MatchRecord[], opts?: MatchOptions): Promise<MatchResult> {
+    if (!this.inner && !this.router) this.useInner();
     if (this.inner) return this.inner.match(newRecords, opts);
-    const ids = newRecords.map((r) => r.id);
-    if (!this.ready(ids)) {
-      await new Promise<void>((resolve, reject) => {
-        const cancel = (): void => {
-          this.waiting = undefined;
-          try {
-            throwIfCancelled({ signal: this.signal });
-          } catch (e) {
-            reject(e);
-          }
-        };
-        if (this.signal.aborted) return cancel();
-        this.signal.addEventListener('abort', cancel, { once: true });
-        const done = (): void => this.signal.removeEventListener('abort', cancel);
-        this.waiting = {
-          ids,
-          resolve: () => (done(), resolve()),
-          reject: (e) => (done(), reject(e)),
-        };
-        this.wake();
-      });
-    }
+    const ids = this.routed.shift();
+    if (!ids) throw mismatch('the run matched accounts it did not foresee');
+    if (!this.ready(ids)) await this.wait(ids);
+    this.current = ids;
     const duplicates = new Map<string, PotentialDuplicate[]>();
-    for (const id of ids) {
-      const found = this.decided.get(id);
-      this.decided.delete(id);
-      if (found) duplicates.set(id, found);
+    for (const r of newRecords) {
+      const found = this.decided.get(r.id);
+      if (found === undefined) throw mismatch(`the run matched ${r.id} out of the order it foresaw`);
+      if (found) duplicates.set(r.id, found);
     }
     const stats = emptyStats();
-    stats.accounts = ids.length;
+    stats.accounts = newRecords.length;
     stats.accountsWithDuplicates = duplicates.size;
     return { duplicates, stats };
   }
 
-  /** Every held batch processed: the run created every account the partitions created. */
-  finish(): void {
-    if (this.created.size > 0)
-      throw mismatch(`${this.created.size} account(s) its partitions created were not created by the run`);
+  /** The usual matcher over the baseline held: the run matches before it has foreseen enough accounts. */
+  private useInner(): void {
+    const inner = (this.inner = this.o.build());
+    inner.addBaseline(this.held!.map((p) => this.packer.unpack(p)));
+    this.held = undefined;
+    this.pending = [];
+  }
+
+  /** Plans the partitions over the baseline, starts their threads and sends them the batches foreseen. */
+  private start(): void {
+    const baseline = this.held!.map((p) => this.packer.unpack(p));
+    this.held = undefined;
+    const parts = this.o.partsFor(baseline.length + this.foreseen);
+    // By the attribute whose partitions come out most even (a mandatory attribute with lossless keys).
+    for (const attribute of plannedAttributes(this.o.settings)) {
+      const planKeys = new PlanKeys(this.o.settings, attribute);
+      const router = new PartitionRouter(parts, planKeys.of(baseline));
+      if (!this.router || Math.max(...router.loads) < Math.max(...this.router.loads)) {
+        this.router = router;
+        this.planKeys = planKeys;
+      }
+    }
+    const router = this.router;
+    if (!router) throw mismatch('the settings give no partition plan');
+    const start = this.o.startPartition ?? startPartitionThread;
+    for (let p = 0; p < parts; p++) {
+      const mine = baseline.filter((_, i) => router.baselinePartitionOf[i] === p);
+      this.threads.push(
+        start(
+          {
+            settings: this.o.settings,
+            namespace: this.o.keys.namespaceId,
+            attribute: this.planKeys!.attribute,
+            baseline: mine,
+          },
+          {
+            decided: (d) => this.decide(d),
+            exported: (to, batch, records) => this.threads[to]?.import(batch, records),
+          },
+          (e) => this.ended(e),
+        ),
+      );
+    }
+    const named = `${parts} partition${parts === 1 ? '' : 's'}`;
+    this.o.logger.info({ partitions: parts }, `Matching new accounts in ${named} as the sources are read`);
+    for (const batch of this.pending) this.route(batch);
+    this.pending = [];
+  }
+
+  /** Sends a batch's accounts to their partitions, with the classes that move first. */
+  private route(records: readonly ForeseenRecord[]): void {
+    const batch = this.nextBatch++;
+    if (records.length === 0) return;
+    const { settings, skipsMatching } = this.o;
+    const accounts = records.map((r): PartitionAccount => ({
+      id: r.id,
+      ...(r.identityId ? { identityId: r.identityId } : {}),
+      attributes: matchedAttributes(settings, r.attributes),
+      ...(skipsMatching(r.id) ? { skipsMatching: true } : {}),
+    }));
+    const { partitionOf, moves } = this.router!.route(this.planKeys!.of(accounts));
+    const works = this.threads.map((): PartitionWork => ({ batch, accounts: [], exports: [], imports: 0 }));
+    accounts.forEach((a, i) => works[partitionOf[i]!]!.accounts.push(a));
+    for (const m of moves) {
+      works[m.from]!.exports.push({ to: m.to, keys: m.keys });
+      works[m.to]!.imports++;
+    }
+    works.forEach((w, p) => {
+      if (w.accounts.length > 0 || w.exports.length > 0 || w.imports > 0) this.threads[p]!.take(w);
+    });
+    this.routed.push(accounts.map((a) => a.id));
+  }
+
+  private wait(ids: readonly string[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const { signal } = this.o;
+      const cancel = (): void => {
+        this.waiting = undefined;
+        try {
+          throwIfCancelled({ signal });
+        } catch (e) {
+          reject(e);
+        }
+      };
+      if (signal.aborted) return cancel();
+      signal.addEventListener('abort', cancel, { once: true });
+      const done = (): void => signal.removeEventListener('abort', cancel);
+      this.waiting = {
+        ids,
+        resolve: () => (done(), resolve()),
+        reject: (e) => (done(), reject(e)),
+      };
+      this.wake();
+    });
   }
 
   private ready(ids: readonly string[]): boolean {
@@ -179,10 +255,9 @@ export class PlannedMatcher implements AsyncMatcher {
     this.wake();
   }
 
-  /** A partition's end; a failed one fails the run: the other partitions are stopped. */
-  private ended(error?: Error): void {
-    this.running--;
-    if (error && !this.failure) {
+  /** A partition failed: the run fails at the batch waiting for it, and the other partitions are stopped. */
+  private ended(error: Error): void {
+    if (!this.failure) {
       this.failure = error;
       this.stopping = this.stopThreads();
     }
@@ -196,9 +271,9 @@ export class PlannedMatcher implements AsyncMatcher {
     if (this.ready(w.ids)) {
       this.waiting = undefined;
       w.resolve();
-    } else if (this.failure || this.running === 0) {
+    } else if (this.failure) {
       this.waiting = undefined;
-      w.reject(this.failure ?? mismatch('the partitions ended without deciding every account'));
+      w.reject(this.failure);
     }
   }
 
@@ -206,10 +281,6 @@ export class PlannedMatcher implements AsyncMatcher {
     const threads = this.threads;
     this.threads = [];
     await Promise.all(threads.map((t) => t.close()));
-  }
-
-  foresee(): boolean {
-    return false;
   }
 
   async estimate(): Promise<undefined> {
@@ -229,6 +300,12 @@ export class PlannedMatcher implements AsyncMatcher {
   }
 
   async close(): Promise<void> {
+    const router = this.router;
+    if (router && !this.failure && this.threads.length > 0)
+      this.o.logger.info(
+        { partitions: router.parts, records: router.loads, classesMoved: router.moved.classes },
+        `Partitions decided the run's new accounts; ${router.moved.classes} classes moved between them`,
+      );
     await Promise.all([this.inner?.close(), this.stopThreads(), this.stopping]);
   }
 }

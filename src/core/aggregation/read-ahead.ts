@@ -45,7 +45,13 @@ export class ReadAhead {
     if (this.foreseeing === false || !this.matcher) return false;
     const merged = batch.fresh.map((a) => mergedAlone(this.config, a));
     batch.merged = merged;
-    this.foreseeing = this.matcher.foresee(batch.fresh.map((a, i) => ({ id: a.id, attributes: merged[i]! })));
+    this.foreseeing = this.matcher.foresee(
+      batch.fresh.map((a, i) => ({
+        id: a.id,
+        attributes: merged[i]!,
+        ...(a.identityId ? { identityId: a.identityId } : {}),
+      })),
+    );
     return this.foreseeing;
   }
 }

@@ -137,7 +137,38 @@ function keyedRuntime(rule: AttributeMatchRule, probabilistic: boolean): Attribu
 
 /** Whether these settings give a plan (whatever the records). */
 export function plannable(settings: MatchingSettings): boolean {
-  return settings.attributes.some((rule) => keyedRuntime(rule, settings.model === 'probabilistic') !== undefined);
+  return plannedAttributes(settings).length > 0;
+}
+
+/** The attributes a plan may partition by: mandatory, with lossless blocking keys. */
+export function plannedAttributes(settings: MatchingSettings): string[] {
+  const probabilistic = settings.model === 'probabilistic';
+  return settings.attributes.filter((rule) => keyedRuntime(rule, probabilistic)).map((rule) => rule.attribute);
+}
+
+/** Records' blocking keys by one attribute a plan may partition by, computed without keeping the records. */
+export class PlanKeys {
+  private readonly runtime: AttributeRuntime;
+  private readonly index: KeyIndex<unknown>;
+
+  constructor(
+    settings: MatchingSettings,
+    readonly attribute: string,
+  ) {
+    const rule = settings.attributes.find((r) => r.attribute === attribute);
+    const runtime = rule && keyedRuntime(rule, settings.model === 'probabilistic');
+    if (!runtime) throw new RangeError(`${attribute} is no mandatory attribute with lossless keys`);
+    this.runtime = runtime;
+    this.index = runtime.index() as KeyIndex<unknown>;
+  }
+
+  /** Each record's keys, deduplicated (none: no value, the mandatory attribute cannot pass). */
+  of(records: readonly MatchRecord[]): string[][] {
+    this.runtime.append(records);
+    const keys = records.map((_, r) => [...this.index.keysOf(r)]);
+    this.runtime.truncate(0);
+    return keys;
+  }
 }
 
 /**

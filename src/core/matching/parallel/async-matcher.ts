@@ -3,6 +3,12 @@ import type { Matcher } from '../matcher';
 import type { MatchOptions, MatchRecord, MatchResult, ModelParameters, ParameterEstimate } from '../types';
 import { collectingFeed, type EstimateFeed } from './estimate-feed';
 
+/** A new account foreseen (AsyncMatcher.foresee). */
+export interface ForeseenRecord extends MatchRecord {
+  /** The identity its source account is correlated with: never its own potential duplicate. */
+  identityId?: string;
+}
+
 /** What the aggregation and `fusion-proxy match` use: Matcher, asynchronous where shards work. */
 export interface AsyncMatcher {
   /**
@@ -16,7 +22,7 @@ export interface AsyncMatcher {
    * (foreseen-accounts.ts), so the caller gains by telling it early; every later call must then match
    * only foreseen accounts, in that order. False (the default, decided at the first call): a hint ignored.
    */
-  foresee(records: readonly MatchRecord[]): boolean;
+  foresee(records: readonly ForeseenRecord[]): boolean;
   match(newRecords: readonly MatchRecord[], opts?: MatchOptions): Promise<MatchResult>;
   estimate(newRecords: readonly MatchRecord[]): Promise<ParameterEstimate | undefined>;
   /**

@@ -29,7 +29,7 @@ export interface MatchingParallelism {
   threadCost?: ThreadCost;
   /**
    * Rules runs with a partition plan decide their batches in partitions, one per thread, once they have
-   * read `minRecords` new accounts (aggregation/partitioned-batches.ts). Off by default: with only
+   * foreseen `minRecords` records (aggregation/planned-matcher.ts). Off by default: with only
    * matching in the partitions a run is not faster yet (docs/aggregation.md, "Partitions").
    */
   partitions?: boolean;

@@ -1,0 +1,52 @@
+/** Whether a run decides its new accounts in partitions (issue 27), and its matcher either way. */
+import type { FusionConfig } from '../config/fusion-config';
+import type { CoreDeps } from '../core-deps';
+import type { AsyncMatcher } from '../matching/parallel/async-matcher';
+import { defaultParallelism, partitionThreadsAllowed } from '../matching/parallel/parallelism';
+import { plannable } from '../matching/partition-plan';
+import type { Logger } from '../ports/logger';
+import type { DerivedKeys } from './derived-key';
+import { partitionThreadsAvailable } from './partition-thread';
+import { PlannedMatcher } from './planned-matcher';
+import type { ReviewDecisions } from './review-decisions';
+
+/**
+ * The run's matcher: where the run may decide its new accounts in partitions
+ * (MatchingParallelism.partitions), one that does (planned-matcher.ts) and falls back on `build`. No
+ * partitions where they cannot give the same decisions (the probabilistic model, no mandatory attribute
+ * with lossless keys), and where there is one thread or no worker entry (the connector's bundle). Where
+ * they apply they take the place of matching child jobs (queue mode): the operator turned them on.
+ */
+export function partitionedRun(
+  config: FusionConfig,
+  deps: CoreDeps,
+  build: () => AsyncMatcher,
+  keys: DerivedKeys,
+  decisions: ReviewDecisions,
+  logger: Logger,
+  signal: AbortSignal,
+): AsyncMatcher {
+  const { threads, minRecords, memoryLimit, threadCost, partitions } = deps.matchingParallelism ?? defaultParallelism();
+  // The run's own thread counts among the threads: it reads, builds the reviews and items.
+  const parts = Math.floor(threads) - 1;
+  const eligible =
+    partitions === true &&
+    config.matching.model !== 'probabilistic' &&
+    plannable(config.matching) &&
+    parts >= 1 &&
+    partitionThreadsAvailable();
+  if (!eligible) return build();
+  const partsFor = (records: number): number =>
+    memoryLimit === undefined ? parts : Math.min(parts, partitionThreadsAllowed(records, memoryLimit, threadCost));
+  return new PlannedMatcher({
+    settings: config.matching,
+    keys,
+    build,
+    partsFor,
+    minRecords,
+    skipsMatching: (id) => decisions.skipsMatching(id),
+    signal,
+    logger,
+    ...(deps.startPartition ? { startPartition: deps.startPartition } : {}),
+  });
+}
