@@ -282,6 +282,13 @@ export const ERROR_CODES = {
     "A matching child job of a sharded aggregation failed after its retries, or its run's data in Redis was gone (expired or removed).",
     'Read the worker logs for the child job named in the message (queue <QUEUE_NAME>-shards); check Redis memory and eviction, then run the aggregation again.',
   ),
+  MATCHING_PARTITION_FAILED: row(
+    500,
+    'core',
+    true,
+    'A matching partition of an aggregation decided in partitions failed: its thread threw, ran out of memory or exited. The items already emitted are a prefix of the run; nothing was created twice.',
+    "Read the log for the partition's error; where it ran out of memory raise the memory limit or lower MATCHING_THREADS (or turn MATCHING_PARTITIONS off), then run the aggregation again.",
+  ),
   ACCOUNT_NOT_FOUND: row(
     500,
     'core',

@@ -5,6 +5,7 @@
  * partitions, the batch size, the point where the partitions start, existing accounts
  * refreshed in between, accounts correlated with their own duplicate and reviewers' "not a duplicate".
  */
+import { FusionError } from '../../src/core/errors';
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type { AccountItem } from '../../src/core/aggregation/connector-account';
 import type { MatchingParallelism } from '../../src/core/matching/parallel/parallelism';
@@ -271,10 +272,9 @@ describe('a rules run decided in partitions', () => {
             if (d.batch < 3) out.decided(d);
             else if (!killed) {
               killed = true;
-              // Its exit as a failure: closed from outside the run.
-              void thread
-                .close()
-                .then(() => onEnd(new Error('matching partition thread exited (code 1) before deciding its accounts')));
+              // Ended from outside the run: reported as startPartitionThread reports a thread's exit.
+              const exit = 'matching partition thread exited (code 1) before deciding its accounts';
+              void thread.close().then(() => onEnd(new FusionError('MATCHING_PARTITION_FAILED', exit)));
             }
           },
         },
@@ -293,7 +293,10 @@ describe('a rules run decided in partitions', () => {
       return undefined;
     })();
     expect(killed).toBe(true);
-    expect(error?.message).toMatch(/matching partition thread exited|partitions ended without deciding every account/);
+    expect(error).toMatchObject({
+      code: 'MATCHING_PARTITION_FAILED',
+      message: 'matching partition thread exited (code 1) before deciding its accounts',
+    });
     expect(emitted.length).toBeLessThan(one.items.length);
     // What left before the failure is what a run in one thread emits first.
     const names = new Map(t.names);

@@ -213,7 +213,10 @@ describe('planned matcher', () => {
         (e) => void thread.close().then(() => resolve(e)),
       );
     });
-    expect(error.message).toBe('matching partition thread: email is no mandatory attribute with lossless keys');
+    expect(error).toMatchObject({
+      code: 'MATCHING_PARTITION_FAILED',
+      message: 'matching partition thread: email is no mandatory attribute with lossless keys',
+    });
     expect(liveMatchingThreads()).toBe(0);
   });
 });

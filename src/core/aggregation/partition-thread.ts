@@ -1,4 +1,5 @@
 /** A partition decided in a worker thread (partition-worker.ts), its batches reported as they come. */
+import { FusionError } from '../errors';
 import { WorkerEntry } from '../matching/parallel/worker-entry';
 import type { MatchRecord } from '../matching/types';
 import type { BatchDecisions, PartitionOutput, PartitionStart, PartitionWork } from './partition-decisions';
@@ -43,7 +44,7 @@ export const startPartitionThread: StartPartition = (start, out, onEnd) => {
   const end = (error: Error): void => {
     if (ended) return;
     ended = true;
-    onEnd(error);
+    onEnd(new FusionError('MATCHING_PARTITION_FAILED', error.message, {}, { cause: error }));
   };
   const exited = new Promise<void>((resolve) =>
     worker.once('exit', (code) => {
