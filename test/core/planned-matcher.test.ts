@@ -5,6 +5,7 @@
  * start reports why.
  */
 import { DerivedKeys } from '../../src/core/aggregation/derived-key';
+import { FusionError } from '../../src/core/errors';
 import { PartitionDecider } from '../../src/core/aggregation/partition-decisions';
 import { startPartitionThread, type StartPartition } from '../../src/core/aggregation/partition-thread';
 import { PlannedMatcher, type PlannedMatcherOptions } from '../../src/core/aggregation/planned-matcher';
@@ -92,7 +93,6 @@ describe('planned matcher', () => {
         created.map((a) => a.id),
       );
       one.addBaseline(joined);
-      expect(got.stats.accounts).toBe(50);
     }
     expect(found).toBeGreaterThan(10);
     await m.close();
@@ -170,6 +170,36 @@ describe('planned matcher', () => {
     expect(closed).toBe(3);
   });
 
+  it('room at the first batch, none once the partitions would start: the usual matcher', async () => {
+    let started = 0;
+    const m = planned({
+      minRecords: 300,
+      partsFor: (records) => (records > 250 ? 0 : 2),
+      startPartition: (...args) => (started++, inThisThread()(...args)),
+    });
+    expect(foreseeAll(m)).toEqual([true, true, true, true]);
+    const { duplicates } = await m.match(batchOf(0), { topK: Number.POSITIVE_INFINITY });
+    expect(started).toBe(0);
+    expect(duplicates.size).toBeGreaterThan(0);
+    await m.close();
+  });
+
+  it('a partition that fails while the run still reads: the next batch read fails with its error', async () => {
+    let fail: ((e: Error) => void) | undefined;
+    const m = planned({
+      startPartition: (start, out, onEnd) => ((fail = onEnd), inThisThread()(start, out, onEnd)),
+    });
+    m.foresee(batchOf(0));
+    fail!(new FusionError('MATCHING_PARTITION_FAILED', 'matching partition thread: out of memory'));
+    expect(() => m.foresee(batchOf(1))).toThrow(
+      expect.objectContaining({
+        code: 'MATCHING_PARTITION_FAILED',
+        message: 'matching partition thread: out of memory',
+      }),
+    );
+    await m.close();
+  });
+
   it('no room for a partition: none starts, the usual matcher goes on', async () => {
     let started = 0;
     const m = planned({
@@ -195,7 +225,17 @@ describe('planned matcher', () => {
     await late.close();
 
     started = 0;
-    const never = planned({ minRecords: 1_000, startPartition });
+    // A quarter of minRecords foreseen (400 of 1,600) when the run matches: they start then.
+    const atMatch = planned({ minRecords: 1_600, startPartition });
+    foreseeAll(atMatch);
+    expect(started).toBe(0);
+    const first = await atMatch.match(batchOf(0), { topK: Number.POSITIVE_INFINITY });
+    expect(started).toBe(3);
+    expect(first.duplicates.size).toBeGreaterThan(0);
+    await atMatch.close();
+
+    started = 0;
+    const never = planned({ minRecords: 1_601, startPartition });
     expect(foreseeAll(never)).toEqual([true, true, true, true]);
     const { duplicates } = await never.match(batchOf(0), { topK: Number.POSITIVE_INFINITY });
     expect(duplicates.size).toBeGreaterThan(0);

@@ -141,8 +141,11 @@ export class PartitionRouter {
       if (s.home < 0 || s.home === to) continue;
       const mine = s.keys.slice(0, s.count);
       const list = byHome.get(s.home);
-      if (list) list.push(...mine);
-      else byHome.set(s.home, [...mine]);
+      if (list) for (const k of mine) list.push(k);
+      else byHome.set(s.home, mine);
+      // The work moves; the old partition keeps its copies (memory, not work).
+      this.loads[s.home]! -= s.size;
+      this.loads[to]! += s.size;
       this.moved.classes++;
       this.moved.keys += mine.length;
     }
@@ -181,8 +184,11 @@ export class PartitionRouter {
     const [big, small] = this.keys[a]!.length >= this.keys[b]!.length ? [a, b] : [b, a];
     this.parent[small] = big;
     this.size[big]! += this.size[small]!;
-    this.keys[big]!.push(...this.keys[small]!);
-    this.keys[small] = this.keys[big]!;
+    // A loop: a spread passes every key as an argument (a stack overflow past about 100,000).
+    const into = this.keys[big]!;
+    for (const k of this.keys[small]!) into.push(k);
+    // Only roots' lists are read; an absorbed one's stays as a batch start saw it (ClassAtStart).
+    this.keys[small] = [];
     this.home[big] = this.home[big]! >= 0 ? this.home[big]! : this.home[small]!;
     return big;
   }
