@@ -86,6 +86,20 @@ describe('chart environment vs src/server/env.ts', () => {
     }
   });
 
+  it('config.matchingPartitions: MATCHING_PARTITIONS=true of the worker when on; off (default) leaves it unset; a string is refused', () => {
+    const workerEnv = (set: Record<string, string | number | boolean>): Record<string, string> => {
+      const r = render({ valuesFiles: ['defaults-values.yaml'], set });
+      return podEnv(r, find(r.objects, 'Deployment', `${FULL}-worker`));
+    };
+    expect(workerEnv({})).not.toHaveProperty('MATCHING_PARTITIONS');
+    const on = workerEnv({ 'config.matchingPartitions': true });
+    expect(on.MATCHING_PARTITIONS).toBe('true');
+    expect(loadEnv({ ...on, ROLE: 'worker' }).MATCHING_PARTITIONS).toBe(true);
+    expect(
+      renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.matchingPartitions': 'yes' } }),
+    ).toMatch(/matchingPartitions/);
+  });
+
   it('config.matchingThreads: MATCHING_THREADS of the worker; null leaves it to the worker (every core); 0 is refused', () => {
     const workerEnv = (set: Record<string, string | number>): Record<string, string> => {
       const r = render({ valuesFiles: ['defaults-values.yaml'], set });

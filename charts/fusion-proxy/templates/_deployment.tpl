@@ -151,6 +151,10 @@ spec:
             - name: MATCHING_THREADS
               value: {{ $.Values.config.matchingThreads | int64 | quote }}
             {{- end }}
+            {{- if $.Values.config.matchingPartitions }}
+            - name: MATCHING_PARTITIONS
+              value: "true"
+            {{- end }}
             {{- if not (kindIs "invalid" $.Values.config.matchingShardJobs) }}
             - name: MATCHING_SHARD_JOBS
               value: {{ $.Values.config.matchingShardJobs | int64 | quote }}
