@@ -71,10 +71,13 @@ export class PartitionDecider {
   private readonly matcher: Matcher;
   private readonly planKeys: PlanKeys;
   private readonly derived: DerivedKeys;
-  /** Every record held (baseline, created, moved in), and which hold each key: what a move sends. */
-  private readonly held: MatchRecord[] = [];
-  private readonly byKey = new Map<string, number[]>();
-  private readonly ids = new Set<string>();
+  /** The records held (baseline, created, moved in) by key: what a move sends. */
+  private readonly byKey = new Map<string, MatchRecord[]>();
+  /**
+   * Ids of the records this partition sent away. Only those can come back while it still holds them: a
+   * record is in two partitions only once one of them sent it (a set of all ids held cost ~40 MB at 1M).
+   */
+  private readonly sent = new Set<string>();
   private readonly queue: PartitionWork[] = [];
   /** The head of the queue sent its exports. */
   private exported = false;
@@ -118,7 +121,7 @@ export class PartitionDecider {
       this.exported = false;
       this.imported.delete(work.batch);
       // A class may come back to a partition that kept its copies: those are held already.
-      for (const records of moved) this.hold(records.filter((r) => !this.ids.has(r.id)));
+      for (const records of moved) this.hold(records.filter((r) => !this.sent.has(r.id)));
       this.out.decided(this.decide(work));
     }
   }
@@ -152,20 +155,19 @@ export class PartitionDecider {
     this.matcher.addBaseline(records);
     const keys = this.planKeys.of(records);
     records.forEach((r, i) => {
-      const n = this.held.push(r) - 1;
-      this.ids.add(r.id);
       for (const k of keys[i]!) {
         const list = this.byKey.get(k);
-        if (list) list.push(n);
-        else this.byKey.set(k, [n]);
+        if (list) list.push(r);
+        else this.byKey.set(k, [r]);
       }
     });
   }
 
-  /** The records held with any of these keys, each once, in the order held. */
+  /** The records held with any of these keys, each once (noted as sent). */
   private holding(keys: readonly string[]): MatchRecord[] {
-    const picked = new Set<number>();
-    for (const k of keys) for (const n of this.byKey.get(k) ?? []) picked.add(n);
-    return [...picked].sort((a, b) => a - b).map((n) => this.held[n]!);
+    const picked = new Set<MatchRecord>();
+    for (const k of keys) for (const r of this.byKey.get(k) ?? []) picked.add(r);
+    for (const r of picked) this.sent.add(r.id);
+    return [...picked];
   }
 }

@@ -159,8 +159,14 @@ export class PlannedMatcher implements AsyncMatcher {
       this.o.logger.info("Matching in the run's own thread: the memory limit leaves no room for partitions");
       return this.useInner();
     }
-    const baseline = this.held!.map((p) => this.packer.unpack(p));
+    const held = this.held!;
     this.held = undefined;
+    // Each packed record goes as soon as it is unpacked: the two forms are never both whole.
+    const baseline: MatchRecord[] = [];
+    for (let i = 0; i < held.length; i++) {
+      baseline.push(this.packer.unpack(held[i]!));
+      held[i] = '' as Packed<MatchRecord>;
+    }
     // By the attribute whose partitions come out most even (a mandatory attribute with lossless keys).
     for (const attribute of plannedAttributes(this.o.settings)) {
       const planKeys = new PlanKeys(this.o.settings, attribute);
