@@ -14,7 +14,7 @@ import { inThread } from '../../src/core/matching/parallel/async-matcher';
 import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-entry';
 import type { MatchRecord } from '../../src/core/matching/types';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
-import { context } from './support';
+import { context, type LogLine } from './support';
 
 const { identities, accounts } = generate(3, 200, 200);
 const batchOf = (b: number): MatchRecord[] => accounts.slice(b * 50, b * 50 + 50);
@@ -96,6 +96,59 @@ describe('planned matcher', () => {
     }
     expect(found).toBeGreaterThan(10);
     await m.close();
+  });
+
+  it('started while the baseline is read: the rest of it streamed (classes joined by it move), answers as one matcher', async () => {
+    // Identities of the later pages take a second surname of an earlier identity: their classes meet.
+    const paged = identities.map((r, n) =>
+      n >= 60 && n % 2 === 0
+        ? {
+            id: r.id,
+            attributes: {
+              ...r.attributes,
+              lastName: [r.attributes.lastName, identities[(n * 7) % 60]!.attributes.lastName],
+            },
+          }
+        : r,
+    );
+    let started = 0;
+    const lines: LogLine[] = [];
+    const m = new PlannedMatcher({
+      settings: MAIN_SETTINGS,
+      keys,
+      build: () => inThread(buildMatcher(MAIN_SETTINGS)),
+      partsFor: () => 3,
+      minRecords: 60,
+      skipsMatching: () => false,
+      signal: new AbortController().signal,
+      logger: context(lines).logger,
+      startPartition: (...args) => (started++, inThisThread()(...args)),
+    });
+    const one = buildMatcher(MAIN_SETTINGS);
+    for (let p = 0; p < paged.length; p += 50) {
+      m.addBaseline(paged.slice(p, p + 50));
+      one.addBaseline(paged.slice(p, p + 50));
+      // Started once 60 identities are read (the second page), before the rest.
+      expect(started).toBe(p === 0 ? 0 : 3);
+    }
+    foreseeAll(m);
+    let found = 0;
+    for (let b = 0; b < 4; b++) {
+      const got = await m.match(batchOf(b), { topK: Number.POSITIVE_INFINITY });
+      const want = one.match(batchOf(b), { topK: Number.POSITIVE_INFINITY });
+      expect(got.duplicates).toEqual(want.duplicates);
+      found += got.duplicates.size;
+      const created = batchOf(b).filter((a) => !want.duplicates.has(a.id));
+      const joined = created.map((a) => ({ id: keys.keyOf(a.id), attributes: a.attributes }));
+      m.addBaseline(
+        joined,
+        created.map((a) => a.id),
+      );
+      one.addBaseline(joined);
+    }
+    expect(found).toBeGreaterThan(10);
+    await m.close();
+    expect(lines.find((l) => l.msg.startsWith('Partitions decided'))?.fields.classesMoved).toBeGreaterThanOrEqual(3);
   });
 
   it('a partition that fails: the batch waiting for it fails with its error', async () => {

@@ -37,6 +37,8 @@ export interface PartitionWork {
   exports: { to: number; keys: string[] }[];
   /** Moves to wait for (imports of this batch). */
   imports: number;
+  /** Baseline records the run read after the partitions started: held before the batch is decided. */
+  baseline?: MatchRecord[];
 }
 
 /** What a partition starts with. */
@@ -122,6 +124,7 @@ export class PartitionDecider {
       this.imported.delete(work.batch);
       // A class may come back to a partition that kept its copies: those are held already.
       for (const records of moved) this.hold(records.filter((r) => !this.sent.has(r.id)));
+      if (work.baseline) this.hold(work.baseline);
       this.out.decided(this.decide(work));
     }
   }

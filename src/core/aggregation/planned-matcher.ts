@@ -89,7 +89,15 @@ export class PlannedMatcher implements AsyncMatcher {
     if (this.held) {
       for (const r of records)
         this.held.push(this.packer.pack({ id: r.id, attributes: matchedAttributes(settings, r.attributes) }));
+      // Enough baseline already: the partitions start now and prepare it while the rest is read.
+      if (!this.foreseeing && this.held.length >= this.o.minRecords && this.o.partsFor(this.held.length) >= 1)
+        this.start();
       return;
+    }
+    // Baseline read after the partitions started (the run foresees accounts only once it is read).
+    if (!this.foreseeing) {
+      const baseline = [...records].map((r) => ({ id: r.id, attributes: matchedAttributes(settings, r.attributes) }));
+      return this.send(this.nextBatch++, baseline, 'baseline');
     }
     // The accounts the run created from its last batch: the partitions must have created the same ones.
     const list = [...records];
@@ -108,7 +116,7 @@ export class PlannedMatcher implements AsyncMatcher {
 
   foresee(records: readonly ForeseenRecord[]): boolean {
     if (this.inner) return this.foreseeing;
-    if (!this.foreseeing && this.o.partsFor(this.held!.length) < 1) {
+    if (!this.router && !this.foreseeing && this.o.partsFor(this.held!.length) < 1) {
       this.o.logger.info("Matching in the run's own thread: the memory limit leaves no room for partitions");
       this.useInner();
       return false;
@@ -205,8 +213,6 @@ export class PlannedMatcher implements AsyncMatcher {
 
   /** Sends a batch's accounts to their partitions, with the classes that move first. */
   private route(records: readonly ForeseenRecord[]): void {
-    // A failed partition stopped them all: the run fails now rather than at its next wait.
-    if (this.failure) throw this.failure;
     const batch = this.nextBatch++;
     if (records.length === 0) return;
     const { settings, skipsMatching } = this.o;
@@ -216,17 +222,28 @@ export class PlannedMatcher implements AsyncMatcher {
       attributes: matchedAttributes(settings, r.attributes),
       ...(skipsMatching(r.id) ? { skipsMatching: true } : {}),
     }));
-    const { partitionOf, moves } = this.router!.route(this.planKeys!.of(accounts));
+    this.send(batch, accounts, 'accounts');
+    this.routed.push(accounts.map((a) => a.id));
+  }
+
+  /** A batch's accounts, or baseline records, to their classes' partitions, with the classes that move first. */
+  private send(batch: number, records: PartitionAccount[], kind: 'accounts' | 'baseline'): void {
+    // A failed partition stopped them all: the run fails now rather than at its next wait.
+    if (this.failure) throw this.failure;
+    const { partitionOf, moves } = this.router!.route(this.planKeys!.of(records));
     const works = this.threads.map((): PartitionWork => ({ batch, accounts: [], exports: [], imports: 0 }));
-    accounts.forEach((a, i) => works[partitionOf[i]!]!.accounts.push(a));
+    records.forEach((r, i) => {
+      const w = works[partitionOf[i]!]!;
+      if (kind === 'accounts') w.accounts.push(r);
+      else (w.baseline ??= []).push(r);
+    });
     for (const m of moves) {
       works[m.from]!.exports.push({ to: m.to, keys: m.keys });
       works[m.to]!.imports++;
     }
     works.forEach((w, p) => {
-      if (w.accounts.length > 0 || w.exports.length > 0 || w.imports > 0) this.threads[p]!.take(w);
+      if (w.accounts.length > 0 || w.baseline || w.exports.length > 0 || w.imports > 0) this.threads[p]!.take(w);
     });
-    this.routed.push(accounts.map((a) => a.id));
   }
 
   private wait(ids: readonly string[]): Promise<void> {
