@@ -45,6 +45,14 @@ describe('the review forms candidate directory', () => {
     expect(d.size).toBe(2);
   });
 
+  it('a record added again shows its new values, also after its details were read', () => {
+    const d = new CandidateDirectory(['email']);
+    d.add('a', 'Gus', { email: 'g@x.org' });
+    expect(d.details('a')).toEqual({ name: 'Gus', attributes: { email: 'g@x.org' } });
+    d.add('a', 'Gustav', { email: 'gustav@x.org' });
+    expect(d.details('a')).toEqual({ name: 'Gustav', attributes: { email: 'gustav@x.org' } });
+  });
+
   it('a directory without matching attributes keeps the names alone', () => {
     const names = new CandidateDirectory([]);
     names.add('a', 'Fay', { email: 'f@x.org' });

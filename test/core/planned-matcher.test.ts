@@ -71,30 +71,37 @@ function planned(o: Partial<PlannedMatcherOptions> = {}): PlannedMatcher {
 /** Foresees every batch, as the run's ReadAhead does before it matches them. */
 const foreseeAll = (m: PlannedMatcher): boolean[] => [0, 1, 2, 3].map((b) => m.foresee(batchOf(b)));
 
+/**
+ * Matches every batch with `m` and with `one`, a single matcher over the same baseline, expecting the same
+ * candidate lists in the same order (the form shows the first reviewTopK); the accounts without a potential
+ * duplicate join both baselines under the run's keys. Returns how many accounts had duplicates.
+ */
+async function matchLikeOne(m: PlannedMatcher, one: ReturnType<typeof buildMatcher>): Promise<number> {
+  let found = 0;
+  for (let b = 0; b < 4; b++) {
+    const batch = batchOf(b);
+    const got = await m.match(batch, { topK: Number.POSITIVE_INFINITY });
+    const want = one.match(batch, { topK: Number.POSITIVE_INFINITY });
+    expect(got.duplicates).toEqual(want.duplicates);
+    found += got.duplicates.size;
+    const created = batch.filter((a) => !want.duplicates.has(a.id));
+    const joined = created.map((a) => ({ id: keys.keyOf(a.id), attributes: a.attributes }));
+    m.addBaseline(
+      joined,
+      created.map((a) => a.id),
+    );
+    one.addBaseline(joined);
+  }
+  return found;
+}
+
 describe('planned matcher', () => {
   it('answers each batch with what its partitions found, as one matcher would', async () => {
     const m = planned();
     const one = buildMatcher(MAIN_SETTINGS);
     one.addBaseline(identities);
     expect(foreseeAll(m)).toEqual([true, true, true, true]);
-    let found = 0;
-    for (let b = 0; b < 4; b++) {
-      const batch = batchOf(b);
-      const got = await m.match(batch, { topK: Number.POSITIVE_INFINITY });
-      const want = one.match(batch, { topK: Number.POSITIVE_INFINITY });
-      // Every candidate list, in its order (the form shows the first reviewTopK).
-      expect(got.duplicates).toEqual(want.duplicates);
-      found += got.duplicates.size;
-      // Accounts without a potential duplicate join the baseline, under the run's keys.
-      const created = batch.filter((a) => !want.duplicates.has(a.id));
-      const joined = created.map((a) => ({ id: keys.keyOf(a.id), attributes: a.attributes }));
-      m.addBaseline(
-        joined,
-        created.map((a) => a.id),
-      );
-      one.addBaseline(joined);
-    }
-    expect(found).toBeGreaterThan(10);
+    expect(await matchLikeOne(m, one)).toBeGreaterThan(10);
     await m.close();
   });
 
@@ -132,23 +139,35 @@ describe('planned matcher', () => {
       expect(started).toBe(p === 0 ? 0 : 3);
     }
     foreseeAll(m);
-    let found = 0;
-    for (let b = 0; b < 4; b++) {
-      const got = await m.match(batchOf(b), { topK: Number.POSITIVE_INFINITY });
-      const want = one.match(batchOf(b), { topK: Number.POSITIVE_INFINITY });
-      expect(got.duplicates).toEqual(want.duplicates);
-      found += got.duplicates.size;
-      const created = batchOf(b).filter((a) => !want.duplicates.has(a.id));
-      const joined = created.map((a) => ({ id: keys.keyOf(a.id), attributes: a.attributes }));
-      m.addBaseline(
-        joined,
-        created.map((a) => a.id),
-      );
-      one.addBaseline(joined);
-    }
-    expect(found).toBeGreaterThan(10);
+    expect(await matchLikeOne(m, one)).toBeGreaterThan(10);
     await m.close();
     expect(lines.find((l) => l.msg.startsWith('Partitions decided'))?.fields.classesMoved).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a baseline with identities that have no value of the plan attribute: they go to no partition, same answers', async () => {
+    const keyless = identities.map((r, n) =>
+      n % 10 === 0 ? { id: r.id, attributes: { ...r.attributes, lastName: undefined } } : r,
+    );
+    let baselines = 0;
+    const m = new PlannedMatcher({
+      settings: MAIN_SETTINGS,
+      keys,
+      build: () => inThread(buildMatcher(MAIN_SETTINGS)),
+      partsFor: () => 3,
+      minRecords: 0,
+      skipsMatching: () => false,
+      signal: new AbortController().signal,
+      logger: context().logger,
+      startPartition: (start, ...rest) => ((baselines += start.baseline.length), inThisThread()(start, ...rest)),
+    });
+    m.addBaseline(keyless);
+    const one = buildMatcher(MAIN_SETTINGS);
+    one.addBaseline(keyless);
+    foreseeAll(m);
+    expect(await matchLikeOne(m, one)).toBeGreaterThan(10);
+    // Every identity with a surname was sent to exactly one partition, the others to none.
+    expect(baselines).toBe(keyless.filter((r) => r.attributes.lastName !== undefined).length);
+    await m.close();
   });
 
   it('a partition that fails: the batch waiting for it fails with its error', async () => {

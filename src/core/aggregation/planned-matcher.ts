@@ -117,8 +117,7 @@ export class PlannedMatcher implements AsyncMatcher {
   foresee(records: readonly ForeseenRecord[]): boolean {
     if (this.inner) return this.foreseeing;
     if (!this.router && !this.foreseeing && this.o.partsFor(this.held!.length) < 1) {
-      this.o.logger.info("Matching in the run's own thread: the memory limit leaves no room for partitions");
-      this.useInner();
+      this.noRoom();
       return false;
     }
     if (this.router) this.route(records);
@@ -152,6 +151,11 @@ export class PlannedMatcher implements AsyncMatcher {
     return { duplicates, stats };
   }
 
+  private noRoom(): void {
+    this.o.logger.info("Matching in the run's own thread: the memory limit leaves no room for partitions");
+    this.useInner();
+  }
+
   /** The usual matcher over the baseline held: the run matches before it has foreseen enough accounts. */
   private useInner(): void {
     const inner = (this.inner = this.o.build());
@@ -163,10 +167,7 @@ export class PlannedMatcher implements AsyncMatcher {
   /** Plans the partitions over the baseline, starts their threads and sends them the batches foreseen. */
   private start(): void {
     const parts = this.o.partsFor(this.held!.length + this.foreseen);
-    if (parts < 1) {
-      this.o.logger.info("Matching in the run's own thread: the memory limit leaves no room for partitions");
-      return this.useInner();
-    }
+    if (parts < 1) return this.noRoom();
     const held = this.held!;
     this.held = undefined;
     // Each packed record goes as soon as it is unpacked: the two forms are never both whole.
@@ -187,15 +188,18 @@ export class PlannedMatcher implements AsyncMatcher {
     const router = this.router;
     if (!router) throw mismatch('the settings give no partition plan');
     const start = this.o.startPartition ?? startPartitionThread;
+    // One pass over the baseline, not one per partition (15 over 1M records on 16 cores). A record
+    // without a key (-1) goes nowhere: no account can match it.
+    const mine = Array.from({ length: parts }, (): MatchRecord[] => []);
+    baseline.forEach((r, i) => mine[router.baselinePartitionOf[i]!]?.push(r));
     for (let p = 0; p < parts; p++) {
-      const mine = baseline.filter((_, i) => router.baselinePartitionOf[i] === p);
       this.threads.push(
         start(
           {
             settings: this.o.settings,
             namespace: this.o.keys.namespaceId,
             attribute: this.planKeys!.attribute,
-            baseline: mine,
+            baseline: mine[p]!,
           },
           {
             decided: (d) => this.decide(d),
