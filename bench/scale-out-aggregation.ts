@@ -7,7 +7,8 @@
  * its own ShardJobWorker (a matching thread) and the 0, 1, 2 spawned worker processes serve, on a
  * redis-server of the bench's own; and, rules model, in one process deciding in partitions, one
  * thread each beside the run's own (SCALE_PARTITIONS, default 1 and every core but one;
- * aggregation/planned-matcher.ts). The
+ * aggregation/planned-matcher.ts); and in one process with the usual matcher's threads and no
+ * partitions (SCALE_AGG_THREADS, default every core: a worker with MATCHING_PARTITIONS off). The
  * reference is the same aggregation in one process with one matching thread and no child jobs.
  *
  * The simulator runs in a process of its own (a fresh one per run, same seed, so ids are the same)
@@ -23,7 +24,7 @@
  * summary's counts. Exit 1 (through scale-out.ts) on a difference or a missed goal.
  *
  * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3;
- * empty: none), SCALE_PARTITIONS (1,<cores - 1>; empty: none),
+ * empty: none), SCALE_PARTITIONS (1,<cores - 1>; empty: none), SCALE_AGG_THREADS (<cores>; empty: none),
  * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common,varied: each tenant in turn; common: nearly every
  * account has namesakes and goes to review; varied: the simulator's synthetic surnames, about half do),
  * SCALE_AGG_PAGE_MS (0: the simulator answers each page of source accounts this much later, as a
@@ -75,12 +76,24 @@ const PARTITIONS = [
   ),
 ];
 
+/** Threads of the usual matcher, partitions off, in one process (the worker's default before partitions). */
+const USUAL_THREADS = [
+  ...new Set(
+    (process.env.SCALE_AGG_THREADS ?? `${availableParallelism()}`)
+      .split(',')
+      .map(Number)
+      .filter((t) => t > 1),
+  ),
+];
+
 interface AggregateArgs {
   sim: SimulatorInfo;
   /** 0: the reference (no child jobs, one matching thread). */
   processes: number;
   /** Matching threads in the aggregation's process (1; decided in partitions: one per partition and the run's). */
   threads: number;
+  /** Rules runs decided in partitions (threads - 1 of them). */
+  partitions: boolean;
   redisUrl: string;
   prefix: string;
 }
@@ -218,7 +231,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     reviewQueue: () => reviews,
     onAggregationSummary: (x) => summaries.push(x),
     matchingThreads: a.threads,
-    ...(a.threads > 1 ? { matchingPartitions: true } : {}),
+    ...(a.partitions ? { matchingPartitions: true } : {}),
     ...(provider ? { matchingShards: provider } : {}),
   });
   const config = aggregationConfig(base, spConnectorInstanceId, MODEL);
@@ -315,6 +328,7 @@ async function run(
   redis: { url: string; pid: number },
   surnames: Surnames,
   threads = 1,
+  partitions = false,
 ): Promise<Run> {
   // A fresh simulator per run, same seed, so ids are the same.
   const sim = await startSimulatorProcess({
@@ -336,9 +350,12 @@ async function run(
   const workers: ChildProcess[] = [];
   try {
     const { info } = sim;
-    const prefix = `agg${processes}t${threads}`;
+    const prefix = `agg${processes}t${threads}${partitions ? 'p' : ''}`;
     for (let i = 1; i < processes; i++) workers.push(await startShardWorkerProcess(redis.url, prefix));
-    const agg = child(['--aggregate', JSON.stringify({ sim: info, processes, threads, redisUrl: redis.url, prefix })]);
+    const agg = child([
+      '--aggregate',
+      JSON.stringify({ sim: info, processes, threads, partitions, redisUrl: redis.url, prefix }),
+    ]);
     const started = message(agg, (m) => (m as { started?: boolean }).started === true);
     const done = message<AggregateResult>(agg, (m) => (m as { started?: boolean }).started !== true);
     await started;
@@ -391,6 +408,7 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
       ...PROCESSES.map((p) => ({
         processes: p,
         threads: 1,
+        partitions: false,
         busy: p + 1,
         label: `${p} worker process(es), ${p} child job(s) per matching call`,
       })),
@@ -398,13 +416,21 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
         ? PARTITIONS.map((p) => ({
             processes: 0,
             threads: p + 1,
+            partitions: true,
             busy: p + 1,
             label: `one process deciding in ${p} partition(s) (${p + 1} threads with the run's own)`,
           }))
         : []),
+      ...USUAL_THREADS.map((t) => ({
+        processes: 0,
+        threads: t,
+        partitions: false,
+        busy: t,
+        label: `one process, the usual matcher with ${t} threads (partitions off)`,
+      })),
     ];
     for (const v of variants) {
-      const r = await run(v.processes, { url: redis.url, pid }, surnames, v.threads);
+      const r = await run(v.processes, { url: redis.url, pid }, surnames, v.threads, v.partitions);
       const speedup = ref.wallS / r.wallS;
       // Cores the run could use: its busy threads, at most the machine's cores the simulator left; the
       // reference could use one.

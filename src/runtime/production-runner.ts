@@ -36,7 +36,10 @@ export interface RuntimeDeps {
   taskPollMs?: number;
   /** Threads one matching may use (MATCHING_THREADS); unset = every core. */
   matchingThreads?: number;
-  /** Rules runs decided in partitions (MatchingParallelism.partitions; MATCHING_PARTITIONS): off by default. */
+  /**
+   * Rules runs decided in partitions (MatchingParallelism.partitions). Off unless asked: the proxy server
+   * asks by default (MATCHING_PARTITIONS, env.ts); the connector's bundle has no worker entry for them.
+   */
   matchingPartitions?: boolean;
   /** Queue mode, worker role: matching child jobs for large aggregations (see queue/queue-shard-provider.ts). */
   matchingShards?: CoreDeps['matchingShards'];

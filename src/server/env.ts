@@ -211,9 +211,11 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
     doc: "threads one aggregation's matching may use, its own included (1 = in-thread); unset = every core the process sees",
   },
   MATCHING_PARTITIONS: {
-    default: false,
+    // On: against the usual matcher with as many threads, 1.16-1.32x as fast on 2 cores and one copy of
+    // the baseline instead of one per thread (docs/aggregation.md, "Partitions").
+    default: true,
     parse: bool,
-    doc: "rules aggregations with a mandatory Double Metaphone or exact attribute decide their new accounts in MATCHING_THREADS - 1 partitions, one thread each, while the run's own thread reads and emits (in place of child jobs); the same output",
+    doc: "rules aggregations with a mandatory Double Metaphone or exact attribute decide their new accounts in MATCHING_THREADS - 1 partitions, one thread each, while the run's own thread reads and emits (in place of child jobs); the same output; false = the usual matcher's threads",
   },
   MATCHING_SHARD_JOBS: {
     parse: int(0, 64),

@@ -86,15 +86,17 @@ describe('chart environment vs src/server/env.ts', () => {
     }
   });
 
-  it('config.matchingPartitions: MATCHING_PARTITIONS=true of the worker when on; off (default) leaves it unset; a string is refused', () => {
+  it('config.matchingPartitions: MATCHING_PARTITIONS of the worker, true by default, false when off; a string is refused', () => {
     const workerEnv = (set: Record<string, string | number | boolean>): Record<string, string> => {
       const r = render({ valuesFiles: ['defaults-values.yaml'], set });
       return podEnv(r, find(r.objects, 'Deployment', `${FULL}-worker`));
     };
-    expect(workerEnv({})).not.toHaveProperty('MATCHING_PARTITIONS');
-    const on = workerEnv({ 'config.matchingPartitions': true });
-    expect(on.MATCHING_PARTITIONS).toBe('true');
-    expect(loadEnv({ ...on, ROLE: 'worker' }).MATCHING_PARTITIONS).toBe(true);
+    const byDefault = workerEnv({});
+    expect(byDefault.MATCHING_PARTITIONS).toBe('true');
+    expect(loadEnv({ ...byDefault, ROLE: 'worker' }).MATCHING_PARTITIONS).toBe(true);
+    const off = workerEnv({ 'config.matchingPartitions': false });
+    expect(off.MATCHING_PARTITIONS).toBe('false');
+    expect(loadEnv({ ...off, ROLE: 'worker' }).MATCHING_PARTITIONS).toBe(false);
     expect(
       renderFailure({ valuesFiles: ['defaults-values.yaml'], set: { 'config.matchingPartitions': 'yes' } }),
     ).toMatch(/matchingPartitions/);

@@ -28,8 +28,9 @@ describe('server environment', () => {
     expect(loadEnv({ METRICS_PORT: '9090' }).METRICS_PORT).toBe(9090);
     expect(env.MATCHING_THREADS).toBeUndefined();
     expect(loadEnv({ MATCHING_THREADS: '2' }).MATCHING_THREADS).toBe(2);
-    expect(env.MATCHING_PARTITIONS).toBe(false);
-    expect(loadEnv({ MATCHING_PARTITIONS: 'true' }).MATCHING_PARTITIONS).toBe(true);
+    // On by default (docs/aggregation.md, "Partitions"); false gives back the usual matcher.
+    expect(env.MATCHING_PARTITIONS).toBe(true);
+    expect(loadEnv({ MATCHING_PARTITIONS: 'false' }).MATCHING_PARTITIONS).toBe(false);
   });
 
   it.each([

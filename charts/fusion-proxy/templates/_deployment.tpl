@@ -151,10 +151,8 @@ spec:
             - name: MATCHING_THREADS
               value: {{ $.Values.config.matchingThreads | int64 | quote }}
             {{- end }}
-            {{- if $.Values.config.matchingPartitions }}
             - name: MATCHING_PARTITIONS
-              value: "true"
-            {{- end }}
+              value: {{ $.Values.config.matchingPartitions | quote }}
             {{- if not (kindIs "invalid" $.Values.config.matchingShardJobs) }}
             - name: MATCHING_SHARD_JOBS
               value: {{ $.Values.config.matchingShardJobs | int64 | quote }}

@@ -29,8 +29,8 @@ export interface MatchingParallelism {
   threadCost?: ThreadCost;
   /**
    * Rules runs with a partition plan decide their batches in partitions, one per thread, once they have
-   * foreseen `minRecords` records (aggregation/planned-matcher.ts). Off by default: with only
-   * matching in the partitions a run is not faster yet (docs/aggregation.md, "Partitions").
+   * foreseen `minRecords` records (aggregation/planned-matcher.ts). Off unless the caller asks (the proxy
+   * server does by default: MATCHING_PARTITIONS).
    */
   partitions?: boolean;
 }
