@@ -6,9 +6,10 @@
  * without a key). A partition that gets back a class it held keeps one copy of each record.
  */
 import { DerivedKeys } from '../../src/core/aggregation/derived-key';
+import { decodeFound } from '../../src/core/aggregation/found-columns';
 import { PartitionDecider, type BatchDecisions } from '../../src/core/aggregation/partition-decisions';
 import { PartitionRouter } from '../../src/core/aggregation/partition-router';
-import type { MatchRecord } from '../../src/core/matching/types';
+import type { MatchRecord, PotentialDuplicate } from '../../src/core/matching/types';
 import { MAIN_SETTINGS } from '../../bench/matching-data';
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -105,6 +106,7 @@ describe('partition router', () => {
 });
 
 describe('partition decider', () => {
+  const attributes = MAIN_SETTINGS.attributes.map((a) => a.attribute);
   const person = (id: string, lastName: string): MatchRecord => ({
     id,
     attributes: { lastName, displayName: `Ann ${lastName}`, email: `ann.${lastName}@example.com`.toLowerCase() },
@@ -131,7 +133,8 @@ describe('partition decider', () => {
     decider.import(0, [person('i1', 'Smith'), person('i3', 'Smyth')]);
     expect(decided.map((d) => d.batch)).toEqual([0]);
     decider.take({ batch: 1, accounts: [person('a1', 'Smith')], exports: [], imports: 0 });
-    const found = new Map(decided[1]!.found);
+    const found = new Map<string, PotentialDuplicate[]>();
+    decodeFound(decided[1]!.found, attributes, (id, list) => found.set(id, list));
     expect(
       found
         .get('a1')

@@ -16,6 +16,7 @@ import { PlanKeys } from '../matching/partition-plan';
 import type { MatchRecord, MatchStats, MatchingSettings, PotentialDuplicate } from '../matching/types';
 import { DerivedKeys } from './derived-key';
 import { reviewedDuplicates } from './duplicate-review';
+import { encodeFound, type FoundColumns } from './found-columns';
 
 /** A new account as a partition decides it. */
 export interface PartitionAccount {
@@ -53,11 +54,12 @@ export interface PartitionStart {
 
 /**
  * One batch of a partition decided: what the matcher found per account (accounts without a potential
- * duplicate are absent), the accounts created (nothing left to review), and the matcher's counts.
+ * duplicate are absent; by column, found-columns.ts), the accounts created (nothing left to review), and
+ * the matcher's counts.
  */
 export interface BatchDecisions {
   batch: number;
-  found: [string, PotentialDuplicate[]][];
+  found: FoundColumns;
   created: string[];
   stats: MatchStats;
   /** Each matched account's candidates, by the label of the index that generated them (the metric). */
@@ -85,6 +87,8 @@ export class PartitionDecider {
   private exported = false;
   private readonly imported = new Map<number, MatchRecord[][]>();
   private candidates: [string, number][] = [];
+  /** The matching attributes in the settings' order (how found duplicates are encoded). */
+  private readonly attributes: string[];
 
   constructor(
     start: PartitionStart,
@@ -95,6 +99,7 @@ export class PartitionDecider {
     });
     this.planKeys = new PlanKeys(start.settings, start.attribute);
     this.derived = new DerivedKeys(start.namespace);
+    this.attributes = start.settings.attributes.map((a) => a.attribute);
     this.hold(start.baseline);
   }
 
@@ -133,23 +138,25 @@ export class PartitionDecider {
     const { accounts } = work;
     const toMatch = accounts.filter((a) => !a.skipsMatching);
     const result = this.matcher.match(toMatch, { topK: Number.POSITIVE_INFINITY });
+    const found: [string, PotentialDuplicate[]][] = [];
+    const created: string[] = [];
+    const joined: MatchRecord[] = [];
+    for (const a of accounts) {
+      const duplicates = result.duplicates.get(a.id);
+      if (duplicates) found.push([a.id, duplicates]);
+      if (reviewedDuplicates(duplicates, a.identityId).length > 0) continue;
+      created.push(a.id);
+      joined.push({ id: this.derived.keyOf(a.id), attributes: a.attributes });
+    }
+    this.hold(joined);
     const decided: BatchDecisions = {
       batch: work.batch,
-      found: [],
-      created: [],
+      found: encodeFound(found, this.attributes),
+      created,
       stats: result.stats,
       candidates: this.candidates,
     };
     this.candidates = [];
-    const joined: MatchRecord[] = [];
-    for (const a of accounts) {
-      const duplicates = result.duplicates.get(a.id);
-      if (duplicates) decided.found.push([a.id, duplicates]);
-      if (reviewedDuplicates(duplicates, a.identityId).length > 0) continue;
-      decided.created.push(a.id);
-      joined.push({ id: this.derived.keyOf(a.id), attributes: a.attributes });
-    }
-    this.hold(joined);
     return decided;
   }
 

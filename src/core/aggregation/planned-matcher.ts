@@ -23,6 +23,7 @@ import { matchedAttributes } from './account-items';
 import { throwIfCancelled } from './batch-processor';
 import type { DerivedKeys } from './derived-key';
 import { RecordPacker, type Packed } from './packed-account';
+import { decodeFound } from './found-columns';
 import type { BatchDecisions, PartitionAccount, PartitionWork } from './partition-decisions';
 import { PartitionRouter } from './partition-router';
 import { startPartitionThread, type PartitionThread, type StartPartition } from './partition-thread';
@@ -80,8 +81,12 @@ export class PlannedMatcher implements AsyncMatcher {
   private failure: Error | undefined;
   /** The other partitions being stopped after one failed: close() waits for them. */
   private stopping: Promise<void> | undefined;
+  /** The matching attributes in the settings' order (found-columns.ts). */
+  private readonly attributes: string[];
 
-  constructor(private readonly o: PlannedMatcherOptions) {}
+  constructor(private readonly o: PlannedMatcherOptions) {
+    this.attributes = o.settings.attributes.map((a) => a.attribute);
+  }
 
   addBaseline(records: Iterable<MatchRecord>, foreseen?: readonly string[]): void {
     if (this.inner) return this.inner.addBaseline(records, foreseen);
@@ -285,7 +290,7 @@ export class PlannedMatcher implements AsyncMatcher {
       if (!o) this.observers.set(label, (o = candidatesObserver(label)));
       o(k);
     }
-    for (const [id, found] of d.found) this.decided.set(id, found);
+    decodeFound(d.found, this.attributes, (id, found) => this.decided.set(id, found));
     for (const id of d.created) {
       this.created.add(id);
       if (!this.decided.has(id)) this.decided.set(id, null);

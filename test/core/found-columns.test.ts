@@ -1,0 +1,66 @@
+/**
+ * The wire form of a partition's found duplicates: what the run rebuilds is what the partition's
+ * matcher found, to the order of each review's candidates and of their per-attribute scores (the form's
+ * JSON keeps both).
+ */
+import { decodeFound, encodeFound } from '../../src/core/aggregation/found-columns';
+import { buildMatcher } from '../../src/core/matching';
+import type { PotentialDuplicate } from '../../src/core/matching/types';
+import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
+
+const attributes = MAIN_SETTINGS.attributes.map((a) => a.attribute);
+
+function roundTrip(found: [string, PotentialDuplicate[]][]): [string, PotentialDuplicate[]][] {
+  const back: [string, PotentialDuplicate[]][] = [];
+  // Through the structured clone, as a thread's message.
+  decodeFound(structuredClone(encodeFound(found, attributes)), attributes, (id, list) => back.push([id, list]));
+  return back;
+}
+
+describe('found duplicates by column', () => {
+  it("gives back a real matcher's findings byte for byte: candidates, kinds, scores and their keys in order", () => {
+    const { identities, accounts } = generate(7, 300, 300);
+    const m = buildMatcher(MAIN_SETTINGS);
+    m.addBaseline(identities);
+    // Accounts the run created join as connector accounts: candidates of both kinds.
+    m.addBaseline(accounts.slice(0, 100).map((a) => ({ ...a, id: `key-${a.id}` })));
+    const { duplicates } = m.match(accounts.slice(100), { topK: Number.POSITIVE_INFINITY });
+    const found = [...duplicates];
+    expect(found.length).toBeGreaterThan(20);
+    expect(found.some(([, l]) => l.length > 1)).toBe(true);
+    expect(JSON.stringify(roundTrip(found))).toBe(JSON.stringify(found));
+  });
+
+  it('keeps accounts without a score on some attribute, connector-account candidates and an empty batch', () => {
+    const found: [string, PotentialDuplicate[]][] = [
+      [
+        'a1',
+        [
+          {
+            accountId: 'a1',
+            candidateId: 'i9',
+            candidateKind: 'identity',
+            score: 90,
+            scores: { lastName: 100, displayName: 80 },
+          },
+          { accountId: 'a1', candidateId: 'k2', candidateKind: 'account', score: 85.5, scores: { email: 85.5 } },
+        ],
+      ],
+      ['a2', [{ accountId: 'a2', candidateId: 'i1', candidateKind: 'identity', score: 0, scores: {} }]],
+    ];
+    expect(JSON.stringify(roundTrip(found))).toBe(JSON.stringify(found));
+    expect(roundTrip([])).toEqual([]);
+  });
+
+  it('refuses a probabilistic duplicate: partitions decide rules runs only', () => {
+    const d: PotentialDuplicate = {
+      accountId: 'a',
+      candidateId: 'i',
+      candidateKind: 'identity',
+      score: 1,
+      scores: {},
+      probability: 0.9,
+    };
+    expect(() => encodeFound([['a', [d]]], attributes)).toThrow(/probabilistic/);
+  });
+});
