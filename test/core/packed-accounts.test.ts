@@ -105,6 +105,19 @@ describe('record packer', () => {
     ];
     expect(accounts.map((a) => packer.unpackAccount(packer.packAccount(a)))).toEqual(accounts);
   });
+
+  it('matching records (a partition holds them for moves) read back whole: lists, a missing value, key order', () => {
+    const packer = new RecordPacker();
+    const records = [
+      { id: 'i1', attributes: { lastName: ['Lee', 'Li'], displayName: 'Ann Lee', email: 'ann@x.org' } },
+      { id: 'i2', attributes: { lastName: 'Park', displayName: 'Bo Park' } },
+      { id: 'i3', attributes: { lastName: 'Lee', displayName: 'Cy Lee', email: 'cy@x.org' } },
+    ];
+    const back = records.map((r) => packer.unpackWithAttributes(packer.packWithAttributes(r)));
+    expect(JSON.stringify(back)).toBe(JSON.stringify(records));
+    // The attribute names are not repeated per record.
+    expect(packer.packWithAttributes(records[2]!)).not.toContain('displayName');
+  });
 });
 
 describe('connector account index: packed accounts', () => {

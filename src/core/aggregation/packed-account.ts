@@ -55,16 +55,26 @@ export class RecordPacker {
 
   /** An account: its attributes take a shape of their own. */
   packAccount(account: PlatformAccount): PackedAccount {
-    return flat(
-      JSON.stringify(
-        this.encode({ ...account, attributes: this.encode(account.attributes) } as Record<string, unknown>),
-      ),
-    ) as PackedAccount;
+    return this.packWithAttributes(account);
   }
 
   unpackAccount(text: PackedAccount): PlatformAccount {
-    const account = this.decode(JSON.parse(text) as unknown);
-    return { ...account, attributes: this.decode(account.attributes) } as unknown as PlatformAccount;
+    return this.unpackWithAttributes(text);
+  }
+
+  /**
+   * A record with attributes (an account, a matching record), its attributes a shape of their own: the
+   * names of neither are repeated (a matching record: 117 bytes against 162 packed as one object).
+   */
+  packWithAttributes<T extends { attributes: Record<string, unknown> }>(record: T): Packed<T> {
+    return flat(
+      JSON.stringify(this.encode({ ...record, attributes: this.encode(record.attributes) } as Record<string, unknown>)),
+    ) as Packed<T>;
+  }
+
+  unpackWithAttributes<T extends { attributes: Record<string, unknown> }>(text: Packed<T>): T {
+    const record = this.decode(JSON.parse(text) as unknown);
+    return { ...record, attributes: this.decode(record.attributes) } as unknown as T;
   }
 
   /** [shape id, ...values], or the record itself once MAX_SHAPES shapes are kept. */
