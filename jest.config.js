@@ -23,6 +23,7 @@ const SLOW_IN_PROCESS = [
   '/test/queue/matching-shard-jobs[.]test[.]ts$',
   '/test/core/(e2e-simulator|aggregation-threads|fast-template)[.]test[.]ts$',
   '/test/proxy-client/proxy-client-streaming[.]test[.]ts$',
+  '/test/e2e/partitions-by-default[.]test[.]ts$',
 ];
 
 /**

@@ -106,6 +106,9 @@ export async function run(argv: string[], opts: ServeProcessHooks = {}): Promise
   const running = server;
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
+      // Once: the other signal's listener would hold the closed server (and a second stop) for good.
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
       logger.info({ signal }, 'shutting down: no new requests, finishing open streams and running jobs');
       // Whatever a dependency does (a Redis that never answers), the process ends: the grace, then a
       // bounded clean-up, then out. An orchestrator's SIGKILL must never be the only way to stop it.

@@ -3,12 +3,12 @@
  * matcher found, to the order of each review's candidates and of their per-attribute scores (the form's
  * JSON keeps both).
  */
-import { decodeFound, encodeFound } from '../../src/core/aggregation/found-columns';
+import { decodeFound, encodeFound, foundAttributes } from '../../src/core/aggregation/found-columns';
 import { buildMatcher } from '../../src/core/matching';
 import type { PotentialDuplicate } from '../../src/core/matching/types';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 
-const attributes = MAIN_SETTINGS.attributes.map((a) => a.attribute);
+const attributes = foundAttributes(MAIN_SETTINGS);
 
 function roundTrip(found: [string, PotentialDuplicate[]][]): [string, PotentialDuplicate[]][] {
   const back: [string, PotentialDuplicate[]][] = [];
@@ -52,7 +52,7 @@ describe('found duplicates by column', () => {
     expect(roundTrip([])).toEqual([]);
   });
 
-  it('refuses a probabilistic duplicate: partitions decide rules runs only', () => {
+  it('refuses a probabilistic duplicate (partitions decide rules runs only) and a kind it cannot carry', () => {
     const d: PotentialDuplicate = {
       accountId: 'a',
       candidateId: 'i',
@@ -62,5 +62,7 @@ describe('found duplicates by column', () => {
       probability: 0.9,
     };
     expect(() => encodeFound([['a', [d]]], attributes)).toThrow(/probabilistic/);
+    const strange = { ...d, probability: undefined, candidateKind: 'group' } as unknown as PotentialDuplicate;
+    expect(() => encodeFound([['a', [strange]]], attributes)).toThrow(/unknown kind group/);
   });
 });

@@ -6,7 +6,7 @@
  * without a key). A partition that gets back a class it held keeps one copy of each record.
  */
 import { DerivedKeys } from '../../src/core/aggregation/derived-key';
-import { decodeFound } from '../../src/core/aggregation/found-columns';
+import { decodeFound, foundAttributes } from '../../src/core/aggregation/found-columns';
 import { PartitionDecider, type BatchDecisions } from '../../src/core/aggregation/partition-decisions';
 import { PartitionRouter } from '../../src/core/aggregation/partition-router';
 import type { MatchRecord, PotentialDuplicate } from '../../src/core/matching/types';
@@ -106,7 +106,7 @@ describe('partition router', () => {
 });
 
 describe('partition decider', () => {
-  const attributes = MAIN_SETTINGS.attributes.map((a) => a.attribute);
+  const attributes = foundAttributes(MAIN_SETTINGS);
   const person = (id: string, lastName: string): MatchRecord => ({
     id,
     attributes: { lastName, displayName: `Ann ${lastName}`, email: `ann.${lastName}@example.com`.toLowerCase() },

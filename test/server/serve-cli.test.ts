@@ -44,6 +44,7 @@ describe('fusion-proxy serve', () => {
         { REDIS_URL: undefined, PROXY_PASSWORD: undefined, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: logLevel },
         async (stderr) => {
           const listenersBefore = process.listenerCount('SIGTERM');
+          const sigintBefore = process.listenerCount('SIGINT');
           const running = run([]);
           const deadline = Date.now() + scaled(5000);
           while (!stderr.join('').includes('generated password') && Date.now() < deadline)
@@ -55,6 +56,11 @@ describe('fusion-proxy serve', () => {
             await new Promise((r) => setTimeout(r, 20));
           process.emit('SIGTERM');
           expect(await running).toBe(0);
+          // Stopped once, it leaves no listener behind (one left held the closed server).
+          expect([process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')]).toEqual([
+            listenersBefore,
+            sigintBefore,
+          ]);
         },
       );
     },

@@ -5,7 +5,7 @@
  * arrays of strings and typed arrays come across fast and the run rebuilds the objects itself (1.2 ms).
  * The rules model only (partitions decide nothing else): no probability, weight or explanation.
  */
-import type { PotentialDuplicate } from '../matching/types';
+import type { CandidateKind, MatchingSettings, PotentialDuplicate } from '../matching/types';
 
 export interface FoundColumns {
   /** The accounts with potential duplicates, in the order found. */
@@ -13,14 +13,22 @@ export interface FoundColumns {
   /** Account a's candidates are ends[a - 1] (0 for the first) to ends[a] - 1. */
   ends: Int32Array;
   candidateIds: string[];
-  /** 1: the candidate is a connector account, 0: an identity. */
+  /** The candidate's kind: its index in KINDS (0 identity, 1 connector account). */
   accountKinds: Uint8Array;
   scores: Float64Array;
   /** Candidate c's score on attribute i (the settings' order) at c * A + i; NaN: not on both sides. */
   attributeScores: Float64Array;
 }
 
-/** `attributes`: the matching attributes in the settings' order, as the matcher writes `scores`. */
+/** The column order of the per-attribute scores: the settings', in which the matcher writes `scores`. */
+export function foundAttributes(settings: MatchingSettings): string[] {
+  return settings.attributes.map((a) => a.attribute);
+}
+
+/** Candidate kinds by their number in `accountKinds`. */
+const KINDS: readonly CandidateKind[] = ['identity', 'account'];
+
+/** `attributes`: foundAttributes() of the run's settings. */
 export function encodeFound(
   found: readonly [string, PotentialDuplicate[]][],
   attributes: readonly string[],
@@ -43,7 +51,9 @@ export function encodeFound(
       if (d.probability !== undefined || d.matchWeight !== undefined || d.explanation !== undefined)
         throw new Error('partitioned matching: a rules partition found a probabilistic duplicate');
       cols.candidateIds[c] = d.candidateId;
-      cols.accountKinds[c] = d.candidateKind === 'account' ? 1 : 0;
+      const kind = KINDS.indexOf(d.candidateKind);
+      if (kind < 0) throw new Error(`partitioned matching: a candidate of unknown kind ${String(d.candidateKind)}`);
+      cols.accountKinds[c] = kind;
       cols.scores[c] = d.score;
       for (let i = 0; i < A; i++) {
         const s = d.scores[attributes[i]!];
@@ -78,7 +88,7 @@ export function decodeFound(
       found.push({
         accountId,
         candidateId: candidateIds[c]!,
-        candidateKind: accountKinds[c] === 1 ? 'account' : 'identity',
+        candidateKind: KINDS[accountKinds[c]!]!,
         score: scores[c]!,
         scores: perAttribute,
       });

@@ -16,7 +16,7 @@ import { PlanKeys } from '../matching/partition-plan';
 import type { MatchRecord, MatchStats, MatchingSettings, PotentialDuplicate } from '../matching/types';
 import { DerivedKeys } from './derived-key';
 import { reviewedDuplicates } from './duplicate-review';
-import { encodeFound, type FoundColumns } from './found-columns';
+import { encodeFound, foundAttributes, type FoundColumns } from './found-columns';
 import { RecordPacker, type Packed } from './packed-account';
 
 /** A new account as a partition decides it. */
@@ -107,7 +107,7 @@ export class PartitionDecider {
     });
     this.planKeys = new PlanKeys(start.settings, start.attribute);
     this.derived = new DerivedKeys(start.namespace);
-    this.attributes = start.settings.attributes.map((a) => a.attribute);
+    this.attributes = foundAttributes(start.settings);
     this.hold(start.baseline);
   }
 

@@ -15,7 +15,7 @@ import type { ReviewDecisions } from './review-decisions';
  * (MatchingParallelism.partitions), one that does (planned-matcher.ts) and falls back on `build`. No
  * partitions where they cannot give the same decisions (the probabilistic model, no mandatory attribute
  * with lossless keys), and where there is one thread or no worker entry (the connector's bundle). Where
- * they apply they take the place of matching child jobs (queue mode): the operator turned them on.
+ * they apply they take the place of matching child jobs (queue mode) and of the usual matcher's threads.
  */
 export function partitionedRun(
   config: FusionConfig,

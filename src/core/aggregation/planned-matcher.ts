@@ -23,7 +23,7 @@ import { matchedAttributes } from './account-items';
 import { throwIfCancelled } from './batch-processor';
 import type { DerivedKeys } from './derived-key';
 import { RecordPacker, type Packed } from './packed-account';
-import { decodeFound } from './found-columns';
+import { decodeFound, foundAttributes } from './found-columns';
 import type { BatchDecisions, PartitionAccount, PartitionWork } from './partition-decisions';
 import { PartitionRouter } from './partition-router';
 import { startPartitionThread, type PartitionThread, type StartPartition } from './partition-thread';
@@ -85,7 +85,7 @@ export class PlannedMatcher implements AsyncMatcher {
   private readonly attributes: string[];
 
   constructor(private readonly o: PlannedMatcherOptions) {
-    this.attributes = o.settings.attributes.map((a) => a.attribute);
+    this.attributes = foundAttributes(o.settings);
   }
 
   addBaseline(records: Iterable<MatchRecord>, foreseen?: readonly string[]): void {
@@ -196,7 +196,13 @@ export class PlannedMatcher implements AsyncMatcher {
     // One pass over the baseline, not one per partition (15 over 1M records on 16 cores). A record
     // without a key (-1) goes nowhere: no account can match it.
     const mine = Array.from({ length: parts }, (): MatchRecord[] => []);
-    baseline.forEach((r, i) => mine[router.baselinePartitionOf[i]!]?.push(r));
+    baseline.forEach((r, i) => {
+      const p = router.baselinePartitionOf[i]!;
+      if (p < 0) return;
+      const list = mine[p];
+      if (!list) throw mismatch(`the plan placed a record in partition ${p} of ${parts}`);
+      list.push(r);
+    });
     for (let p = 0; p < parts; p++) {
       this.threads.push(
         start(
