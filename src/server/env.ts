@@ -211,7 +211,7 @@ export const ENV_SCHEMA: { [K in keyof ServerEnv]: Field<ServerEnv[K]> } = {
     doc: "threads one aggregation's matching may use, its own included (1 = in-thread); unset = every core the process sees",
   },
   MATCHING_PARTITIONS: {
-    // On: against the usual matcher with as many threads, 1.16-1.32x as fast on 2 cores and one copy of
+    // On: against the usual matcher with as many threads, 1.16-1.40x as fast on 2 cores and one copy of
     // the baseline instead of one per thread (docs/aggregation.md, "Partitions").
     default: true,
     parse: bool,
