@@ -51,7 +51,10 @@ const inThisThread =
 
 const keys = new DerivedKeys();
 
-function planned(o: Partial<PlannedMatcherOptions> = {}): PlannedMatcher {
+function planned(
+  o: Partial<PlannedMatcherOptions> = {},
+  baseline: readonly MatchRecord[] = identities,
+): PlannedMatcher {
   const m = new PlannedMatcher({
     settings: MAIN_SETTINGS,
     keys,
@@ -64,7 +67,7 @@ function planned(o: Partial<PlannedMatcherOptions> = {}): PlannedMatcher {
     startPartition: inThisThread(),
     ...o,
   });
-  m.addBaseline(identities);
+  m.addBaseline(baseline);
   return m;
 }
 
@@ -149,18 +152,10 @@ describe('planned matcher', () => {
       n % 10 === 0 ? { id: r.id, attributes: { ...r.attributes, lastName: undefined } } : r,
     );
     let baselines = 0;
-    const m = new PlannedMatcher({
-      settings: MAIN_SETTINGS,
-      keys,
-      build: () => inThread(buildMatcher(MAIN_SETTINGS)),
-      partsFor: () => 3,
-      minRecords: 0,
-      skipsMatching: () => false,
-      signal: new AbortController().signal,
-      logger: context().logger,
-      startPartition: (start, ...rest) => ((baselines += start.baseline.length), inThisThread()(start, ...rest)),
-    });
-    m.addBaseline(keyless);
+    const m = planned(
+      { startPartition: (start, ...rest) => ((baselines += start.baseline.length), inThisThread()(start, ...rest)) },
+      keyless,
+    );
     const one = buildMatcher(MAIN_SETTINGS);
     one.addBaseline(keyless);
     foreseeAll(m);
