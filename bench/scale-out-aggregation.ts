@@ -27,8 +27,10 @@
  * empty: none), SCALE_PARTITIONS (1,<cores - 1>; empty: none), SCALE_AGG_THREADS (<cores>; empty: none),
  * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common,varied: each tenant in turn; common: nearly every
  * account has namesakes and goes to review; varied: the simulator's synthetic surnames, about half do),
- * SCALE_AGG_PAGE_MS (0: the simulator answers each page of source accounts this much later, as a
- * tenant whose rate limit paces the pages; the identities and the forms are not delayed).
+ * SCALE_AGG_LIST (simulator: the benches' list; mail-first: partitioned by e-mail; careless: no plan,
+ * so partitions give way to the usual matcher), SCALE_AGG_PAGE_MS (0: the simulator answers each page
+ * of source accounts this much later, as a tenant whose rate limit paces the pages; the identities and
+ * the forms are not delayed).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
@@ -45,7 +47,13 @@ import { QueueShardProvider } from '../src/queue/queue-shard-provider';
 import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { createProductionRunner } from '../src/runtime/production-runner';
 import { spawnRedis, startSimulatorProcess, type SimulatorInfo } from './harness';
-import { aggregationConfig, fusionInstanceId, simulatorConnection } from './simulated-aggregation';
+import {
+  aggregationConfig,
+  fusionInstanceId,
+  OTHER_MATCHING_LISTS,
+  SIMULATOR_MATCHING,
+  simulatorConnection,
+} from './simulated-aggregation';
 import { mainThreadCpu, procCpu, procPeakRssMb, startShardWorkerProcess } from './worker-processes';
 
 const SEED = Number(process.env.SCALE_AGG_SEED ?? 11);
@@ -55,6 +63,10 @@ const TENANTS = (process.env.SCALE_AGG_SURNAMES ?? 'common,varied').split(',').m
 });
 type Surnames = (typeof TENANTS)[number];
 const SIZE = Number(process.env.SCALE_AGG_SIZE ?? 300_000);
+const LIST = process.env.SCALE_AGG_LIST ?? 'simulator';
+const ATTRIBUTES = LIST === 'simulator' ? SIMULATOR_MATCHING : OTHER_MATCHING_LISTS[LIST];
+if (!ATTRIBUTES)
+  throw new Error(`SCALE_AGG_LIST: unknown ${LIST} (simulator, ${Object.keys(OTHER_MATCHING_LISTS).join(', ')})`);
 const MODEL = process.env.SCALE_AGG_MODEL ?? 'rules';
 const PAGE_MS = Number(process.env.SCALE_AGG_PAGE_MS ?? 0);
 if (!(PAGE_MS >= 0))
@@ -234,7 +246,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     ...(a.partitions ? { matchingPartitions: true } : {}),
     ...(provider ? { matchingShards: provider } : {}),
   });
-  const config = aggregationConfig(base, spConnectorInstanceId, MODEL);
+  const config = aggregationConfig(base, spConnectorInstanceId, MODEL, ATTRIBUTES);
   const ctx = { signal: new AbortController().signal, logger: silentLogger, jobId: 'bench', progress: () => undefined };
   // The bench starts reading the other processes' CPU on this message.
   await new Promise<void>((resolve) => process.send?.({ started: true }, undefined, {}, () => resolve()));
@@ -390,7 +402,7 @@ export async function aggregationScaleOut(): Promise<string[]> {
 /** The reference and each PROCESSES run on one tenant. */
 async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
   process.stdout.write(
-    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching, seed ${SEED}, ${surnames} surnames; simulator in its own process${PAGE_MS > 0 ? `, each page of source accounts ${PAGE_MS} ms late` : ''}; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
+    `bench:scale-out aggregation mode (std:account:list, ${fmt(SIZE, 0)} identities, ${fmt(SIZE, 0)} new source accounts, ${MODEL} matching, ${LIST} attribute list, seed ${SEED}, ${surnames} surnames; simulator in its own process${PAGE_MS > 0 ? `, each page of source accounts ${PAGE_MS} ms late` : ''}; ${availableParallelism()} cores on this machine; node ${process.version})\n`,
   );
   const tenant = `${surnames} surnames`;
   const cores = availableParallelism();

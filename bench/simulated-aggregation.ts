@@ -15,11 +15,31 @@ export const SIMULATOR_MATCHING: MatchingSettings['attributes'] = [
   { attribute: 'uid', algorithm: 'levenshtein', threshold: 80, mandatory: false },
 ];
 
+/**
+ * Lists an administrator may write instead of the benches' own (bench:scale-out's SCALE_AGG_LIST): one
+ * partitioned by e-mail (exact, mandatory) rather than surname codes, and a careless one (first name,
+ * surname, e-mail, all Jaro-Winkler 85, nothing mandatory: no partition plan exists for it).
+ */
+export const OTHER_MATCHING_LISTS: Record<string, MatchingSettings['attributes']> = {
+  'mail-first': [
+    { attribute: 'email', algorithm: 'exact', threshold: 100, mandatory: true },
+    { attribute: 'displayName', algorithm: 'name-matcher', threshold: 80, mandatory: false },
+    { attribute: 'lastName', algorithm: 'double-metaphone', threshold: 100, mandatory: false },
+  ],
+  careless: ['firstName', 'lastName', 'email'].map((attribute) => ({
+    attribute,
+    algorithm: 'jaro-winkler',
+    threshold: 85,
+    mandatory: false,
+  })),
+};
+
 /** The fusion source's configuration over `base` (platform connection and its limits). */
 export function aggregationConfig<B extends object>(
   base: B,
   spConnectorInstanceId: unknown,
   model: string,
+  attributes: MatchingSettings['attributes'] = SIMULATOR_MATCHING,
 ): B & Record<string, unknown> {
   return {
     ...base,
@@ -32,7 +52,7 @@ export function aggregationConfig<B extends object>(
     ],
     // Nearly every account goes to review on the simulator's names: these benches measure the run,
     // not the review-flood guard (which would stop it).
-    matching: { model, attributes: SIMULATOR_MATCHING, maxReviewShare: 1 },
+    matching: { model, attributes, maxReviewShare: 1 },
   };
 }
 

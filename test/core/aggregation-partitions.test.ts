@@ -173,7 +173,11 @@ describe('a rules run decided in partitions', () => {
     };
     t.h.deps.matchingShards = { shards: () => 2, minRecords: 0, minAccountsPerShard: 1, forRun: unused };
     const { raw: _many, ...many } = await aggregate(t, lines);
-    expect(partitioned(lines)).toBe(started(2));
+    // An operator whose autoscaler counts child jobs learns why this run makes none.
+    expect(partitioned(lines)).toBe(
+      `${started(2)} (threads of this process: no matching child jobs, so other workers do not share this run's matching)`,
+    );
+    expect(lines.find((l) => l.msg.startsWith(started(2)))?.fields).toMatchObject({ partitions: 2, childJobs: false });
     expectSameOutput(many, one);
   });
 

@@ -123,17 +123,14 @@ describe('planned matcher', () => {
     );
     let started = 0;
     const lines: LogLine[] = [];
-    const m = new PlannedMatcher({
-      settings: MAIN_SETTINGS,
-      keys,
-      build: () => inThread(buildMatcher(MAIN_SETTINGS)),
-      partsFor: () => 3,
-      minRecords: 60,
-      skipsMatching: () => false,
-      signal: new AbortController().signal,
-      logger: context(lines).logger,
-      startPartition: (...args) => (started++, inThisThread()(...args)),
-    });
+    const m = planned(
+      {
+        minRecords: 60,
+        logger: context(lines).logger,
+        startPartition: (...args) => (started++, inThisThread()(...args)),
+      },
+      [],
+    );
     const one = buildMatcher(MAIN_SETTINGS);
     for (let p = 0; p < paged.length; p += 50) {
       m.addBaseline(paged.slice(p, p + 50));

@@ -48,5 +48,6 @@ export function partitionedRun(
     signal,
     logger,
     ...(deps.startPartition ? { startPartition: deps.startPartition } : {}),
+    ...(deps.matchingShards ? { childJobsForgone: true } : {}),
   });
 }

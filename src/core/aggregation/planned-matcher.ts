@@ -43,6 +43,11 @@ export interface PlannedMatcherOptions {
   signal: AbortSignal;
   logger: Logger;
   startPartition?: StartPartition;
+  /**
+   * Matching child jobs are configured (queue mode): partitions that start take their place, so other worker
+   * pods (and an autoscaler counting child jobs) see none of this run; the start line says so.
+   */
+  childJobsForgone?: boolean;
 }
 
 interface Waiting {
@@ -90,10 +95,8 @@ export class PlannedMatcher implements AsyncMatcher {
 
   addBaseline(records: Iterable<MatchRecord>, foreseen?: readonly string[]): void {
     if (this.inner) return this.inner.addBaseline(records, foreseen);
-    const { settings } = this.o;
     if (this.held) {
-      for (const r of records)
-        this.held.push(this.packer.pack({ id: r.id, attributes: matchedAttributes(settings, r.attributes) }));
+      for (const r of records) this.held.push(this.packer.pack(this.matched(r)));
       // Enough baseline already: the partitions start now and prepare it while the rest is read.
       if (!this.foreseeing && this.held.length >= this.o.minRecords && this.o.partsFor(this.held.length) >= 1)
         this.start();
@@ -101,7 +104,7 @@ export class PlannedMatcher implements AsyncMatcher {
     }
     // Baseline read after the partitions started (the run foresees accounts only once it is read).
     if (!this.foreseeing) {
-      const baseline = [...records].map((r) => ({ id: r.id, attributes: matchedAttributes(settings, r.attributes) }));
+      const baseline = [...records].map((r) => this.matched(r));
       return this.send(this.nextBatch++, baseline, 'baseline');
     }
     // The accounts the run created from its last batch: the partitions must have created the same ones.
@@ -117,6 +120,11 @@ export class PlannedMatcher implements AsyncMatcher {
       this.decided.delete(id);
     }
     this.current = [];
+  }
+
+  /** What a partition keeps of a baseline record: the matching attributes only. */
+  private matched(r: MatchRecord): MatchRecord {
+    return { id: r.id, attributes: matchedAttributes(this.o.settings, r.attributes) };
   }
 
   foresee(records: readonly ForeseenRecord[]): boolean {
@@ -221,7 +229,13 @@ export class PlannedMatcher implements AsyncMatcher {
       );
     }
     const named = `${parts} partition${parts === 1 ? '' : 's'}`;
-    this.o.logger.info({ partitions: parts }, `Matching new accounts in ${named} as the sources are read`);
+    const forgone = this.o.childJobsForgone
+      ? " (threads of this process: no matching child jobs, so other workers do not share this run's matching)"
+      : '';
+    this.o.logger.info(
+      { partitions: parts, ...(this.o.childJobsForgone ? { childJobs: false } : {}) },
+      `Matching new accounts in ${named} as the sources are read${forgone}`,
+    );
     for (const batch of this.pending) this.route(batch);
     this.pending = [];
   }
