@@ -333,6 +333,10 @@ interface Run extends AggregateResult {
   ownerShare: number;
   /** Peak RSS of each spawned worker process (the owner's process serves child jobs too: peakRssMb). */
   workerPeakRssMb: number[];
+  /** Requests the simulator answered in this run. */
+  platformCalls: number;
+  /** Of which writes to the fusion source: counters written ahead, the processing flag. */
+  counterWrites: number;
 }
 
 async function run(
@@ -377,6 +381,8 @@ async function run(
     const r = await done;
     const othersS = others() - others0;
     const simS = procCpu(sim.pid) - sim0;
+    // What the run spends of a tenant's rate limit (a fresh simulator per run: its counters are this run's).
+    const { requests, byTemplate } = await sim.counters();
     const workerPeakRssMb = workers.map((w) => procPeakRssMb(w.pid!));
     await exited(agg);
     return {
@@ -385,6 +391,8 @@ async function run(
       simulatorCores: simS / r.wallS,
       ownerShare: r.ownerS / (r.cpuS + othersS),
       workerPeakRssMb,
+      platformCalls: requests,
+      counterWrites: byTemplate['PATCH /v3/sources/{id}'] ?? 0,
     };
   } finally {
     for (const w of workers) w.kill('SIGTERM');
@@ -409,7 +417,7 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
   const redis = await spawnRedis();
   const misses: string[] = [];
   const line = (label: string, r: Run): string =>
-    `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB${r.workerPeakRssMb.length ? ` (worker processes ${r.workerPeakRssMb.map((m) => fmt(m, 0)).join(' / ')} MiB)` : ''}; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review; output digest ${r.digest}`;
+    `  ${label}: ${fmt(r.wallS, 1)} s, cores obtained ${fmt(r.cores)} (simulator ${fmt(r.simulatorCores)}), owner's share of the CPU ${fmt(100 * r.ownerShare, 0)} %, peak RSS of the aggregation ${fmt(r.peakRssMb, 0)} MiB${r.workerPeakRssMb.length ? ` (worker processes ${r.workerPeakRssMb.map((m) => fmt(m, 0)).join(' / ')} MiB)` : ''}; ${fmt(r.emitted, 0)} accounts, ${fmt(r.reviews, 0)} to review; ${fmt(r.platformCalls, 0)} platform calls (${fmt(r.counterWrites, 0)} source writes); output digest ${r.digest}`;
   try {
     const pid = redis.pid!;
     const ref = await run(0, { url: redis.url, pid }, surnames, 1);

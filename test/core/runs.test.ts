@@ -58,13 +58,42 @@ describe('consecutive aggregations (fake platform)', () => {
     while (!(await iter.next()).done);
   });
 
-  test('with batching off, counters are persisted account by account', async () => {
+  test('counters are written ahead: 40 batches of one account, 6 writes, each covering the accounts emitted, the exact value last', async () => {
     const h = tenant({ enableBatching: false });
-    await list(h);
-    expect(h.summaries[0]?.counterFlushes).toBe(3);
+    for (let n = 3; n < 40; n++) h.fake.addAccount(h.contractors, `C${n}`, { firstName: `p${n}` });
+    const persisted = (): number =>
+      (h.fake.sources.get(h.own.id)?.connectorAttributes.fusionCounters as Record<string, number>).empNo!;
+    const seen: number[] = [];
+    for await (const item of run(createAccountListCommand(h.deps), h)) {
+      const emitted = Number(String((item as AccountItem).attributes.empNo).slice(1));
+      expect(persisted()).toBeGreaterThanOrEqual(emitted);
+      seen.push(persisted());
+    }
+    // The first write is exact, each later one covers as many values again: 1, 4, 10, 22, 46, then 40 at the end.
+    expect([...new Set(seen)]).toEqual([1, 4, 10, 22, 46]);
+    expect(persisted()).toBe(40);
+    expect(h.summaries[0]?.counterFlushes).toBe(6);
     const batched = tenant();
     await list(batched);
     expect(batched.summaries[0]?.counterFlushes).toBe(1);
+  });
+
+  test('a run that stops half-way leaves the values it wrote ahead unused: the next run goes on after them, none issued twice', async () => {
+    const h = tenant({ enableBatching: false });
+    for (let n = 3; n < 20; n++) h.fake.addAccount(h.contractors, `C${n}`, { firstName: `p${n}` });
+    const first: AccountItem[] = [];
+    for await (const item of run(createAccountListCommand(h.deps), h)) {
+      first.push(item as AccountItem);
+      if (first.length === 12) break;
+    }
+    // 12 issued, 22 written (the block written at the 11th), nothing released.
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.fusionCounters).toEqual({ empNo: 22 });
+    h.fake.ingest(h.own.id, first);
+    const second = await list(h);
+    const fresh = second.filter((i) => !first.some((f) => f.identity === i.identity));
+    expect(fresh).toHaveLength(8);
+    expect(values(fresh, 'empNo')).toEqual(Array.from({ length: 8 }, (_, i) => `F000${23 + i}`));
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.fusionCounters).toEqual({ empNo: 30 });
   });
 
   test('lost connector state (counters wiped) never re-issues a value: the registry is rebuilt from the accounts', async () => {

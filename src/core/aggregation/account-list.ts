@@ -261,6 +261,10 @@ class AggregationRun {
       yield* this.batches.flush({ fresh: [], ready: unfinished.slice(i, i + batchSize) });
     }
 
+    // Values written ahead and not issued go back, while the run still holds its lock (the next run
+    // issues them; another run may hold the lock once this one lost it).
+    await this.guard?.confirmHeld();
+    await this.state.counters.release();
     this.guard?.assertHeld();
     // Before close(): it creates the run's forms and notifies.
     if (this.matcher) checkReviewFlood(config.matching, this.summary);

@@ -11,7 +11,7 @@ import { RecordingReviewQueue, type ReviewQueue } from '../ports/review-queue';
 import { compileAccountFilter, type AccountPredicate } from '../config/account-filter';
 import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
-import { COUNTERS_KEY, CounterStore } from './counter-store';
+import { COUNTER_RESERVE, COUNTERS_KEY, CounterStore } from './counter-store';
 import { ReviewDecisions } from './review-decisions';
 import type { RunScope } from './run-scope';
 import type { UniqueRegistry } from './unique-registry';
@@ -87,9 +87,13 @@ export async function prepareRun(
       'Reset accounts? is on: every connector account is dropped and rebuilt from the sources in this aggregation',
     );
   }
-  const counters = new CounterStore(reset ? {} : CounterStore.readState(ownAttrs), async (values) => {
-    await platform.patchSourceConnectorAttributes(own.id, { [COUNTERS_KEY]: values }, opts);
-  });
+  const counters = new CounterStore(
+    reset ? {} : CounterStore.readState(ownAttrs),
+    async (values) => {
+      await platform.patchSourceConnectorAttributes(own.id, { [COUNTERS_KEY]: values }, opts);
+    },
+    COUNTER_RESERVE,
+  );
   if (reset) await platform.patchSourceConnectorAttributes(own.id, { [COUNTERS_KEY]: {} }, opts);
   const reviews = a.deps.reviewQueue?.({ config, ctx: a.ctx, platform, own }) ?? new RecordingReviewQueue();
   const filters = new AccountFilters(config, active);
