@@ -26,6 +26,8 @@ export interface PlatformClientFactoryDeps {
   onDispatch?: (endpoint: string) => void;
   /** `cleanup`: a shared bucket that cannot be reached gives way to this process's own (see PlatformFactory). */
   purpose?: 'command' | 'cleanup';
+  /** Identities per search page (tests); IDENTITY_PAGE otherwise. */
+  identityPage?: number;
 }
 
 /**
@@ -73,6 +75,7 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
     signal: deps.signal,
     policy: deps.policy,
     onDispatch: deps.onDispatch,
+    ...(deps.identityPage ? { identityPage: deps.identityPage } : {}),
   });
 }
 

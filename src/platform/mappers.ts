@@ -51,6 +51,12 @@ export function toAccount(raw: unknown): PlatformAccount {
   };
 }
 
+/**
+ * The fields of an identity document toIdentity reads: searches ask for these only (`queryResultFilter`), so an
+ * identity's nested access (entitlements, roles, access profiles: often most of the document) stays on the platform.
+ */
+export const IDENTITY_FIELDS = ['id', 'name', 'attributes', 'accounts'];
+
 export function toIdentity(raw: unknown): PlatformIdentity {
   const d = obj(raw);
   const accounts = Array.isArray(d.accounts)

@@ -21,12 +21,12 @@ import type {
 } from '../core/ports/platform';
 import type { ReviewPlatformPort } from '../core/ports/review-platform';
 import type { ConcurrencyGate } from './concurrency-gate';
-import { ENDPOINT, PAGE_MAX } from './endpoint-templates';
+import { ENDPOINT, IDENTITY_PAGE, PAGE_MAX } from './endpoint-templates';
 import { filterValue } from './filter-value';
 import type { PlatformCaller, Send } from './platform-caller';
 import { LibraryHandle } from './library';
 import { ReviewPlatform } from './review-platform';
-import { toAccount, toIdentity, toSchema, toSource, toTask } from './mappers';
+import { IDENTITY_FIELDS, toAccount, toIdentity, toSchema, toSource, toTask } from './mappers';
 import { offsetPages, searchAfterPages } from './paging';
 import { pageSizeFor, type PlatformSettings } from './platform-settings';
 import type { RateLimiter } from './rate-limiter';
@@ -47,6 +47,8 @@ export interface PlatformClientDeps {
   random?: () => number;
   /** Called as each request is dispatched (after its rate grant); for benchmarks and tests. */
   onDispatch?: (endpoint: string) => void;
+  /** Identities per search page (IDENTITY_PAGE); tests page small tenants with fewer. */
+  identityPage?: number;
 }
 
 /** Sends one request: gets the library objects' axios instance and the per-attempt options. */
@@ -81,6 +83,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
   private readonly lib: LibraryHandle;
   private readonly executor: RequestExecutor;
   private readonly onDispatch?: (endpoint: string) => void;
+  private readonly identityPage: number;
 
   constructor(
     readonly settings: PlatformSettings,
@@ -88,6 +91,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
   ) {
     const policy = validateRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...deps.policy });
     this.onDispatch = deps.onDispatch;
+    this.identityPage = Math.max(1, Math.min(deps.identityPage ?? IDENTITY_PAGE, PAGE_MAX.search));
     this.tokens = new TokenProvider({
       baseurl: settings.baseurl,
       clientId: settings.clientId,
@@ -284,7 +288,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
   async *searchIdentities(query: string, opts?: CallOptions): AsyncIterable<PlatformIdentity> {
     const req: PlatformRequest = { method: 'POST', endpoint: ENDPOINT.search, idempotent: true };
     for await (const raw of searchAfterPages(
-      this.pageSize(PAGE_MAX.search),
+      this.identityPage,
       (doc: unknown) => String((doc as { id?: unknown }).id ?? ''),
       async (searchAfter, limit) => {
         const search: Search = {
@@ -292,6 +296,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
           query: { query: query === '' ? '*' : query },
           sort: ['id'],
           includeNested: true,
+          queryResultFilter: { includes: IDENTITY_FIELDS },
           ...(searchAfter ? { searchAfter } : {}),
         };
         const res = await this.call(
@@ -308,7 +313,12 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
 
   async getIdentity(id: string, opts?: CallOptions): Promise<PlatformIdentity | undefined> {
     const req: PlatformRequest = { method: 'POST', endpoint: ENDPOINT.search, idempotent: true };
-    const search: Search = { indices: ['identities'], query: { query: `id:${filterValue(id)}` }, includeNested: true };
+    const search: Search = {
+      indices: ['identities'],
+      query: { query: `id:${filterValue(id)}` },
+      includeNested: true,
+      queryResultFilter: { includes: IDENTITY_FIELDS },
+    };
     const res = await this.call(
       req,
       (ax, o) => new SearchApi(this.configuration, undefined, ax).searchPost({ search, limit: 1 }, o),

@@ -19,12 +19,14 @@ function store(reserveUpTo: number, failFirst = false) {
     },
     reserveUpTo,
   );
-  return { s, writes };
+  // What the platform holds: the last write, or what the store started from.
+  const held = async (): Promise<Record<string, number>> => writes.at(-1) ?? { emp: 10 };
+  return { s, writes, held };
 }
 
 describe('counter store', () => {
   it('writes exact first, then ahead up to the cap, nothing while covered, exact at release', async () => {
-    const { s, writes } = store(3);
+    const { s, writes, held } = store(3);
     expect(s.next('emp', 1)).toBe(11);
     await s.flush();
     expect(s.next('emp', 1)).toBe(12);
@@ -34,20 +36,20 @@ describe('counter store', () => {
     await s.flush(); // 14 is within 12 + 2
     s.next('emp', 1);
     await s.flush(); // 15: ahead by min(3, 5 issued)
-    await s.release();
-    await s.release();
+    expect(await s.release(held)).toBe('released');
+    expect(await s.release(held)).toBe('exact');
     expect(writes).toEqual([{ emp: 11 }, { emp: 14 }, { emp: 18 }, { emp: 15 }]);
     expect(s.flushCount).toBe(4);
   });
 
   it('a counter that starts in this run, and a second counter, are covered alike', async () => {
-    const { s, writes } = store(1_000);
+    const { s, writes, held } = store(1_000);
     s.next('emp', 1);
     s.next('badge', 500);
     await s.flush();
     s.next('badge', 500);
     await s.flush();
-    await s.release();
+    expect(await s.release(held)).toBe('released');
     expect(writes).toEqual([
       { emp: 11, badge: 500 },
       { emp: 12, badge: 503 },
@@ -61,8 +63,22 @@ describe('counter store', () => {
     await s.flush();
     s.next('emp', 1);
     await s.flush();
-    await s.release();
+    expect(await s.release(() => Promise.reject(new Error('not read')))).toBe('exact');
     expect(writes).toEqual([{ emp: 11 }, { emp: 12 }]);
+  });
+
+  it('the platform holds other values than its last write (a run that took over): release writes nothing', async () => {
+    const { s, writes } = store(1_000);
+    for (let i = 0; i < 3; i++) {
+      s.next('emp', 1);
+      await s.flush();
+    }
+    expect(writes).toEqual([{ emp: 11 }, { emp: 14 }]);
+    expect(await s.release(async () => ({ emp: 1_203 }))).toBe('superseded');
+    expect(await s.release(async () => ({ emp: 14, badge: 1 }))).toBe('superseded');
+    expect(writes).toHaveLength(2);
+    expect(await s.release(async () => ({ emp: 14 }))).toBe('released');
+    expect(writes.at(-1)).toEqual({ emp: 13 });
   });
 
   it('a failed write: the flush fails, the next one writes what is owed (still the exact first write)', async () => {

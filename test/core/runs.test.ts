@@ -1,7 +1,7 @@
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type { AccountItem } from '../../src/core/aggregation/connector-account';
 import { sourceLockKey } from '../../src/core/ports/run-lock';
-import { collect, failure, harness, run, type Harness } from './support';
+import { collect, failure, harness, run, type Harness, type LogLine } from './support';
 
 const definitions = [
   { name: 'uid', expression: '$firstName.toLowerCase()', type: 'unique' },
@@ -76,6 +76,48 @@ describe('consecutive aggregations (fake platform)', () => {
     const batched = tenant();
     await list(batched);
     expect(batched.summaries[0]?.counterFlushes).toBe(1);
+  });
+
+  test('the run loses its lock after its last account: it fails, and the counters keep the block it wrote ahead', async () => {
+    const h = tenant({ enableBatching: false });
+    for (let n = 3; n < 40; n++) h.fake.addAccount(h.contractors, `C${n}`, { firstName: `p${n}` });
+    const key = sourceLockKey('acme.api.example.com', h.own.id);
+    const iter = run(createAccountListCommand(h.deps), h)[Symbol.asyncIterator]();
+    for (let n = 0; n < 40; n++) expect((await iter.next()).done).toBe(false);
+    await h.deps.runLock.release(key, (await h.deps.runLock.holder(key))!);
+    expect(await h.deps.runLock.acquire(key, 'other-run', 60_000)).toBe(true);
+    await expect(iter.next()).rejects.toMatchObject({ code: 'AGGREGATION_LOCK_LOST' });
+    expect(h.fake.sources.get(h.own.id)?.connectorAttributes.fusionCounters).toEqual({ empNo: 46 });
+  });
+
+  test('the exact values cannot be written back, or another run wrote since: a warning, the run ends, no value lowered', async () => {
+    for (const trouble of ['platform down', 'another run'] as const) {
+      const h = tenant({ enableBatching: false });
+      for (let n = 3; n < 12; n++) h.fake.addAccount(h.contractors, `C${n}`, { firstName: `p${n}` });
+      const counters = () => h.fake.sources.get(h.own.id)!.connectorAttributes;
+      const patch = h.fake.patchSourceConnectorAttributes.bind(h.fake);
+      let emitted = 0;
+      h.fake.patchSourceConnectorAttributes = async (id: string, attributes: Record<string, unknown>) => {
+        if (emitted === 12 && 'fusionCounters' in attributes) throw new Error('platform down');
+        return patch(id, attributes);
+      };
+      const lines: LogLine[] = [];
+      for await (const _ of run(createAccountListCommand(h.deps), h, {}, lines)) {
+        // After the last account, before the run's end: the block written ahead (22) is what the source holds.
+        if (++emitted === 12 && trouble === 'another run') counters().fusionCounters = { empNo: 30 };
+      }
+      expect(emitted).toBe(12);
+      expect(h.summaries[0]?.accountsCreated).toBe(12);
+      const warned = lines.filter((l) => l.level === 'warn').map((l) => l.msg);
+      expect(
+        warned.filter((m) =>
+          m.startsWith(
+            trouble === 'platform down' ? 'Could not write the counters back' : 'The counters on the source changed',
+          ),
+        ),
+      ).toHaveLength(1);
+      expect(counters().fusionCounters).toEqual({ empNo: trouble === 'platform down' ? 22 : 30 });
+    }
   });
 
   test('a run that stops half-way leaves the values it wrote ahead unused: the next run goes on after them, none issued twice', async () => {

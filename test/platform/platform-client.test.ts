@@ -1,4 +1,7 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import axios from 'axios';
+import type { Search } from 'sailpoint-api-client';
 import { registry } from '../../src/observability/metrics-registry';
 import { METRIC } from '../../src/observability/metric-names';
 import { FAST_POLICY, caught, clientFor, collect, useSimulator, startSim, type RunningSimulator } from './support';
@@ -169,16 +172,59 @@ describe('PlatformClient against the simulator', () => {
   });
 
   it('searches identities with searchAfter, no offset', async () => {
-    const client = clientFor(sim, { batchSize: 6 });
+    const client = clientFor(sim, { batchSize: 250 }, { identityPage: 6 });
     const ids = (await collect(client.searchIdentities('*'))).map((i) => i.id);
     expect(ids.sort()).toEqual([...sim.tenant.identities.keys()].sort());
     const searches = sim.control.requestLog().filter((e) => e.template === '/v3/search');
     expect(searches.length).toBe(Math.floor(ids.length / 6) + 1);
     expect(searches.every((e) => e.query.offset === undefined)).toBe(true);
+    expect(searches.every((e) => e.query.limit === '6')).toBe(true);
     const one = await client.getIdentity(ids[3]);
     expect(one?.id).toBe(ids[3]);
     expect(Array.isArray(one?.accounts)).toBe(true);
     client.close();
+  });
+
+  it('at its defaults, a baseline search asks for 2,500 identities a page whatever the batch size, trimmed to the fields read', async () => {
+    const big = await startSim({ rateLimit: false, tenant: { identities: 5_200, accountsPerSource: 10 } });
+    // A recording pass-through in front of the simulator: what the client asks for, as sent.
+    const bodies: string[] = [];
+    const recorder = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (req.url?.startsWith('/v3/search')) bodies.push(body.toString());
+        const up = httpRequest(`${big.baseurl}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        });
+        up.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = clientFor(
+        { ...big, baseurl: `http://127.0.0.1:${(recorder.address() as AddressInfo).port}` },
+        { batchSize: 50 },
+      );
+      const identities = await collect(client.searchIdentities('*'));
+      expect(bodies.map((b) => (JSON.parse(b) as Search).queryResultFilter?.includes)).toEqual(
+        Array(3).fill(['id', 'name', 'attributes', 'accounts']),
+      );
+      expect(identities.map((i) => i.id).sort()).toEqual([...big.tenant.identities.keys()].sort());
+      const searches = big.control.requestLog().filter((e) => e.template === '/v3/search');
+      expect(searches.map((e) => e.query.limit)).toEqual(['2500', '2500', '2500']);
+      // What a run reads of an identity is all there.
+      const sample = identities.find((i) => (i.accounts?.length ?? 0) > 0)!;
+      expect(sample.name).not.toBe('');
+      expect(Object.keys(sample.attributes).length).toBeGreaterThan(0);
+      expect(sample.accounts![0]).toMatchObject({ id: expect.any(String), sourceId: expect.any(String) });
+      client.close();
+    } finally {
+      recorder.close();
+      await big.close();
+    }
   });
 
   it('fails the whole listing when page 3 answers 500, never a shorter list', async () => {

@@ -62,7 +62,7 @@ describe('simulator limits and faults through the PlatformClient', () => {
   });
 
   it('the Kth-page fault on a searchAfter search: page 2 answers 500 once, the listing is still complete', async () => {
-    const client = clientFor(sim, { batchSize: 5 });
+    const client = clientFor(sim, {}, { identityPage: 5 });
     sim.control.injectFault({ pathTemplate: '/v3/search', page: 2, status: 500, times: 1 });
     const ids = (await collect(client.searchIdentities('*'))).map((i) => i.id);
     expect(ids.sort()).toEqual([...sim.tenant.identities.keys()].sort());

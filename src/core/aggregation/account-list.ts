@@ -42,6 +42,7 @@ import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
 import type { AccountItem } from './connector-account';
 import { ConnectorAccountIndex } from './connector-account-index';
+import { releaseCounters } from './counter-store';
 import { DerivedKeys } from './derived-key';
 import { IdPool } from './id-pool';
 import { BatchProcessor, throwIfCancelled, type Batch } from './batch-processor';
@@ -264,7 +265,11 @@ class AggregationRun {
     // Values written ahead and not issued go back, while the run still holds its lock (the next run
     // issues them; another run may hold the lock once this one lost it).
     await this.guard?.confirmHeld();
-    await this.state.counters.release();
+    await releaseCounters(
+      this.state.counters,
+      async () => (await this.platform.getSource(own.id, this.opts)).connectorAttributes,
+      logger,
+    );
     this.guard?.assertHeld();
     // Before close(): it creates the run's forms and notifies.
     if (this.matcher) checkReviewFlood(config.matching, this.summary);

@@ -12,6 +12,9 @@
  * price: a run that fails before its end leaves the rest of its block unused (a gap of at most
  * `reserveUpTo` values per counter), never a value issued twice.
  */
+import { errorMessage } from '../errors';
+import type { Logger } from '../ports/logger';
+
 export const COUNTERS_KEY = 'fusionCounters';
 
 export type CounterPersist = (values: Record<string, number>) => Promise<void>;
@@ -80,10 +83,16 @@ export class CounterStore {
     await this.write(values);
   }
 
-  /** At the run's end: the exact values, where the platform holds values written ahead. */
-  async release(): Promise<void> {
-    if (Object.entries(this.values).every(([a, v]) => this.persisted[a] === v)) return;
+  /**
+   * At the run's end: the exact values, where the platform holds values written ahead. The one write that lowers
+   * them, so only over this store's own last write (`current`: what the platform holds now): a run that took over
+   * meanwhile (this one's lock lapsed while it waited on the platform) issued past them, and its values stay.
+   */
+  async release(current: () => Promise<Record<string, number>>): Promise<'exact' | 'released' | 'superseded'> {
+    if (sameValues(this.values, this.persisted)) return 'exact';
+    if (!sameValues(await current(), this.persisted)) return 'superseded';
     await this.write(this.snapshot());
+    return 'released';
   }
 
   private covered(): boolean {
@@ -94,5 +103,34 @@ export class CounterStore {
     await this.persist(values);
     this.persisted = values;
     this.flushes++;
+  }
+}
+
+function sameValues(a: Record<string, number>, b: Record<string, number>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+/**
+ * The run's end: the counters' exact values back on the source (`source`: its connectorAttributes now). Every
+ * account has left, so a failure costs the counters a gap (the values written ahead stay unused), never a value
+ * issued twice: a warning, not a failed run.
+ */
+export async function releaseCounters(
+  counters: CounterStore,
+  source: () => Promise<Record<string, unknown>>,
+  logger: Logger,
+): Promise<void> {
+  try {
+    const outcome = await counters.release(async () => CounterStore.readState(await source()));
+    if (outcome === 'superseded')
+      logger.warn(
+        'The counters on the source changed since this run last wrote them (another run?): they are left as they are, and the values this run wrote ahead stay unused',
+      );
+  } catch (e) {
+    logger.warn(
+      { err: errorMessage(e) },
+      'Could not write the counters back to the values issued: the values this run wrote ahead stay unused (a gap in the counters, no value issued twice)',
+    );
   }
 }
