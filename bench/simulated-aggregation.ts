@@ -59,14 +59,15 @@ export function aggregationConfig<B extends object>(
 /** Where a simulator answers and its fusion source (bench/harness.ts's SimulatorInfo has more). */
 type SimulatorAddress = Pick<SimulatorInfo, 'baseurl' | 'clientId' | 'clientSecret' | 'fusionSourceId'>;
 
-/** The platform connection of every aggregation bench: the simulator's two managed sources, no limit to wait on. */
+/** The platform connection of every aggregation bench: the simulator's two managed sources, no limit (BENCH_RPS). */
 export function simulatorConnection(info: SimulatorAddress) {
   return {
     baseurl: info.baseurl,
     clientId: info.clientId,
     clientSecret: info.clientSecret,
     sources: ['Contractors', 'LDAP'],
-    requestsPerSecond: 1000,
+    // BENCH_RPS: the connector's own rate, as a tenant's (its default is 10); unset, no limit to wait on.
+    requestsPerSecond: Number(process.env.BENCH_RPS ?? 1000),
     maxConcurrentRequests: 20,
   };
 }
