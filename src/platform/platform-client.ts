@@ -51,6 +51,16 @@ export interface PlatformClientDeps {
   identityPage?: number;
 }
 
+/** A search of identities with their nested accounts, asking only for the fields toIdentity reads. */
+function identitySearch(query: string): Search {
+  return {
+    indices: ['identities'],
+    query: { query },
+    includeNested: true,
+    queryResultFilter: { includes: IDENTITY_FIELDS },
+  };
+}
+
 /** Sends one request: gets the library objects' axios instance and the per-attempt options. */
 
 function jsonPointerSegment(key: string): string {
@@ -292,11 +302,8 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
       (doc: unknown) => String((doc as { id?: unknown }).id ?? ''),
       async (searchAfter, limit) => {
         const search: Search = {
-          indices: ['identities'],
-          query: { query: query === '' ? '*' : query },
+          ...identitySearch(query === '' ? '*' : query),
           sort: ['id'],
-          includeNested: true,
-          queryResultFilter: { includes: IDENTITY_FIELDS },
           ...(searchAfter ? { searchAfter } : {}),
         };
         const res = await this.call(
@@ -313,12 +320,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
 
   async getIdentity(id: string, opts?: CallOptions): Promise<PlatformIdentity | undefined> {
     const req: PlatformRequest = { method: 'POST', endpoint: ENDPOINT.search, idempotent: true };
-    const search: Search = {
-      indices: ['identities'],
-      query: { query: `id:${filterValue(id)}` },
-      includeNested: true,
-      queryResultFilter: { includes: IDENTITY_FIELDS },
-    };
+    const search = identitySearch(`id:${filterValue(id)}`);
     const res = await this.call(
       req,
       (ax, o) => new SearchApi(this.configuration, undefined, ax).searchPost({ search, limit: 1 }, o),
