@@ -7,7 +7,9 @@
  * its own ShardJobWorker (a matching thread) and the 0, 1, 2 spawned worker processes serve, on a
  * redis-server of the bench's own; and, rules model, in one process deciding in partitions, one
  * thread each beside the run's own (SCALE_PARTITIONS, default 1 and every core but one;
- * aggregation/planned-matcher.ts); and in one process with the usual matcher's threads and no
+ * aggregation/planned-matcher.ts); in partitions that 2 (SCALE_PARTITION_PROCESSES) worker processes
+ * take as child jobs, one each, the aggregation's own process among them (queue/queue-partition-run.ts);
+ * and in one process with the usual matcher's threads and no
  * partitions (SCALE_AGG_THREADS, default every core: a worker with MATCHING_PARTITIONS off). The
  * reference is the same aggregation in one process with one matching thread and no child jobs.
  *
@@ -24,7 +26,8 @@
  * summary's counts. Exit 1 (through scale-out.ts) on a difference or a missed goal.
  *
  * Environment: SCALE_AGG_SIZE (300,000), SCALE_AGG_MODEL (rules | probabilistic), SCALE_PROCESSES (1,2,3;
- * empty: none), SCALE_PARTITIONS (1,<cores - 1>; empty: none), SCALE_AGG_THREADS (<cores>; empty: none),
+ * empty: none), SCALE_PARTITIONS (1,<cores - 1>; empty: none), SCALE_PARTITION_PROCESSES (2; empty: none),
+ * SCALE_AGG_THREADS (<cores>; empty: none),
  * SCALE_AGG_SEED (11), SCALE_AGG_SURNAMES (common,varied: each tenant in turn; common: nearly every
  * account has namesakes and goes to review; varied: the simulator's synthetic surnames, about half do),
  * SCALE_AGG_LIST (simulator: the benches' list; mail-first: partitioned by e-mail; careless: no plan,
@@ -43,6 +46,8 @@ import { MODEL_PARAMETERS_KEY } from '../src/core/aggregation/model-parameters';
 import { silentLogger } from '../src/core/ports/logger';
 import type { PendingReview, ReviewQueue } from '../src/core/ports/review-queue';
 import { createPlatformFactory } from '../src/platform/create-platform-client';
+import { PartitionJobWorker } from '../src/queue/partition-job-worker';
+import { QueuePartitionProvider } from '../src/queue/queue-partition-provider';
 import { QueueShardProvider } from '../src/queue/queue-shard-provider';
 import { ShardJobWorker } from '../src/queue/shard-job-worker';
 import { createProductionRunner } from '../src/runtime/production-runner';
@@ -88,6 +93,16 @@ const PARTITIONS = [
   ),
 ];
 
+/** Worker processes taking a run's partitions as child jobs, one each, the run's own process among them. */
+const PARTITION_PROCESSES = [
+  ...new Set(
+    (process.env.SCALE_PARTITION_PROCESSES ?? '2')
+      .split(',')
+      .map(Number)
+      .filter((p) => p > 0),
+  ),
+];
+
 /** Threads of the usual matcher, partitions off, in one process (the worker's default before partitions). */
 const USUAL_THREADS = [
   ...new Set(
@@ -104,8 +119,10 @@ interface AggregateArgs {
   processes: number;
   /** Matching threads in the aggregation's process (1; decided in partitions: one per partition and the run's). */
   threads: number;
-  /** Rules runs decided in partitions (threads - 1 of them). */
+  /** Rules runs decided in partitions (threads - 1 of them, or `processes` child jobs with `remote`). */
   partitions: boolean;
+  /** The partitions are child jobs that `processes` worker processes take (partitions, not shards). */
+  remote?: boolean;
   redisUrl: string;
   prefix: string;
 }
@@ -226,8 +243,14 @@ async function aggregate(a: AggregateArgs): Promise<void> {
   const spConnectorInstanceId = await fusionInstanceId(factory, base, a.sim);
 
   let provider: QueueShardProvider | undefined;
-  let own: ShardJobWorker | undefined;
-  if (a.processes > 0) {
+  let own: ShardJobWorker | PartitionJobWorker | undefined;
+  let partitions: QueuePartitionProvider | undefined;
+  if (a.remote) {
+    partitions = new QueuePartitionProvider({ redisUrl: a.redisUrl, prefix: a.prefix, partitions: a.processes });
+    own = new PartitionJobWorker({ redisUrl: a.redisUrl, prefix: a.prefix, logger: silentLogger, concurrency: 1 });
+    await partitions.ready();
+    await own.worker.waitUntilReady();
+  } else if (a.processes > 0) {
     provider = new QueueShardProvider({ redisUrl: a.redisUrl, prefix: a.prefix, shardJobs: a.processes });
     own = new ShardJobWorker({ redisUrl: a.redisUrl, prefix: a.prefix, logger: silentLogger, concurrency: 1 });
     await provider.ready();
@@ -245,6 +268,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     matchingThreads: a.threads,
     ...(a.partitions ? { matchingPartitions: true } : {}),
     ...(provider ? { matchingShards: provider } : {}),
+    ...(partitions ? { remotePartitions: partitions } : {}),
   });
   const config = aggregationConfig(base, spConnectorInstanceId, MODEL, ATTRIBUTES);
   const ctx = { signal: new AbortController().signal, logger: silentLogger, jobId: 'bench', progress: () => undefined };
@@ -278,6 +302,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
   hash.update(JSON.stringify(parameters));
   await own?.close();
   await provider?.close();
+  await partitions?.close();
   const result: AggregateResult = {
     wallS,
     cpuS: (cpu.user + cpu.system) / 1e6,
@@ -345,6 +370,7 @@ async function run(
   surnames: Surnames,
   threads = 1,
   partitions = false,
+  remote = false,
 ): Promise<Run> {
   // A fresh simulator per run, same seed, so ids are the same.
   const sim = await startSimulatorProcess({
@@ -366,11 +392,12 @@ async function run(
   const workers: ChildProcess[] = [];
   try {
     const { info } = sim;
-    const prefix = `agg${processes}t${threads}${partitions ? 'p' : ''}`;
-    for (let i = 1; i < processes; i++) workers.push(await startShardWorkerProcess(redis.url, prefix));
+    const prefix = `agg${processes}t${threads}${partitions ? 'p' : ''}${remote ? 'r' : ''}`;
+    const serve = remote ? 'partitions' : 'shards';
+    for (let i = 1; i < processes; i++) workers.push(await startShardWorkerProcess(redis.url, prefix, serve));
     const agg = child([
       '--aggregate',
-      JSON.stringify({ sim: info, processes, threads, partitions, redisUrl: redis.url, prefix }),
+      JSON.stringify({ sim: info, processes, threads, partitions, remote, redisUrl: redis.url, prefix }),
     ]);
     const started = message(agg, (m) => (m as { started?: boolean }).started === true);
     const done = message<AggregateResult>(agg, (m) => (m as { started?: boolean }).started !== true);
@@ -429,6 +456,7 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
         processes: p,
         threads: 1,
         partitions: false,
+        remote: false,
         busy: p + 1,
         label: `${p} worker process(es), ${p} child job(s) per matching call`,
       })),
@@ -437,20 +465,32 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
             processes: 0,
             threads: p + 1,
             partitions: true,
+            remote: false,
             busy: p + 1,
             label: `one process deciding in ${p} partition(s) (${p + 1} threads with the run's own)`,
+          }))
+        : []),
+      ...(MODEL === 'rules'
+        ? PARTITION_PROCESSES.map((p) => ({
+            processes: p,
+            threads: 1,
+            partitions: true,
+            remote: true,
+            busy: p + 1,
+            label: `${p} worker process(es) deciding ${p} partition(s) as child jobs, one each`,
           }))
         : []),
       ...USUAL_THREADS.map((t) => ({
         processes: 0,
         threads: t,
         partitions: false,
+        remote: false,
         busy: t,
         label: `one process, the usual matcher with ${t} threads (partitions off)`,
       })),
     ];
     for (const v of variants) {
-      const r = await run(v.processes, { url: redis.url, pid }, surnames, v.threads, v.partitions);
+      const r = await run(v.processes, { url: redis.url, pid }, surnames, v.threads, v.partitions, v.remote);
       const speedup = ref.wallS / r.wallS;
       // Cores the run could use: its busy threads, at most the machine's cores the simulator left; the
       // reference could use one.

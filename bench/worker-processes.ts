@@ -41,10 +41,17 @@ export function procPeakRssMb(pid: number): number {
   }
 }
 
-/** A worker process serving the shard queue of `prefix` (shard-worker-process.ts), once it is ready. */
-export function startShardWorkerProcess(url: string, prefix: string): Promise<ChildProcess> {
+/**
+ * A worker process serving the shard queue of `prefix` (shard-worker-process.ts), or its partition
+ * queue, once it is ready.
+ */
+export function startShardWorkerProcess(
+  url: string,
+  prefix: string,
+  serve: 'shards' | 'partitions' = 'shards',
+): Promise<ChildProcess> {
   const proc = spawn(process.execPath, [join(__dirname, 'shard-worker-process.js')], {
-    env: { ...process.env, REDIS_URL: url, BENCH_PREFIX: prefix },
+    env: { ...process.env, REDIS_URL: url, BENCH_PREFIX: prefix, BENCH_SERVE: serve },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

@@ -92,7 +92,7 @@ export async function run(argv: string[], opts: ServeProcessHooks = {}): Promise
     ...(runtimeRedis ? { redis: runtimeRedis } : {}),
     ...(env.MATCHING_THREADS ? { matchingThreads: env.MATCHING_THREADS } : {}),
     ...(env.MATCHING_PARTITIONS ? { matchingPartitions: true } : {}),
-    ...(shards ? { matchingShards: shards.provider } : {}),
+    ...(shards ? { matchingShards: shards.provider, remotePartitions: shards.partitions } : {}),
   });
   let server;
   try {

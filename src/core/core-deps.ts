@@ -8,6 +8,7 @@ import type { AggregationSummary } from './aggregation/aggregation-summary';
 import type { MatchingParallelism } from './matching/parallel/parallelism';
 import type { ShardProvider } from './matching/parallel/shard-provider';
 import type { StartPartition } from './aggregation/partition-thread';
+import type { PartitionProvider } from './aggregation/partition-provider';
 
 /** What the core commands get from the runtime: ports and factories, never concrete clients. */
 export interface CoreDeps {
@@ -45,4 +46,9 @@ export interface CoreDeps {
   matchingShards?: ShardProvider;
   /** Starts a partition of a rules aggregation decided in partitions; default a thread (partition-thread.ts). */
   startPartition?: StartPartition;
+  /**
+   * Partitions in other processes (queue mode, worker role): a run decided in partitions hands them to
+   * child jobs that any worker process takes, instead of threads of its own process.
+   */
+  remotePartitions?: PartitionProvider;
 }

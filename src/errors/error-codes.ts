@@ -286,8 +286,8 @@ export const ERROR_CODES = {
     500,
     'core',
     true,
-    'A matching partition of an aggregation decided in partitions failed: its thread threw, ran out of memory or exited. The items already emitted are a prefix of the run; nothing was created twice.',
-    "Read the log for the partition's error; where it ran out of memory raise the memory limit or lower MATCHING_THREADS (or turn MATCHING_PARTITIONS off), then run the aggregation again.",
+    'A matching partition of an aggregation decided in partitions failed: its thread (in this worker process or, in queue mode, in the one that took it) threw, ran out of memory or exited, or the run could not hand it its work through Redis. The items already emitted are a prefix of the run; nothing was created twice.',
+    "Read the log for the partition's error (in queue mode also the worker logs of queue <QUEUE_NAME>-partitions); where it ran out of memory raise the memory limit or lower MATCHING_THREADS (or turn MATCHING_PARTITIONS off), then run the aggregation again.",
   ),
   ACCOUNT_NOT_FOUND: row(
     500,

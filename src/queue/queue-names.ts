@@ -33,3 +33,11 @@ export function laneQueueName(lane: CommandLane, queueName = DEFAULT_QUEUE_NAME)
 export function shardQueueName(queueName = DEFAULT_QUEUE_NAME): string {
   return `${queueName}-shards`;
 }
+
+/**
+ * Queue of the partitions of aggregations decided in partitions (queue-partition-provider.ts): a job
+ * lives as long as its run, so it never takes a slot from a shard child or a command.
+ */
+export function partitionQueueName(queueName = DEFAULT_QUEUE_NAME): string {
+  return `${queueName}-partitions`;
+}

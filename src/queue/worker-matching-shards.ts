@@ -5,7 +5,10 @@
  */
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
-import { shardQueueName } from './queue-names';
+import { defaultParallelism } from '../core/matching/parallel/parallelism';
+import { partitionQueueName, shardQueueName } from './queue-names';
+import { PartitionJobWorker } from './partition-job-worker';
+import { QueuePartitionProvider } from './queue-partition-provider';
 import { QueueShardProvider } from './queue-shard-provider';
 import { ShardJobWorker } from './shard-job-worker';
 import type { RedisHealth } from './redis-health';
@@ -17,10 +20,13 @@ export interface WorkerShardSettings {
   WORKER_CONCURRENCY: number;
   WORKER_LOCK_MS: number;
   WORKER_STALLED_INTERVAL_MS: number;
+  MATCHING_THREADS: number | undefined;
 }
 
 export interface MatchingShards {
   provider: QueueShardProvider;
+  /** Partitions of runs decided in partitions, as child jobs (queue-partition-provider.ts). */
+  partitions: QueuePartitionProvider;
   close(): Promise<void>;
 }
 
@@ -35,6 +41,8 @@ function startMatchingShards(opts: {
   concurrency: number;
   lockDurationMs: number;
   stalledIntervalMs: number;
+  /** MATCHING_THREADS; unset = every core. */
+  threads?: number | undefined;
   redisHealth?: RedisHealth;
 }): MatchingShards {
   const { redisUrl, redisOptions } = opts;
@@ -56,11 +64,33 @@ function startMatchingShards(opts: {
     stalledIntervalMs: opts.stalledIntervalMs,
     ...(opts.redisHealth ? { redisHealth: opts.redisHealth } : {}),
   });
+  // A partition is a thread busy for its run's length: as many at once as this process has threads
+  // besides the one that runs its commands.
+  const slots = Math.max(1, Math.floor(opts.threads ?? defaultParallelism().threads) - 1);
+  const partitions = new QueuePartitionProvider({
+    redisUrl,
+    ...(redisOptions ? { redisOptions } : {}),
+    queueName: partitionQueueName(opts.queueName),
+    ...(opts.shardJobs !== undefined ? { partitions: opts.shardJobs } : {}),
+    slots,
+    ...(opts.redisHealth ? { redisHealth: opts.redisHealth } : {}),
+  });
+  const partitionWorker = new PartitionJobWorker({
+    redisUrl,
+    ...(redisOptions ? { redisOptions } : {}),
+    queueName: partitionQueueName(opts.queueName),
+    logger: opts.logger,
+    concurrency: slots,
+    ...(opts.redisHealth ? { redisHealth: opts.redisHealth } : {}),
+  });
   return {
     provider,
+    partitions,
     close: async () => {
+      // Its partitions first: they are given back, and their runs take them over.
+      await partitionWorker.close();
       await worker.close();
-      await provider.close();
+      await Promise.all([provider.close(), partitions.close()]);
     },
   };
 }
@@ -86,6 +116,7 @@ export function startWorkerMatchingShards(
     concurrency: env.WORKER_CONCURRENCY,
     lockDurationMs: env.WORKER_LOCK_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+    threads: env.MATCHING_THREADS,
     ...(redisHealth ? { redisHealth } : {}),
   });
 }

@@ -43,6 +43,8 @@ export interface RuntimeDeps {
   matchingPartitions?: boolean;
   /** Queue mode, worker role: matching child jobs for large aggregations (see queue/queue-shard-provider.ts). */
   matchingShards?: CoreDeps['matchingShards'];
+  /** Queue mode, worker role: partitions as child jobs (see queue/queue-partition-provider.ts). */
+  remotePartitions?: CoreDeps['remotePartitions'];
   /** Replaces the review-form lifecycle (benchmarks measure the aggregation alone). */
   reviewQueue?: CoreDeps['reviewQueue'];
 }
@@ -102,6 +104,7 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
         }
       : {}),
     ...(deps.matchingShards ? { matchingShards: deps.matchingShards } : {}),
+    ...(deps.remotePartitions ? { remotePartitions: deps.remotePartitions } : {}),
   };
   return createCoreRunner(createCommandTable(core));
 }

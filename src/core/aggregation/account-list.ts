@@ -321,7 +321,7 @@ class AggregationRun {
       this.keys,
       this.state.decisions,
       this.logger,
-      this.ctx.signal,
+      { runId: this.runId, signal: this.ctx.signal },
     );
     this.directory = new CandidateDirectory(config.matching.attributes.map((a) => a.attribute));
     if (!config.includeIdentities) {

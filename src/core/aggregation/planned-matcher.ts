@@ -44,10 +44,11 @@ export interface PlannedMatcherOptions {
   logger: Logger;
   startPartition?: StartPartition;
   /**
-   * Matching child jobs are configured (queue mode): partitions that start take their place, so other worker
-   * pods (and an autoscaler counting child jobs) see none of this run; the start line says so.
+   * Queue mode. 'partitions': the partitions are child jobs any worker process takes (partition-provider.ts).
+   * 'forgone': matching child jobs are configured but partitions take their place as threads of this process,
+   * so other worker pods (and an autoscaler counting child jobs) see none of this run. The start line says which.
    */
-  childJobsForgone?: boolean;
+  childJobs?: 'partitions' | 'forgone';
 }
 
 interface Waiting {
@@ -81,6 +82,8 @@ export class PlannedMatcher implements AsyncMatcher {
   /** Accounts the partitions created and the run has not yet. */
   private readonly created = new Set<string>();
   private readonly observers = new Map<string, (k: number) => void>();
+  /** Per partition: the last batch it decided. */
+  private readonly lastDecided: number[] = [];
   private threads: PartitionThread[] = [];
   private waiting: Waiting | undefined;
   private failure: Error | undefined;
@@ -221,7 +224,7 @@ export class PlannedMatcher implements AsyncMatcher {
             baseline: mine[p]!,
           },
           {
-            decided: (d) => this.decide(d),
+            decided: (d) => this.decide(p, d),
             exported: (to, batch, records) => this.threads[to]?.import(batch, records),
           },
           (e) => this.ended(e),
@@ -229,12 +232,16 @@ export class PlannedMatcher implements AsyncMatcher {
       );
     }
     const named = `${parts} partition${parts === 1 ? '' : 's'}`;
-    const forgone = this.o.childJobsForgone
-      ? " (threads of this process: no matching child jobs, so other workers do not share this run's matching)"
-      : '';
+    const { childJobs } = this.o;
+    const where =
+      childJobs === 'forgone'
+        ? " (threads of this process: no matching child jobs, so other workers do not share this run's matching)"
+        : childJobs === 'partitions'
+          ? ' (child jobs that any worker process takes)'
+          : '';
     this.o.logger.info(
-      { partitions: parts, ...(this.o.childJobsForgone ? { childJobs: false } : {}) },
-      `Matching new accounts in ${named} as the sources are read${forgone}`,
+      { partitions: parts, ...(childJobs ? { childJobs: childJobs === 'partitions' } : {}) },
+      `Matching new accounts in ${named} as the sources are read${where}`,
     );
     for (const batch of this.pending) this.route(batch);
     this.pending = [];
@@ -303,7 +310,12 @@ export class PlannedMatcher implements AsyncMatcher {
     return true;
   }
 
-  private decide(d: BatchDecisions): void {
+  private decide(part: number, d: BatchDecisions): void {
+    // Each partition decides each batch once, in order: a batch said twice (a partition replayed in
+    // another process, partition-host.ts) must never reach the run.
+    if (d.batch <= (this.lastDecided[part] ?? -1))
+      return this.ended(mismatch(`partition ${part} decided batch ${d.batch} again, or out of order`));
+    this.lastDecided[part] = d.batch;
     recordMatchingStats(d.stats);
     for (const [label, k] of d.candidates) {
       let o = this.observers.get(label);

@@ -1,0 +1,124 @@
+/**
+ * Serves the partitions of runs decided in partitions (the partition queue) in every worker process,
+ * beside the command worker and the shard worker, with slots of its own: a partition's job lives as
+ * long as its run. A job claims its partition (a token with a TTL, partition-host.ts) and decides it in
+ * a thread until the run ends; a job whose partition another holds ends at once. A graceful close gives
+ * its partitions back, so that their runs take them over at their next check rather than wait.
+ */
+import { randomUUID } from 'node:crypto';
+import { Worker, type Job } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../core/ports/logger';
+import { startPartitionThread, type StartPartition } from '../core/aggregation/partition-thread';
+import { PartitionHost, openReader } from './partition-host';
+import { partitionKeys, readPartitionJobData, type PartitionJobData } from './partition-keys';
+import { CLAIM_TTL_MS } from './queue-partition-provider';
+import { DEFAULT_BULL_PREFIX, partitionQueueName } from './queue-names';
+import { closeConnection, closeWhileReachable } from './redis-close';
+import { RedisHealth, reportWorkerError } from './redis-health';
+
+const CLOSE_BOUND_MS = 10_000;
+
+export interface PartitionJobWorkerOptions {
+  redisUrl: string;
+  redisOptions?: RedisOptions;
+  prefix?: string;
+  queueName?: string;
+  logger: Logger;
+  /** Partitions this process decides at once (each a thread). */
+  concurrency: number;
+  claimTtlMs?: number;
+  /** A partition's engine; default a thread. */
+  startPartition?: StartPartition;
+  /** Tests: answers lost as failed writes (partition-host.ts). */
+  loses?: (part: number, seq: number) => boolean;
+  redisHealth?: RedisHealth;
+}
+
+export class PartitionJobWorker {
+  readonly worker: Worker<PartitionJobData>;
+  private readonly redis: Redis;
+  private readonly bull: Redis;
+  private readonly hosts = new Set<PartitionHost>();
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly health: RedisHealth;
+  private closing: { dies: boolean } | undefined;
+
+  constructor(private readonly opts: PartitionJobWorkerOptions) {
+    this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
+    this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
+    this.worker = new Worker<PartitionJobData>(opts.queueName ?? partitionQueueName(), (job) => this.process(job), {
+      connection: this.bull,
+      prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
+      concurrency: opts.concurrency,
+    });
+    this.health = opts.redisHealth ?? new RedisHealth(opts.redisUrl, opts.logger);
+    this.health.watch(this.redis);
+    this.health.watch(this.bull);
+    this.worker.on('error', (e: unknown) => reportWorkerError(e, this.health, opts.logger, 'partition worker'));
+  }
+
+  private async process(job: Job<PartitionJobData>): Promise<string> {
+    const { runId, part } = readPartitionJobData(job.data);
+    if (this.closing) return 'closing';
+    const keys = partitionKeys(runId);
+    const claimTtlMs = this.opts.claimTtlMs ?? CLAIM_TTL_MS;
+    if (!(await this.redis.exists(keys.meta))) return 'run-gone';
+    const token = randomUUID();
+    // Another process decides it (the run took it over, or an earlier attempt of this job runs still).
+    if ((await this.redis.set(keys.claim(part), token, 'PX', claimTtlMs, 'NX')) !== 'OK') return 'held';
+    const reader = openReader(this.opts.redisUrl, this.opts.redisOptions);
+    this.health.watch(reader);
+    const host = new PartitionHost(
+      {
+        redis: this.redis,
+        reader,
+        startPartition: this.opts.startPartition ?? startPartitionThread,
+        claimTtlMs,
+        ...(this.opts.loses ? { loses: this.opts.loses } : {}),
+      },
+      runId,
+      part,
+      token,
+    );
+    this.hosts.add(host);
+    // Claimed as the process began to stop: given back at once (the host releases its claim).
+    const closing = this.closingState();
+    if (closing) host.stop(!closing.dies);
+    const running = host.run();
+    this.running.add(running);
+    try {
+      return await running;
+    } finally {
+      this.hosts.delete(host);
+      this.running.delete(running);
+    }
+  }
+
+  /** Read anew after each await (a close may have begun meanwhile). */
+  private closingState(): { dies: boolean } | undefined {
+    return this.closing;
+  }
+
+  /** Partitions this process decides now (tests). */
+  hosting(): number {
+    return this.hosts.size;
+  }
+
+  /**
+   * Gives its partitions back and stops. `dies` (tests): stops as a killed process does, the claims
+   * left to lapse.
+   */
+  async close(dies = false): Promise<void> {
+    this.closing ??= { dies };
+    for (const h of this.hosts) h.stop(!dies);
+    await closeWhileReachable(this.worker.close(dies || this.bull.status !== 'ready'), this.bull, CLOSE_BOUND_MS);
+    // Their threads exit and their connections close however the jobs ended (bounded: a job still
+    // claiming stops as soon as it has claimed).
+    await Promise.race([
+      Promise.allSettled([...this.running]),
+      new Promise((r) => setTimeout(r, CLOSE_BOUND_MS).unref()),
+    ]);
+    await Promise.all([this.redis, this.bull].map((c) => closeConnection(c)));
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * A rules run decided in partitions across worker processes (queue mode, issue 27): each partition is a
+ * job any worker process takes, and the run's output is the one-thread run's, item for item, same-run
+ * duplicates read far apart included, whoever decides its partitions: two workers, none (the run
+ * decides them itself), or a worker that dies or stops holding one (another replays it). Nothing is
+ * left in Redis. Real Redis, real BullMQ workers, real partition threads (in this process: each
+ * PartitionJobWorker stands for a worker process).
+ */
+import type { Redis } from 'ioredis';
+import { startPartitionThread, type StartPartition } from '../../src/core/aggregation/partition-thread';
+import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-shard';
+import { PartitionJobWorker } from '../../src/queue/partition-job-worker';
+import { QueuePartitionProvider, type QueuePartitionProviderOptions } from '../../src/queue/queue-partition-provider';
+import { context, failure, type LogLine } from '../core/support';
+import { createAccountListCommand } from '../../src/core/commands/account-commands';
+import { ONE, aggregate, expectSameOutput, partitioned, started, tenant, type Tenant } from '../core/partitions-tenant';
+import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
+import { scaled } from '../support/time-factor';
+import { until } from '../support/until';
+
+let redis: Redis;
+let prefix: string;
+const workers: PartitionJobWorker[] = [];
+const providers: QueuePartitionProvider[] = [];
+/** What each job of the test returned (why its host ended, or why it decided nothing). */
+let outcomes: string[];
+
+beforeAll(() => {
+  redis = openRedis();
+});
+afterAll(async () => {
+  await redis.quit();
+});
+beforeEach(() => {
+  prefix = uniquePrefix('part');
+  outcomes = [];
+});
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.close();
+  for (const p of providers.splice(0)) await p.close();
+  expect(liveMatchingThreads()).toBe(0);
+});
+
+function provider(extra: Partial<QueuePartitionProviderOptions> = {}): QueuePartitionProvider {
+  const p = new QueuePartitionProvider({ redisUrl: redisUrl(), prefix, partitions: 2, ...extra });
+  providers.push(p);
+  return p;
+}
+
+function worker(
+  startPartition: StartPartition = startPartitionThread,
+  loses?: (part: number, seq: number) => boolean,
+): PartitionJobWorker {
+  const w = new PartitionJobWorker({
+    redisUrl: redisUrl(),
+    prefix,
+    logger: context().logger,
+    // One partition at a time: two jobs, two workers, one each.
+    concurrency: 1,
+    claimTtlMs: 1_000,
+    startPartition,
+    ...(loses ? { loses } : {}),
+  });
+  w.worker.on('completed', (_job, result: string) => outcomes.push(result));
+  workers.push(w);
+  return w;
+}
+
+const EXTRA = { enableBatching: true, batchSize: 50 };
+/** Partitions only (no thread of the run's own process besides its own). */
+const REMOTE = { threads: 1, minRecords: 0, partitions: true };
+
+function remoteTenant(p: QueuePartitionProvider): Tenant {
+  const t = tenant(REMOTE, EXTRA);
+  t.h.deps.remotePartitions = p;
+  return t;
+}
+
+/** The run's keys left in Redis (every run deletes its own). */
+const leftovers = (): Promise<string[]> => redis.keys('fusion:part:*');
+
+const takenOver = (lines: LogLine[]): string[] =>
+  lines.filter((l) => /^Matching partition \d+ is decided in this process/.test(l.msg)).map((l) => l.msg);
+
+describe('how many partitions a run hands out', () => {
+  it('none while this process alone serves the queue; then the slots of every process serving it; or as set', async () => {
+    worker();
+    const p = provider({ partitions: undefined, slots: 3 });
+    await p.ready();
+    // This process's own threads decide them: no trip through Redis.
+    expect(p.parts()).toBe(0);
+    worker();
+    // Once the second process's worker is connected and counted.
+    await until('two processes serving the queue', async () => (await p.ready(), p.parts() > 0));
+    expect(p.parts()).toBe(6);
+    expect(provider({ partitions: 5 }).parts()).toBe(5);
+  });
+});
+
+describe('partitions as child jobs', () => {
+  it(
+    'two worker processes take one partition each: the same items and review forms as one thread, nothing left in Redis',
+    async () => {
+      const { raw: _one, ...one } = await aggregate(tenant(ONE, EXTRA));
+      worker();
+      worker();
+      // The run never takes a partition over while two idle workers serve the queue.
+      const p = provider({ checkMs: 600_000 });
+      await p.ready();
+      const lines: LogLine[] = [];
+      const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
+      expect(partitioned(lines)).toBe(`${started(2)} (child jobs that any worker process takes)`);
+      expect(lines.find((l) => l.msg.startsWith(started(2)))?.fields).toMatchObject({ partitions: 2, childJobs: true });
+      expectSameOutput(many, one);
+      expect(one.reviews.length).toBeGreaterThanOrEqual(20);
+      expect(one.sameRun).toBeGreaterThanOrEqual(10);
+      expect(takenOver(lines)).toEqual([]);
+      await until('both partition jobs to end', () => outcomes.length === 2);
+      // Each worker decided a partition until the run told it that it had ended.
+      expect(outcomes).toEqual(['ended', 'ended']);
+      expect(await leftovers()).toEqual([]);
+    },
+    scaled(120_000),
+  );
+
+  it(
+    'no worker process serves the partition queue: the run decides its partitions itself, the same output',
+    async () => {
+      const { raw: _one, ...one } = await aggregate(tenant(ONE, EXTRA));
+      const p = provider({ checkMs: 100, claimTtlMs: 1_000 });
+      const lines: LogLine[] = [];
+      const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
+      expectSameOutput(many, one);
+      expect(takenOver(lines).sort()).toEqual([
+        'Matching partition 0 is decided in this process: no other worker process holds it (none took it yet, or the one that did stopped)',
+        'Matching partition 1 is decided in this process: no other worker process holds it (none took it yet, or the one that did stopped)',
+      ]);
+      expect(await leftovers()).toEqual([]);
+    },
+    scaled(120_000),
+  );
+
+  for (const [how, dies] of [
+    ['dies (its claim lapses)', true],
+    ['stops gracefully (it gives the partition back)', false],
+  ] as const) {
+    it(
+      `a worker holding a partition ${how} mid-run: the run replays it, the same output, nothing said twice`,
+      async () => {
+        const { raw: _one, ...one } = await aggregate(tenant(ONE, EXTRA));
+        let stopped = false;
+        // The third batch it decides is never said: the worker stops first.
+        const stopping: StartPartition = (start, out, onEnd) => {
+          let decided = 0;
+          return startPartitionThread(
+            start,
+            {
+              decided: (d) => {
+                if (++decided === 3 && !stopped) {
+                  stopped = true;
+                  void mortal.close(dies);
+                }
+                if (!stopped || decided < 3) out.decided(d);
+              },
+              exported: (to, batch, records) => out.exported(to, batch, records),
+            },
+            onEnd,
+          );
+        };
+        const mortal = worker(stopping);
+        worker();
+        const p = provider({ checkMs: 100, claimTtlMs: 1_000 });
+        await p.ready();
+        const lines: LogLine[] = [];
+        const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
+        expect(stopped).toBe(true);
+        expectSameOutput(many, one);
+        // The other worker's one slot holds its own partition: the run itself decided the stopped one again.
+        expect(takenOver(lines)).toHaveLength(1);
+        expect(await leftovers()).toEqual([]);
+      },
+      scaled(120_000),
+    );
+  }
+
+  it("a partition that fails in its worker fails the run with the partition's error, nothing left in Redis", async () => {
+    const failing: StartPartition = (start, out, onEnd) =>
+      startPartitionThread(
+        start,
+        {
+          decided: (d) => {
+            out.decided(d);
+            onEnd(new Error('out of memory (simulated)'));
+          },
+          exported: (to, batch, records) => out.exported(to, batch, records),
+        },
+        onEnd,
+      );
+    worker(failing);
+    worker(failing);
+    const p = provider({ checkMs: 600_000 });
+    await p.ready();
+    const t = remoteTenant(p);
+    const err = await failure(createAccountListCommand(t.h.deps)({}, t.h.config, context()));
+    expect(err.code).toBe('MATCHING_PARTITION_FAILED');
+    expect(err.message).toMatch(/^matching partition \d: out of memory \(simulated\)$/);
+    await until('both partition jobs to end', () => outcomes.length === 2);
+    // The first to fail ends the run; the other may have been told the run ended before it failed.
+    expect(outcomes).toContain('failed');
+    for (const o of outcomes) expect(['failed', 'ended']).toContain(o);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('an answer lost on its way (a write that failed): its worker gives the partition up, the run replays it, the same output', async () => {
+    const { raw: _one, ...one } = await aggregate(tenant(ONE, EXTRA));
+    let lost = 0;
+    // Each worker loses its partition's fourth answer once; the fifth still goes out (writes are pipelined).
+    const losesOnce = (): ((part: number, seq: number) => boolean) => {
+      let done = false;
+      return (_part, seq) => {
+        if (done || seq !== 3) return false;
+        done = true;
+        lost++;
+        return true;
+      };
+    };
+    worker(startPartitionThread, losesOnce());
+    worker(startPartitionThread, losesOnce());
+    const p = provider({ checkMs: 100, claimTtlMs: 1_000 });
+    await p.ready();
+    const lines: LogLine[] = [];
+    const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
+    expect(lost).toBe(2);
+    expectSameOutput(many, one);
+    expect(takenOver(lines)).toHaveLength(2);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('answers that can never be written: the run fails clearly after 3 takeovers, it does not wait for good', async () => {
+    const always = (part: number, seq: number): boolean => part === 0 && seq === 3;
+    worker(startPartitionThread, always);
+    worker(startPartitionThread, always);
+    const p = provider({ checkMs: 100, claimTtlMs: 1_000, loses: always });
+    await p.ready();
+    const t = remoteTenant(p);
+    const lines: LogLine[] = [];
+    const err = await failure(createAccountListCommand(t.h.deps)({}, t.h.config, context(lines)));
+    expect(err.code).toBe('MATCHING_PARTITION_FAILED');
+    expect(err.message).toBe(
+      'matching partition 0: it said nothing new over 3 takeovers: its answers cannot be written',
+    );
+    expect(takenOver(lines).filter((l) => l.startsWith('Matching partition 0 '))).toHaveLength(3);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('a cancelled run ends its partitions and leaves nothing in Redis', async () => {
+    worker();
+    worker();
+    const p = provider({ checkMs: 600_000 });
+    await p.ready();
+    const t = remoteTenant(p);
+    const ac = new AbortController();
+    const lines: LogLine[] = [];
+    const iter = createAccountListCommand(t.h.deps)({}, t.h.config, context(lines, ac.signal));
+    const seen: unknown[] = [];
+    const err = await failure(
+      (async function* () {
+        for await (const item of iter) {
+          seen.push(item);
+          if (seen.length === 60) ac.abort();
+          yield item;
+        }
+      })(),
+    );
+    expect(err.code).toBe('COMMAND_CANCELLED');
+    expect(partitioned(lines)).toBe(`${started(2)} (child jobs that any worker process takes)`);
+    await until('both partition jobs to end', () => outcomes.length === 2);
+    expect(await leftovers()).toEqual([]);
+  });
+});
