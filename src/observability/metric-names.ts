@@ -58,6 +58,10 @@ export const METRIC = {
   shardJobs: 'fusion_matching_shard_jobs_total',
   /** histogram: seconds per matching child job on a worker */
   shardJobDuration: 'fusion_matching_shard_job_duration_seconds',
+  /** counter {outcome}: ended | held | run_gone | stopped | claim_lost | failed — partition jobs a worker took */
+  partitionJobs: 'fusion_matching_partition_jobs_total',
+  /** counter: partitions a run took over (no worker took the job, or the one that did stopped or died) */
+  partitionTakeovers: 'fusion_matching_partition_takeovers_total',
   /** counter */
   reviewFormsCreated: 'fusion_review_forms_created_total',
 } as const;

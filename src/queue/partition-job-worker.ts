@@ -10,7 +10,8 @@ import { Worker, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
 import { startPartitionThread, type StartPartition } from '../core/aggregation/partition-thread';
-import { PartitionHost, openReader } from './partition-host';
+import { PartitionHost, openReader, type HostEnd } from './partition-host';
+import { initPartitionSeries, recordPartitionJob, type PartitionJobOutcome } from './partition-metrics';
 import { partitionKeys, readPartitionJobData, type PartitionJobData } from './partition-keys';
 import { CLAIM_TTL_MS } from './queue-partition-provider';
 import { DEFAULT_BULL_PREFIX, partitionQueueName } from './queue-names';
@@ -18,6 +19,14 @@ import { closeConnection, closeWhileReachable } from './redis-close';
 import { RedisHealth, reportWorkerError } from './redis-health';
 
 const CLOSE_BOUND_MS = 10_000;
+
+const OUTCOME: Record<HostEnd, PartitionJobOutcome> = {
+  ended: 'ended',
+  'run-gone': 'run_gone',
+  stopped: 'stopped',
+  'claim-lost': 'claim_lost',
+  failed: 'failed',
+};
 
 export interface PartitionJobWorkerOptions {
   redisUrl: string;
@@ -45,6 +54,7 @@ export class PartitionJobWorker {
   private closing: { dies: boolean } | undefined;
 
   constructor(private readonly opts: PartitionJobWorkerOptions) {
+    initPartitionSeries();
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
     this.worker = new Worker<PartitionJobData>(opts.queueName ?? partitionQueueName(), (job) => this.process(job), {
@@ -59,11 +69,22 @@ export class PartitionJobWorker {
   }
 
   private async process(job: Job<PartitionJobData>): Promise<string> {
+    try {
+      const outcome = await this.decide(job);
+      recordPartitionJob(outcome === 'closing' ? 'stopped' : outcome);
+      return outcome;
+    } catch (e) {
+      recordPartitionJob('failed');
+      throw e;
+    }
+  }
+
+  private async decide(job: Job<PartitionJobData>): Promise<PartitionJobOutcome | 'closing'> {
     const { runId, part } = readPartitionJobData(job.data);
     if (this.closing) return 'closing';
     const keys = partitionKeys(runId);
     const claimTtlMs = this.opts.claimTtlMs ?? CLAIM_TTL_MS;
-    if (!(await this.redis.exists(keys.meta))) return 'run-gone';
+    if (!(await this.redis.exists(keys.meta))) return 'run_gone';
     const token = randomUUID();
     // Another process decides it (the run took it over, or an earlier attempt of this job runs still).
     if ((await this.redis.set(keys.claim(part), token, 'PX', claimTtlMs, 'NX')) !== 'OK') return 'held';
@@ -88,7 +109,7 @@ export class PartitionJobWorker {
     const running = host.run();
     this.running.add(running);
     try {
-      return await running;
+      return OUTCOME[await running];
     } finally {
       this.hosts.delete(host);
       this.running.delete(running);

@@ -12,6 +12,7 @@ import { startPartitionThread, type StartPartition } from '../core/aggregation/p
 import type { PartitionJobData } from './partition-keys';
 import { DEFAULT_BULL_PREFIX, partitionQueueName } from './queue-names';
 import { openReader } from './partition-host';
+import { initPartitionSeries } from './partition-metrics';
 import { QueuePartitionRun } from './queue-partition-run';
 import { closeConnection, closeWhileReachable } from './redis-close';
 import type { RedisHealth } from './redis-health';
@@ -56,6 +57,7 @@ export class QueuePartitionProvider implements PartitionProvider {
   private serving = 1;
 
   constructor(private readonly opts: QueuePartitionProviderOptions) {
+    initPartitionSeries();
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
     this.queue = new Queue<PartitionJobData>(opts.queueName ?? partitionQueueName(), {

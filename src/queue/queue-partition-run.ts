@@ -33,6 +33,7 @@ import {
   type HostInbound,
   type HostOutbound,
 } from './partition-messages';
+import { recordTakeover } from './partition-metrics';
 import { closeConnection } from './redis-close';
 
 /** Baseline records per inbound message. */
@@ -242,6 +243,7 @@ export class QueuePartitionRun {
         `it said nothing new over ${MAX_FRUITLESS_TAKEOVERS} takeovers`,
       );
     }
+    recordTakeover();
     this.run.logger.info(
       { partition: part },
       `Matching partition ${part} is decided in this process: no other worker process holds it (none took it yet, or the one that did stopped)`,

@@ -7,6 +7,8 @@
  * PartitionJobWorker stands for a worker process).
  */
 import type { Redis } from 'ioredis';
+import { METRIC } from '../../src/observability/metric-names';
+import { registry } from '../../src/observability/metrics-registry';
 import { startPartitionThread, type StartPartition } from '../../src/core/aggregation/partition-thread';
 import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-shard';
 import { PartitionJobWorker } from '../../src/queue/partition-job-worker';
@@ -74,6 +76,13 @@ function remoteTenant(p: QueuePartitionProvider): Tenant {
   const t = tenant(REMOTE, EXTRA);
   t.h.deps.remotePartitions = p;
   return t;
+}
+
+/** A counter's value in this process (summed over its labels, or the one labelled `outcome`). */
+async function counter(name: string, outcome?: string): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const values = (metric?.values ?? []) as { value: number; labels: Record<string, unknown> }[];
+  return values.filter((v) => outcome === undefined || v.labels.outcome === outcome).reduce((s, v) => s + v.value, 0);
 }
 
 /** The run's keys left in Redis (every run deletes its own). */
@@ -171,8 +180,16 @@ describe('partitions as child jobs', () => {
         worker();
         const p = provider({ checkMs: 100, claimTtlMs: 1_000 });
         await p.ready();
+        const takeovers = await counter(METRIC.partitionTakeovers);
+        const stoppedJobs = await counter(METRIC.partitionJobs, 'stopped');
         const lines: LogLine[] = [];
         const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
+        expect(await counter(METRIC.partitionTakeovers)).toBe(takeovers + 1);
+        // One that stops counts its partition given back (one that dies, here in this process, too).
+        await until(
+          'the stopped job to end',
+          async () => (await counter(METRIC.partitionJobs, 'stopped')) > stoppedJobs,
+        );
         expect(stopped).toBe(true);
         expectSameOutput(many, one);
         // The other worker's one slot holds its own partition: the run itself decided the stopped one again.
