@@ -15,7 +15,16 @@ import { PartitionJobWorker } from '../../src/queue/partition-job-worker';
 import { QueuePartitionProvider, type QueuePartitionProviderOptions } from '../../src/queue/queue-partition-provider';
 import { context, failure, type LogLine } from '../core/support';
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
-import { ONE, aggregate, expectSameOutput, partitioned, started, tenant, type Tenant } from '../core/partitions-tenant';
+import {
+  ONE,
+  aggregate,
+  expectSameOutput,
+  partitioned,
+  started,
+  tenant,
+  type Output,
+  type Tenant,
+} from '../core/partitions-tenant';
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
 import { scaled } from '../support/time-factor';
 import { until } from '../support/until';
@@ -85,6 +94,13 @@ async function counter(name: string, outcome?: string): Promise<number> {
   return values.filter((v) => outcome === undefined || v.labels.outcome === outcome).reduce((s, v) => s + v.value, 0);
 }
 
+let reference: Promise<Output> | undefined;
+/** The one-thread run's output (the same tenant every time: computed once). */
+function oneThread(): Promise<Output> {
+  reference ??= aggregate(tenant(ONE, EXTRA)).then(({ raw: _raw, ...out }) => out);
+  return reference;
+}
+
 /** The run's keys left in Redis (every run deletes its own). */
 const leftovers = (): Promise<string[]> => redis.keys('fusion:part:*');
 
@@ -110,7 +126,7 @@ describe('partitions as child jobs', () => {
   it(
     'two worker processes take one partition each: the same items and review forms as one thread, nothing left in Redis',
     async () => {
-      const { raw: _one, ...one } = await aggregate(tenant(ONE, EXTRA));
+      const one = await oneThread();
       worker();
       worker();
       // The run never takes a partition over while two idle workers serve the queue.
@@ -135,7 +151,7 @@ describe('partitions as child jobs', () => {
   it(
     'no worker process serves the partition queue: the run decides its partitions itself, the same output',
     async () => {
-      const { raw: _one, ...one } = await aggregate(tenant(ONE, EXTRA));
+      const one = await oneThread();
       const p = provider({ checkMs: 100, claimTtlMs: 1_000 });
       const lines: LogLine[] = [];
       const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
@@ -156,7 +172,7 @@ describe('partitions as child jobs', () => {
     it(
       `a worker holding a partition ${how} mid-run: the run replays it, the same output, nothing said twice`,
       async () => {
-        const { raw: _one, ...one } = await aggregate(tenant(ONE, EXTRA));
+        const one = await oneThread();
         let stopped = false;
         // The third batch it decides is never said: the worker stops first.
         const stopping: StartPartition = (start, out, onEnd) => {
@@ -229,7 +245,7 @@ describe('partitions as child jobs', () => {
   });
 
   it('an answer lost on its way (a write that failed): its worker gives the partition up, the run replays it, the same output', async () => {
-    const { raw: _one, ...one } = await aggregate(tenant(ONE, EXTRA));
+    const one = await oneThread();
     let lost = 0;
     // Each worker loses its partition's fourth answer once; the fifth still goes out (writes are pipelined).
     const losesOnce = (): ((part: number, seq: number) => boolean) => {
