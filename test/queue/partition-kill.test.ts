@@ -5,9 +5,7 @@
  * (the production PartitionJobWorker, bundled), the run's own process serves the other partition.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
 import type { Redis } from 'ioredis';
 import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-shard';
 import { PartitionJobWorker } from '../../src/queue/partition-job-worker';
@@ -15,41 +13,25 @@ import { QueuePartitionProvider } from '../../src/queue/queue-partition-provider
 import { context, type LogLine } from '../core/support';
 import { ONE, aggregate, expectSameOutput, tenant } from '../core/partitions-tenant';
 import { openRedis, redisUrl, uniquePrefix } from '../support/redis';
+import { bundle } from '../support/serve-process';
 import { scaled } from '../support/time-factor';
 import { until } from '../support/until';
 
 const ROOT = resolve(__dirname, '..', '..');
 
-/** The worker process's entry, bundled once (dependencies from node_modules). */
-function bundle(): string {
-  const dir = join(ROOT, '.chaos-out');
-  mkdirSync(dir, { recursive: true });
-  // Its own file first, then renamed over the shared one: jest workers building at once never read half a file.
-  const own = join(dir, `partition-worker-${process.pid}.cjs`);
-  const out = join(dir, 'partition-worker.cjs');
-  buildSync({
-    entryPoints: [join(__dirname, 'support', 'partition-worker-process.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    packages: 'external',
-    outfile: own,
-    logLevel: 'error',
-  });
-  renameSync(own, out);
-  return out;
-}
-
 /** The process, once it says `ready`; `said` resolves with each line it prints after. */
 async function startWorkerProcess(
   prefix: string,
 ): Promise<{ proc: ChildProcess; said: (line: string) => Promise<void> }> {
-  const proc = spawn(process.execPath, [bundle()], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', REDIS_URL: redisUrl(), BENCH_PREFIX: prefix, CLAIM_TTL_MS: '1000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [bundle(join(__dirname, 'support', 'partition-worker-process.ts'), 'partition-worker')],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', REDIS_URL: redisUrl(), BENCH_PREFIX: prefix, CLAIM_TTL_MS: '1000' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const said = (line: string): Promise<void> =>

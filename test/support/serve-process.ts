@@ -15,28 +15,32 @@ const ROOT = resolve(__dirname, '..', '..');
 let built: Promise<string> | undefined;
 
 /**
- * The CLI bundled once per jest worker. Workers build in parallel: each writes its own file, then
- * renames it over main.cjs (atomic, and every build is the same), so none reads a half-written file.
+ * `entry` bundled by esbuild (dependencies from node_modules) into .chaos-out/`name`.cjs, for node to
+ * run as a process of its own. Jest workers build in parallel: each writes its own file, then renames
+ * it over the shared one (atomic, and every build is the same), so none reads a half-written file.
  */
+export function bundle(entry: string, name: string): string {
+  const dir = join(ROOT, '.chaos-out');
+  mkdirSync(dir, { recursive: true });
+  const own = join(dir, `${name}-${process.pid}.cjs`);
+  const out = join(dir, `${name}.cjs`);
+  buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    packages: 'external',
+    outfile: own,
+    logLevel: 'error',
+  });
+  renameSync(own, out);
+  return out;
+}
+
+/** The CLI bundled once per jest worker. */
 function buildCli(): Promise<string> {
-  built ??= (async () => {
-    const dir = join(ROOT, '.chaos-out');
-    mkdirSync(dir, { recursive: true });
-    const own = join(dir, `main-${process.pid}.cjs`);
-    const out = join(dir, 'main.cjs');
-    buildSync({
-      entryPoints: [join(ROOT, 'src/cli/main.ts')],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      packages: 'external',
-      outfile: own,
-      logLevel: 'error',
-    });
-    renameSync(own, out);
-    return out;
-  })();
+  built ??= Promise.resolve().then(() => bundle(join(ROOT, 'src/cli/main.ts'), 'main'));
   return built;
 }
 
