@@ -74,7 +74,8 @@ module.exports = {
       severity: 'error',
       comment: 'Workers run without the HTTP server; the api uses the queue, never the other way.',
       from: { path: '^src/queue/' },
-      to: { path: '^src/(?!(queue/|core/|dispatch/|observability/|errors/|secrets/))' },
+      // locks: a partition's claim is a run lock of its own (partition-claims.ts).
+      to: { path: '^src/(?!(queue/|core/|dispatch/|locks/|observability/|errors/|secrets/))' },
     },
     {
       name: 'server-layer',

@@ -14,9 +14,11 @@ import type { PartitionStart } from '../core/aggregation/partition-decisions';
 import type { PartitionThread, StartPartition } from '../core/aggregation/partition-thread';
 import type { MatchRecord } from '../core/matching/types';
 import type { PartitionOutbound } from '../core/aggregation/partition-thread';
+import type { RunLock } from '../core/ports/run-lock';
 import { FIELD, decodeInbound, encodeMessage, streamEntries, type HostInbound } from './partition-messages';
 import { PARTITION_KEY_TTL_MS, partitionKeys, type PartitionKeys } from './partition-keys';
 import { closeConnection } from './redis-close';
+import { partitionClaims } from './partition-claims';
 
 /**
  * An answer goes out only while its host holds the claim (KEYS[1] the claim, KEYS[2] the outbound
@@ -27,10 +29,6 @@ const SAY = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('XADD', KEYS[2], '*', ARGV[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1`;
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
 /** Messages a read takes at once: few, so a replay of a large baseline leaves the claim's renewal its turns. */
 const COUNT = 20;
 const BLOCK_MS = 5_000;
@@ -55,6 +53,8 @@ export interface PartitionHostDeps {
   /** The host's own connection for its blocking reads; the host closes it. */
   reader: Redis;
   startPartition: StartPartition;
+  /** The partition queue's key space (partitionSpace()). */
+  space: string;
   claimTtlMs: number;
   /** How long a read waits before the host checks that its run still lives. */
   blockMs?: number;
@@ -73,10 +73,12 @@ type Sayer = Redis & {
  * Why a host ended: its run ended; its run is gone (no meta: its owner died); another holds the claim;
  * it was stopped; it failed (it said so in the outbound stream, or could not write there).
  */
-export type HostEnd = 'ended' | 'run-gone' | 'claim-lost' | 'stopped' | 'failed';
+export const HOST_ENDS = ['ended', 'run_gone', 'claim_lost', 'stopped', 'failed'] as const;
+export type HostEnd = (typeof HOST_ENDS)[number];
 
 export class PartitionHost {
   private readonly keys: PartitionKeys;
+  private readonly claims: RunLock;
   private stopped: { release: boolean } | undefined;
   private failed = false;
   /** Another holds the claim now. */
@@ -97,7 +99,8 @@ export class PartitionHost {
     readonly part: number,
     private readonly token: string,
   ) {
-    this.keys = partitionKeys(runId);
+    this.keys = partitionKeys(deps.space, runId);
+    this.claims = partitionClaims(deps.redis);
     if (!('fusionPartitionSay' in deps.redis))
       deps.redis.defineCommand('fusionPartitionSay', { numberOfKeys: 2, lua: SAY });
   }
@@ -113,8 +116,8 @@ export class PartitionHost {
       this.done = true;
       clearInterval(this.renewal);
       await this.thread?.close();
-      const release = end !== 'claim-lost' && (this.stopped === undefined || this.stopped.release);
-      if (release) await deps.redis.eval(RELEASE, 1, keys.claim(this.part), this.token).catch(() => 0);
+      const release = end !== 'claim_lost' && (this.stopped === undefined || this.stopped.release);
+      if (release) await this.claims.release(keys.claim(this.part), this.token).catch(() => false);
       await closeConnection(deps.reader);
     }
     return end;
@@ -151,7 +154,7 @@ export class PartitionHost {
       }
       const entries = streamEntries(reply as Parameters<typeof streamEntries>[0]);
       if (entries.length === 0) {
-        if (!(await deps.redis.exists(keys.meta))) return 'run-gone';
+        if (!(await deps.redis.exists(keys.meta))) return 'run_gone';
         continue;
       }
       for (const [id, bytes] of entries) {
@@ -162,7 +165,7 @@ export class PartitionHost {
         if (this.stopped || this.failed) break;
       }
     }
-    return this.failed ? 'failed' : this.lost ? 'claim-lost' : 'stopped';
+    return this.failed ? 'failed' : this.lost ? 'claim_lost' : 'stopped';
   }
 
   private handle(m: Exclude<HostInbound, { type: 'end' }>): void {
@@ -221,9 +224,9 @@ export class PartitionHost {
   private async renew(): Promise<void> {
     const { deps, keys } = this;
     try {
-      const held = await deps.redis.eval(RENEW, 1, keys.claim(this.part), this.token, deps.claimTtlMs);
+      const held = await this.claims.renew(keys.claim(this.part), this.token, deps.claimTtlMs);
       // Another holds the partition now (this process stalled past the claim): it says the same things.
-      if (held === 0 && !this.stopped) {
+      if (!held && !this.stopped) {
         this.lost = true;
         this.stop(false);
       }

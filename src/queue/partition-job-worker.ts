@@ -10,23 +10,16 @@ import { Worker, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
 import { startPartitionThread, type StartPartition } from '../core/aggregation/partition-thread';
-import { PartitionHost, openReader, type HostEnd } from './partition-host';
+import { PartitionHost, openReader } from './partition-host';
+import { partitionClaims } from './partition-claims';
 import { initPartitionSeries, recordPartitionJob, type PartitionJobOutcome } from './partition-metrics';
-import { partitionKeys, readPartitionJobData, type PartitionJobData } from './partition-keys';
+import { partitionKeys, partitionSpace, readPartitionJobData, type PartitionJobData } from './partition-keys';
 import { CLAIM_TTL_MS } from './queue-partition-provider';
 import { DEFAULT_BULL_PREFIX, partitionQueueName } from './queue-names';
 import { closeConnection, closeWhileReachable } from './redis-close';
 import { RedisHealth, reportWorkerError } from './redis-health';
 
 const CLOSE_BOUND_MS = 10_000;
-
-const OUTCOME: Record<HostEnd, PartitionJobOutcome> = {
-  ended: 'ended',
-  'run-gone': 'run_gone',
-  stopped: 'stopped',
-  'claim-lost': 'claim_lost',
-  failed: 'failed',
-};
 
 export interface PartitionJobWorkerOptions {
   redisUrl: string;
@@ -48,18 +41,22 @@ export class PartitionJobWorker {
   readonly worker: Worker<PartitionJobData>;
   private readonly redis: Redis;
   private readonly bull: Redis;
-  private readonly hosts = new Set<PartitionHost>();
-  private readonly running = new Set<Promise<unknown>>();
+  /** The partitions this process decides now, and their ends. */
+  private readonly hosts = new Map<PartitionHost, Promise<unknown>>();
   private readonly health: RedisHealth;
+  private readonly space: string;
   private closing: { dies: boolean } | undefined;
 
   constructor(private readonly opts: PartitionJobWorkerOptions) {
     initPartitionSeries();
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
-    this.worker = new Worker<PartitionJobData>(opts.queueName ?? partitionQueueName(), (job) => this.process(job), {
+    const name = opts.queueName ?? partitionQueueName();
+    const prefix = opts.prefix ?? DEFAULT_BULL_PREFIX;
+    this.space = partitionSpace(prefix, name);
+    this.worker = new Worker<PartitionJobData>(name, (job) => this.process(job), {
       connection: this.bull,
-      prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
+      prefix,
       concurrency: opts.concurrency,
     });
     this.health = opts.redisHealth ?? new RedisHealth(opts.redisUrl, opts.logger);
@@ -82,12 +79,12 @@ export class PartitionJobWorker {
   private async decide(job: Job<PartitionJobData>): Promise<PartitionJobOutcome | 'closing'> {
     const { runId, part } = readPartitionJobData(job.data);
     if (this.closing) return 'closing';
-    const keys = partitionKeys(runId);
+    const keys = partitionKeys(this.space, runId);
     const claimTtlMs = this.opts.claimTtlMs ?? CLAIM_TTL_MS;
     if (!(await this.redis.exists(keys.meta))) return 'run_gone';
     const token = randomUUID();
     // Another process decides it (the run took it over, or an earlier attempt of this job runs still).
-    if ((await this.redis.set(keys.claim(part), token, 'PX', claimTtlMs, 'NX')) !== 'OK') return 'held';
+    if (!(await partitionClaims(this.redis).acquire(keys.claim(part), token, claimTtlMs))) return 'held';
     const reader = openReader(this.opts.redisUrl, this.opts.redisOptions);
     this.health.watch(reader);
     const host = new PartitionHost(
@@ -95,6 +92,7 @@ export class PartitionJobWorker {
         redis: this.redis,
         reader,
         startPartition: this.opts.startPartition ?? startPartitionThread,
+        space: this.space,
         claimTtlMs,
         ...(this.opts.loses ? { loses: this.opts.loses } : {}),
       },
@@ -102,17 +100,15 @@ export class PartitionJobWorker {
       part,
       token,
     );
-    this.hosts.add(host);
     // Claimed as the process began to stop: given back at once (the host releases its claim).
     const closing = this.closingState();
     if (closing) host.stop(!closing.dies);
     const running = host.run();
-    this.running.add(running);
+    this.hosts.set(host, running);
     try {
-      return OUTCOME[await running];
+      return await running;
     } finally {
       this.hosts.delete(host);
-      this.running.delete(running);
     }
   }
 
@@ -121,23 +117,18 @@ export class PartitionJobWorker {
     return this.closing;
   }
 
-  /** Partitions this process decides now (tests). */
-  hosting(): number {
-    return this.hosts.size;
-  }
-
   /**
    * Gives its partitions back and stops. `dies` (tests): stops as a killed process does, the claims
    * left to lapse.
    */
   async close(dies = false): Promise<void> {
     this.closing ??= { dies };
-    for (const h of this.hosts) h.stop(!dies);
+    for (const h of this.hosts.keys()) h.stop(!dies);
     await closeWhileReachable(this.worker.close(dies || this.bull.status !== 'ready'), this.bull, CLOSE_BOUND_MS);
     // Their threads exit and their connections close however the jobs ended (bounded: a job still
     // claiming stops as soon as it has claimed).
     await Promise.race([
-      Promise.allSettled([...this.running]),
+      Promise.allSettled([...this.hosts.values()]),
       new Promise((r) => setTimeout(r, CLOSE_BOUND_MS).unref()),
     ]);
     await Promise.all([this.redis, this.bull].map((c) => closeConnection(c)));

@@ -20,8 +20,16 @@ export interface PartitionKeys {
 /** Lifetime of a run's keys without a refresh: a run whose owner died leaves nothing for long. */
 export const PARTITION_KEY_TTL_MS = 10 * 60 * 1000;
 
-export function partitionKeys(runId: string): PartitionKeys {
-  const base = `fusion:part:{${runId}}`;
+/**
+ * Where a partition queue's runs keep their keys: its BullMQ prefix and name, so that deployments (or
+ * tests) sharing one Redis never meet. Braces are dropped: the run id must stay the key's hash tag.
+ */
+export function partitionSpace(prefix: string, queueName: string): string {
+  return `${prefix}:${queueName}`.replace(/[{}]/g, '');
+}
+
+export function partitionKeys(space: string, runId: string): PartitionKeys {
+  const base = `fusion:part:${space}:{${runId}}`;
   return {
     meta: `${base}:meta`,
     inbound: (part) => `${base}:in:${part}`,

@@ -1,9 +1,10 @@
 import { Counter } from 'prom-client';
 import { METRIC } from '../observability/metric-names';
 import { registry } from '../observability/metrics-registry';
+import { HOST_ENDS } from './partition-host';
 
-/** How a partition job ended on this worker (partition-host.ts's HostEnd, and the jobs that decided nothing). */
-export const PARTITION_JOB_OUTCOMES = ['ended', 'held', 'run_gone', 'stopped', 'claim_lost', 'failed'] as const;
+/** How a partition job ended on this worker: how its host ended, or held (another process decided it). */
+const PARTITION_JOB_OUTCOMES = [...HOST_ENDS, 'held'] as const;
 export type PartitionJobOutcome = (typeof PARTITION_JOB_OUTCOMES)[number];
 
 const jobs = new Counter({

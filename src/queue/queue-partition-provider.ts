@@ -2,22 +2,22 @@
  * Partitions of rules aggregations as child jobs (queue mode, worker role; issue 27): a run decided in
  * partitions hands each partition to a job on the partition queue, which every worker process serves
  * (PartitionJobWorker). How many partitions a run gets: MATCHING_SHARD_JOBS, or by default the slots of
- * the worker processes serving the queue (counted every REFRESH_MS), so adding worker pods adds
+ * the worker processes serving the queue (serving-workers.ts), so adding worker pods adds
  * partitions. While this process alone serves it, a run's partitions are threads of its own instead.
  */
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { PartitionProvider, PartitionRun } from '../core/aggregation/partition-provider';
 import { startPartitionThread, type StartPartition } from '../core/aggregation/partition-thread';
-import type { PartitionJobData } from './partition-keys';
+import { partitionSpace, type PartitionJobData } from './partition-keys';
 import { DEFAULT_BULL_PREFIX, partitionQueueName } from './queue-names';
 import { openReader } from './partition-host';
 import { initPartitionSeries } from './partition-metrics';
 import { QueuePartitionRun } from './queue-partition-run';
 import { closeConnection, closeWhileReachable } from './redis-close';
+import { ServingWorkers } from './serving-workers';
 import type { RedisHealth } from './redis-health';
 
-const REFRESH_MS = 15_000;
 /** A partition's claim lapses this long after its process stops renewing it (a dead worker's). */
 export const CLAIM_TTL_MS = 15_000;
 /** How often a run takes over partitions nobody holds; the first time, the worker processes' grace to take them. */
@@ -51,46 +51,37 @@ export class QueuePartitionProvider implements PartitionProvider {
   private readonly redis: Redis;
   private readonly bull: Redis;
   private readonly queue: Queue<PartitionJobData>;
-  private readonly timer: NodeJS.Timeout;
+  private readonly serving: ServingWorkers;
+  private readonly space: string;
   /** Connections of runs' blocking reads: closed by their runs, and here at close. */
   private readonly readers = new Set<Redis>();
-  private serving = 1;
 
   constructor(private readonly opts: QueuePartitionProviderOptions) {
     initPartitionSeries();
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
-    this.queue = new Queue<PartitionJobData>(opts.queueName ?? partitionQueueName(), {
-      connection: this.bull,
-      prefix: opts.prefix ?? DEFAULT_BULL_PREFIX,
-    });
+    const name = opts.queueName ?? partitionQueueName();
+    const prefix = opts.prefix ?? DEFAULT_BULL_PREFIX;
+    this.space = partitionSpace(prefix, name);
+    this.queue = new Queue<PartitionJobData>(name, { connection: this.bull, prefix });
     const failed = (e: unknown): void => opts.redisHealth?.failed(e);
     for (const c of [this.redis, this.bull]) {
       if (opts.redisHealth) opts.redisHealth.watch(c);
       else c.on('error', failed);
     }
     this.queue.on('error', failed);
-    this.timer = setInterval(() => void this.refresh(), REFRESH_MS).unref();
-    void this.refresh();
+    this.serving = new ServingWorkers(this.queue);
   }
 
   async ready(): Promise<void> {
-    await Promise.all([this.queue.waitUntilReady(), this.refresh()]);
-  }
-
-  private async refresh(): Promise<void> {
-    try {
-      this.serving = Math.max(1, await this.queue.getWorkersCount());
-    } catch {
-      // CLIENT LIST refused (some managed Redis) or Redis away: keep the last count.
-    }
+    await Promise.all([this.queue.waitUntilReady(), this.serving.refresh()]);
   }
 
   parts(): number {
     if (this.opts.partitions !== undefined) return this.opts.partitions;
     // This process alone serves them: its own threads decide them without the trip through Redis.
-    if (this.serving <= 1) return 0;
-    return Math.min(this.serving * (this.opts.slots ?? 1), MAX_PARTITIONS);
+    if (this.serving.count() <= 1) return 0;
+    return Math.min(this.serving.count() * (this.opts.slots ?? 1), MAX_PARTITIONS);
   }
 
   forRun(run: PartitionRun): StartPartition {
@@ -101,6 +92,7 @@ export class QueuePartitionProvider implements PartitionProvider {
         queue: this.queue,
         connect: () => this.connect(),
         startThread: opts.startThread ?? startPartitionThread,
+        space: this.space,
         claimTtlMs: opts.claimTtlMs ?? CLAIM_TTL_MS,
         checkMs: opts.checkMs ?? CHECK_MS,
         ...(opts.loses ? { loses: opts.loses } : {}),
@@ -120,7 +112,7 @@ export class QueuePartitionProvider implements PartitionProvider {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.serving.close();
     await closeWhileReachable(this.queue.close(), this.redis, 5000);
     await Promise.all([this.redis, this.bull, ...this.readers].map((c) => closeConnection(c)));
   }

@@ -34,6 +34,8 @@ import {
   type HostOutbound,
 } from './partition-messages';
 import { recordTakeover } from './partition-metrics';
+import { partitionClaims } from './partition-claims';
+import type { RunLock } from '../core/ports/run-lock';
 import { closeConnection } from './redis-close';
 
 /** Baseline records per inbound message. */
@@ -51,6 +53,8 @@ export interface PartitionRunDeps {
   connect: () => Redis;
   /** How a partition taken over runs in this process: a thread. */
   startThread: StartPartition;
+  /** The partition queue's key space (partitionSpace()). */
+  space: string;
   claimTtlMs: number;
   checkMs: number;
   blockMs?: number;
@@ -74,6 +78,7 @@ interface Part {
 
 export class QueuePartitionRun {
   private readonly keys: PartitionKeys;
+  private readonly claims: RunLock;
   private readonly parts: Part[] = [];
   private began = false;
   private ending: Promise<void> | undefined;
@@ -90,7 +95,8 @@ export class QueuePartitionRun {
     private readonly deps: PartitionRunDeps,
     private readonly run: PartitionRun,
   ) {
-    this.keys = partitionKeys(run.runId);
+    this.keys = partitionKeys(deps.space, run.runId);
+    this.claims = partitionClaims(deps.redis);
   }
 
   readonly start: StartPartition = (start, out, onEnd) => {
@@ -216,7 +222,7 @@ export class QueuePartitionRun {
         const p = this.parts[part]!;
         if (p.closed || p.host || this.ending) continue;
         const token = randomUUID();
-        if ((await redis.set(this.keys.claim(part), token, 'PX', claimTtlMs, 'NX')) !== 'OK') continue;
+        if (!(await this.claims.acquire(this.keys.claim(part), token, claimTtlMs))) continue;
         if (this.ending) break;
         this.takeOver(part, p, token);
       }
@@ -253,6 +259,7 @@ export class QueuePartitionRun {
         redis: deps.redis,
         reader: deps.connect(),
         startPartition: deps.startThread,
+        space: deps.space,
         claimTtlMs: deps.claimTtlMs,
         ...(deps.blockMs ? { blockMs: deps.blockMs } : {}),
         ...(deps.loses ? { loses: deps.loses } : {}),

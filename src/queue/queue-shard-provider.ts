@@ -2,7 +2,7 @@
  * Remote shards for the core in queue mode (worker role): phase 1 of a large run's matching goes to
  * child jobs on the shard queue, which every worker process serves (ShardJobWorker). How many
  * children a call gets: MATCHING_SHARD_JOBS, or by default one per worker process serving the shard
- * queue (counted every REFRESH_MS), so adding worker pods adds slices.
+ * queue (serving-workers.ts), so adding worker pods adds slices.
  */
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
@@ -13,12 +13,12 @@ import type { ShardJobData } from './shard-job-data';
 import { DEFAULT_BULL_PREFIX, shardQueueName } from './queue-names';
 import { QueueShardRun } from './queue-shard-run';
 import { closeConnection, closeWhileReachable } from './redis-close';
+import { ServingWorkers } from './serving-workers';
 import type { RedisHealth } from './redis-health';
 
 /** Figures behind them: docs/matching.md, "Child jobs" (bench:scale-out --queue and a batch's costs). */
 const SHARD_MIN_RECORDS = 20_000;
 const SHARD_MIN_ACCOUNTS = 50;
-const REFRESH_MS = 15_000;
 
 export interface QueueShardProviderOptions {
   redisUrl: string;
@@ -43,10 +43,9 @@ export class QueueShardProvider implements ShardProvider {
   private readonly redis: Redis;
   private readonly queue: Queue<ShardJobData>;
   private readonly events: QueueEvents;
-  private readonly timer: NodeJS.Timeout;
+  private readonly serving: ServingWorkers;
   /** BullMQ leaves connections it was given open: closed here. */
   private readonly bull: Redis[];
-  private serving = 1;
 
   constructor(private readonly opts: QueueShardProviderOptions) {
     this.minRecords = opts.minRecords ?? SHARD_MIN_RECORDS;
@@ -70,25 +69,16 @@ export class QueueShardProvider implements ShardProvider {
     }
     this.events.on('error', failed);
     this.queue.on('error', failed);
-    this.timer = setInterval(() => void this.refresh(), REFRESH_MS).unref();
-    void this.refresh();
+    this.serving = new ServingWorkers(this.queue);
   }
 
   /** Resolves once completions can be heard (call before the first run). */
   async ready(): Promise<void> {
-    await Promise.all([this.events.waitUntilReady(), this.queue.waitUntilReady(), this.refresh()]);
-  }
-
-  private async refresh(): Promise<void> {
-    try {
-      this.serving = Math.max(1, await this.queue.getWorkersCount());
-    } catch {
-      // CLIENT LIST refused (some managed Redis) or Redis away: keep the last count.
-    }
+    await Promise.all([this.events.waitUntilReady(), this.queue.waitUntilReady(), this.serving.refresh()]);
   }
 
   shards(): number {
-    return this.opts.shardJobs ?? Math.min(this.serving, this.opts.maxShardJobs ?? 8);
+    return this.opts.shardJobs ?? Math.min(this.serving.count(), this.opts.maxShardJobs ?? 8);
   }
 
   forRun(run: ShardRun): (settings: MatchingSettings) => Shard {
@@ -100,7 +90,7 @@ export class QueueShardProvider implements ShardProvider {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.serving.close();
     // Bounded: with Redis away BullMQ's closes never resolve.
     await closeWhileReachable(Promise.allSettled([this.events.close(), this.queue.close()]), this.redis, 5000);
     await Promise.all([this.redis, ...this.bull].map((c) => closeConnection(c)));

@@ -102,7 +102,7 @@ function oneThread(): Promise<Output> {
 }
 
 /** The run's keys left in Redis (every run deletes its own). */
-const leftovers = (): Promise<string[]> => redis.keys('fusion:part:*');
+const leftovers = (): Promise<string[]> => redis.keys(`fusion:part:${prefix}:*`);
 
 const takenOver = (lines: LogLine[]): string[] =>
   lines.filter((l) => /^Matching partition \d+ is decided in this process/.test(l.msg)).map((l) => l.msg);

@@ -85,7 +85,7 @@ it(
       expect(one.sameRun).toBeGreaterThanOrEqual(10);
       // The killed process's partition, and only it, was decided again by the run.
       expect(lines.filter((l) => /^Matching partition \d is decided in this process/.test(l.msg))).toHaveLength(1);
-      expect(await redis.keys('fusion:part:*')).toEqual([]);
+      expect(await redis.keys(`fusion:part:${prefix}:*`)).toEqual([]);
     } finally {
       proc.kill('SIGKILL');
       await own.close();

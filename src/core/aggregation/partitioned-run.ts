@@ -18,7 +18,7 @@ import type { ReviewDecisions } from './review-decisions';
  * with lossless keys), and where there is one thread or no worker entry (the connector's bundle). Where
  * they apply they take the place of matching child jobs (queue mode) and of the usual matcher's threads.
  * In queue mode (CoreDeps.remotePartitions) they are child jobs that any worker process takes, as many as
- * the processes serving them or the threads of this one, whichever is more.
+ * the slots of the processes serving them or the threads of this one, whichever is more.
  */
 export function partitionedRun(
   config: FusionConfig,
