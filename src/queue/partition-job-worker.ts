@@ -2,18 +2,28 @@
  * Serves the partitions of runs decided in partitions (the partition queue) in every worker process,
  * beside the command worker and the shard worker, with slots of its own: a partition's job lives as
  * long as its run. A job claims its partition (a token with a TTL, partition-host.ts) and decides it in
- * a thread until the run ends; a job whose partition another holds ends at once. A graceful close gives
- * its partitions back, so that their runs take them over at their next check rather than wait.
+ * a thread until the run ends; a job whose partition another holds ends at once, and so does one whose
+ * partition does not fit in the process's memory limit beside what it holds (its run's process, which
+ * planned room for every partition, decides it). A graceful close gives its partitions back, so that
+ * their runs take them over at their next check rather than wait.
  */
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
 import { startPartitionThread, type StartPartition } from '../core/aggregation/partition-thread';
+import { cgroupMemoryLimit } from '../core/matching/parallel/memory-limit';
+import { THREAD_COST, partitionFits, threadCopyBytes, type ThreadCost } from '../core/matching/parallel/parallelism';
 import { PartitionHost, openReader } from './partition-host';
 import { partitionClaims } from './partition-claims';
 import { initPartitionSeries, recordPartitionJob, type PartitionJobOutcome } from './partition-metrics';
-import { partitionKeys, partitionSpace, readPartitionJobData, type PartitionJobData } from './partition-keys';
+import {
+  partitionKeys,
+  partitionSpace,
+  readPartitionJobData,
+  type PartitionJobData,
+  type PartitionKeys,
+} from './partition-keys';
 import { CLAIM_TTL_MS } from './queue-partition-provider';
 import { DEFAULT_BULL_PREFIX, partitionQueueName } from './queue-names';
 import { closeConnection, closeWhileReachable } from './redis-close';
@@ -30,6 +40,11 @@ export interface PartitionJobWorkerOptions {
   /** Partitions this process decides at once (each a thread). */
   concurrency: number;
   claimTtlMs?: number;
+  /** Bytes this process may use; default its container's memory limit (none: every partition fits). */
+  memoryLimit?: number;
+  /** What this process uses now; default its resident size. */
+  usedBytes?: () => number;
+  threadCost?: ThreadCost;
   /** A partition's engine; default a thread. */
   startPartition?: StartPartition;
   /** Tests: answers lost as failed writes (partition-host.ts). */
@@ -43,12 +58,18 @@ export class PartitionJobWorker {
   private readonly bull: Redis;
   /** The partitions this process decides now, and their ends. */
   private readonly hosts = new Map<PartitionHost, Promise<unknown>>();
+  /** Bytes the partitions taken may grow to (threadCopyBytes each). */
+  private reserved = 0;
+  private readonly memoryLimit: number | undefined;
+  private readonly cost: ThreadCost;
   private readonly health: RedisHealth;
   private readonly space: string;
   private closing: { dies: boolean } | undefined;
 
   constructor(private readonly opts: PartitionJobWorkerOptions) {
     initPartitionSeries();
+    this.memoryLimit = 'memoryLimit' in opts ? opts.memoryLimit : cgroupMemoryLimit();
+    this.cost = opts.threadCost ?? THREAD_COST;
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
     const name = opts.queueName ?? partitionQueueName();
@@ -77,11 +98,23 @@ export class PartitionJobWorker {
   }
 
   private async decide(job: Job<PartitionJobData>): Promise<PartitionJobOutcome | 'closing'> {
-    const { runId, part } = readPartitionJobData(job.data);
+    const { runId, part, records } = readPartitionJobData(job.data);
     if (this.closing) return 'closing';
     const keys = partitionKeys(this.space, runId);
-    const claimTtlMs = this.opts.claimTtlMs ?? CLAIM_TTL_MS;
     if (!(await this.redis.exists(keys.meta))) return 'run_gone';
+    // Reserved before the next await: jobs taken at once never share the same room.
+    const bytes = threadCopyBytes(records, this.cost);
+    if (!this.fits(bytes, records, runId, part)) return 'no_room';
+    this.reserved += bytes;
+    try {
+      return await this.host(keys, runId, part);
+    } finally {
+      this.reserved -= bytes;
+    }
+  }
+
+  private async host(keys: PartitionKeys, runId: string, part: number): Promise<PartitionJobOutcome | 'closing'> {
+    const claimTtlMs = this.opts.claimTtlMs ?? CLAIM_TTL_MS;
     const token = randomUUID();
     // Another process decides it (the run took it over, or an earlier attempt of this job runs still).
     if (!(await partitionClaims(this.redis).acquire(keys.claim(part), token, claimTtlMs))) return 'held';
@@ -110,6 +143,23 @@ export class PartitionJobWorker {
     } finally {
       this.hosts.delete(host);
     }
+  }
+
+  /**
+   * Whether a partition of `bytes` fits in this process's memory limit beside what it uses now and what
+   * the partitions it decides may grow to (counted in full: conservative, as what they hold already is
+   * resident too). One that does not is left to its run's process, which planned room for it.
+   */
+  private fits(bytes: number, records: number, runId: string, part: number): boolean {
+    if (this.memoryLimit === undefined) return true;
+    const used = (this.opts.usedBytes ?? (() => process.memoryUsage.rss()))() + this.reserved;
+    if (partitionFits(records, used, this.memoryLimit, this.cost)) return true;
+    const mib = (b: number): string => Math.round(b / 2 ** 20).toLocaleString('en-US');
+    this.opts.logger.info(
+      { runId, partition: part },
+      `Matching partition ${part} of run ${runId} is left to its run's process: its ${records.toLocaleString('en-US')} records need about ${mib(bytes)} MiB, and this process uses ${mib(used)} MiB of its ${mib(this.memoryLimit)} MiB memory limit`,
+    );
+    return false;
   }
 
   /** Read anew after each await (a close may have begun meanwhile). */

@@ -42,6 +42,8 @@ export function partitionKeys(space: string, runId: string): PartitionKeys {
 export interface PartitionJobData {
   runId: string;
   part: number;
+  /** Baseline records the partition holds: what a worker weighs against its memory limit before it takes it. */
+  records: number;
 }
 
 /** BullMQ job id of a partition: one job per partition of a run. */
@@ -58,8 +60,10 @@ export function readPartitionJobData(data: unknown): PartitionJobData {
     !/^[A-Za-z0-9-]{1,64}$/.test(d.runId) ||
     typeof d.part !== 'number' ||
     !Number.isInteger(d.part) ||
-    d.part < 0
+    d.part < 0 ||
+    (d.records !== undefined && (typeof d.records !== 'number' || !Number.isInteger(d.records) || d.records < 0))
   )
     throw new UnrecoverableError('partition job: malformed job data');
-  return d as PartitionJobData;
+  // A job queued by an earlier release carries no size: weighed as an empty partition.
+  return { runId: d.runId, part: d.part, records: d.records ?? 0 };
 }

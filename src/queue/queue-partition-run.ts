@@ -114,7 +114,7 @@ export class QueuePartitionRun {
     this.deps.queue
       .add(
         'partition',
-        { runId: this.run.runId, part },
+        { runId: this.run.runId, part, records: baseline.length },
         { jobId: partitionJobId(this.run.runId, part), removeOnComplete: true, removeOnFail: true },
       )
       .then(

@@ -11,7 +11,7 @@ import { METRIC } from '../../src/observability/metric-names';
 import { registry } from '../../src/observability/metrics-registry';
 import { startPartitionThread, type StartPartition } from '../../src/core/aggregation/partition-thread';
 import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-shard';
-import { PartitionJobWorker } from '../../src/queue/partition-job-worker';
+import { PartitionJobWorker, type PartitionJobWorkerOptions } from '../../src/queue/partition-job-worker';
 import { QueuePartitionProvider, type QueuePartitionProviderOptions } from '../../src/queue/queue-partition-provider';
 import { context, failure, type LogLine } from '../core/support';
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
@@ -60,7 +60,7 @@ function provider(extra: Partial<QueuePartitionProviderOptions> = {}): QueuePart
 
 function worker(
   startPartition: StartPartition = startPartitionThread,
-  loses?: (part: number, seq: number) => boolean,
+  extra: Partial<PartitionJobWorkerOptions> = {},
 ): PartitionJobWorker {
   const w = new PartitionJobWorker({
     redisUrl: redisUrl(),
@@ -70,7 +70,7 @@ function worker(
     concurrency: 1,
     claimTtlMs: 1_000,
     startPartition,
-    ...(loses ? { loses } : {}),
+    ...extra,
   });
   w.worker.on('completed', (_job, result: string) => outcomes.push(result));
   workers.push(w);
@@ -127,7 +127,8 @@ describe('partitions as child jobs', () => {
     'two worker processes take one partition each: the same items and review forms as one thread, nothing left in Redis',
     async () => {
       const one = await oneThread();
-      worker();
+      // One under a memory limit with room for a partition: it takes one as the other does.
+      worker(startPartitionThread, { memoryLimit: 8 * 2 ** 30 });
       worker();
       // The run never takes a partition over while two idle workers serve the queue.
       const p = provider({ checkMs: 600_000 });
@@ -160,6 +161,57 @@ describe('partitions as child jobs', () => {
         'Matching partition 0 is decided in this process: no other worker process holds it (none took it yet, or the one that did stopped)',
         'Matching partition 1 is decided in this process: no other worker process holds it (none took it yet, or the one that did stopped)',
       ]);
+      expect(await leftovers()).toEqual([]);
+    },
+    scaled(120_000),
+  );
+
+  it(
+    'a worker whose memory limit leaves no room for a partition leaves it to its run: the same output, the reason logged',
+    async () => {
+      const one = await oneThread();
+      const workerLines: LogLine[] = [];
+      // 1 GiB, of which the process uses all but 100 MiB: a partition's thread alone takes 64 MiB of the 80 % planned.
+      worker(startPartitionThread, {
+        memoryLimit: 2 ** 30,
+        usedBytes: () => 2 ** 30 - 100 * 2 ** 20,
+        logger: context(workerLines).logger,
+      });
+      const p = provider({ checkMs: 100, claimTtlMs: 1_000 });
+      await p.ready();
+      const noRoom = await counter(METRIC.partitionJobs, 'no_room');
+      const lines: LogLine[] = [];
+      const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
+      expectSameOutput(many, one);
+      expect(takenOver(lines)).toHaveLength(2);
+      await until('both partition jobs to end', () => outcomes.length === 2);
+      expect(outcomes).toEqual(['no_room', 'no_room']);
+      expect(await counter(METRIC.partitionJobs, 'no_room')).toBe(noRoom + 2);
+      const left = workerLines.map((l) => l.msg).filter((m) => m.includes("is left to its run's process"));
+      expect(left).toHaveLength(2);
+      expect(left[0]).toMatch(
+        /^Matching partition \d of run [0-9a-f-]+ is left to its run's process: its [\d,]+ records need about \d+ MiB, and this process uses 924 MiB of its 1,024 MiB memory limit$/,
+      );
+      expect(await leftovers()).toEqual([]);
+    },
+    scaled(120_000),
+  );
+
+  it(
+    'a worker with room for one partition takes one: the other, taken at the same time, is left to its run',
+    async () => {
+      const one = await oneThread();
+      const limit = 2 ** 30;
+      // Room (80 % of the limit planned) for one partition's thread of 64 MiB and its records, not two.
+      worker(startPartitionThread, { concurrency: 2, memoryLimit: limit, usedBytes: () => 0.8 * limit - 96 * 2 ** 20 });
+      const p = provider({ checkMs: 100, claimTtlMs: 1_000 });
+      await p.ready();
+      const lines: LogLine[] = [];
+      const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
+      expectSameOutput(many, one);
+      expect(takenOver(lines)).toHaveLength(1);
+      await until('both partition jobs to end', () => outcomes.length === 2);
+      expect(outcomes.sort()).toEqual(['ended', 'no_room']);
       expect(await leftovers()).toEqual([]);
     },
     scaled(120_000),
@@ -257,8 +309,8 @@ describe('partitions as child jobs', () => {
         return true;
       };
     };
-    worker(startPartitionThread, losesOnce());
-    worker(startPartitionThread, losesOnce());
+    worker(startPartitionThread, { loses: losesOnce() });
+    worker(startPartitionThread, { loses: losesOnce() });
     const p = provider({ checkMs: 100, claimTtlMs: 1_000 });
     await p.ready();
     const lines: LogLine[] = [];
@@ -271,8 +323,8 @@ describe('partitions as child jobs', () => {
 
   it('answers that can never be written: the run fails clearly after 3 takeovers, it does not wait for good', async () => {
     const always = (part: number, seq: number): boolean => part === 0 && seq === 3;
-    worker(startPartitionThread, always);
-    worker(startPartitionThread, always);
+    worker(startPartitionThread, { loses: always });
+    worker(startPartitionThread, { loses: always });
     const p = provider({ checkMs: 100, claimTtlMs: 1_000, loses: always });
     await p.ready();
     const t = remoteTenant(p);

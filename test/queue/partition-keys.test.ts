@@ -44,6 +44,11 @@ it.each([
   expect(() => readPartitionJobData(data)).toThrow(UnrecoverableError);
 });
 
-it('well-formed job data is read as it is', () => {
-  expect(readPartitionJobData({ runId: RUN, part: 3 })).toEqual({ runId: RUN, part: 3 });
+it('well-formed job data is read as it is; a job of an earlier release, without its size, as an empty partition', () => {
+  expect(readPartitionJobData({ runId: RUN, part: 3, records: 5_000 })).toEqual({
+    runId: RUN,
+    part: 3,
+    records: 5_000,
+  });
+  expect(readPartitionJobData({ runId: RUN, part: 3 })).toEqual({ runId: RUN, part: 3, records: 0 });
 });
