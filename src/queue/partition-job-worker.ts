@@ -15,6 +15,7 @@ import { startPartitionThread, type StartPartition } from '../core/aggregation/p
 import { cgroupMemoryLimit } from '../core/matching/parallel/memory-limit';
 import { THREAD_COST, partitionFits, threadCopyBytes, type ThreadCost } from '../core/matching/parallel/parallelism';
 import { PartitionHost, openReader } from './partition-host';
+import { processReservations, type PartitionReservations } from './partition-reservations';
 import { partitionClaims } from './partition-claims';
 import { initPartitionSeries, recordPartitionJob, type PartitionJobOutcome } from './partition-metrics';
 import {
@@ -45,6 +46,8 @@ export interface PartitionJobWorkerOptions {
   /** What this process uses now; default its resident size. */
   usedBytes?: () => number;
   threadCost?: ThreadCost;
+  /** What the partitions of this process may grow to; default the process's one ledger. */
+  reservations?: PartitionReservations;
   /** A partition's engine; default a thread. */
   startPartition?: StartPartition;
   /** Tests: answers lost as failed writes (partition-host.ts). */
@@ -58,8 +61,7 @@ export class PartitionJobWorker {
   private readonly bull: Redis;
   /** The partitions this process decides now, and their ends. */
   private readonly hosts = new Map<PartitionHost, Promise<unknown>>();
-  /** Bytes the partitions taken may grow to (threadCopyBytes each). */
-  private reserved = 0;
+  private readonly reservations: PartitionReservations;
   private readonly memoryLimit: number | undefined;
   private readonly cost: ThreadCost;
   private readonly health: RedisHealth;
@@ -70,6 +72,7 @@ export class PartitionJobWorker {
     initPartitionSeries();
     this.memoryLimit = 'memoryLimit' in opts ? opts.memoryLimit : cgroupMemoryLimit();
     this.cost = opts.threadCost ?? THREAD_COST;
+    this.reservations = opts.reservations ?? processReservations;
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
     const name = opts.queueName ?? partitionQueueName();
@@ -105,11 +108,11 @@ export class PartitionJobWorker {
     // Reserved before the next await: jobs taken at once never share the same room.
     const bytes = threadCopyBytes(records, this.cost);
     if (!this.fits(bytes, records, runId, part)) return 'no_room';
-    this.reserved += bytes;
+    const release = this.reservations.reserve(bytes);
     try {
       return await this.host(keys, runId, part);
     } finally {
-      this.reserved -= bytes;
+      release();
     }
   }
 
@@ -147,12 +150,13 @@ export class PartitionJobWorker {
 
   /**
    * Whether a partition of `bytes` fits in this process's memory limit beside what it uses now and what
-   * the partitions it decides may grow to (counted in full: conservative, as what they hold already is
-   * resident too). One that does not is left to its run's process, which planned room for it.
+   * the partitions it decides (jobs and its runs' takeovers) may grow to, counted in full: conservative,
+   * as what they hold already is resident too. One that does not is left to its run's process, which
+   * planned room for it. The process's own runs count by their resident size only.
    */
   private fits(bytes: number, records: number, runId: string, part: number): boolean {
     if (this.memoryLimit === undefined) return true;
-    const used = (this.opts.usedBytes ?? (() => process.memoryUsage.rss()))() + this.reserved;
+    const used = (this.opts.usedBytes ?? (() => process.memoryUsage.rss()))() + this.reservations.total;
     if (partitionFits(records, used, this.memoryLimit, this.cost)) return true;
     const mib = (b: number): string => Math.round(b / 2 ** 20).toLocaleString('en-US');
     this.opts.logger.info(

@@ -22,10 +22,10 @@ export const PARTITION_KEY_TTL_MS = 10 * 60 * 1000;
 
 /**
  * Where a partition queue's runs keep their keys: its BullMQ prefix and name, so that deployments (or
- * tests) sharing one Redis never meet. Braces are dropped: the run id must stay the key's hash tag.
+ * tests) sharing one Redis never meet. Braces become `_`: the run id must stay the key's hash tag.
  */
 export function partitionSpace(prefix: string, queueName: string): string {
-  return `${prefix}:${queueName}`.replace(/[{}]/g, '');
+  return `${prefix}:${queueName}`.replace(/[{}]/g, '_');
 }
 
 export function partitionKeys(space: string, runId: string): PartitionKeys {

@@ -14,6 +14,7 @@ import { DEFAULT_BULL_PREFIX, partitionQueueName } from './queue-names';
 import { openReader } from './partition-host';
 import { initPartitionSeries } from './partition-metrics';
 import { QueuePartitionRun } from './queue-partition-run';
+import { processReservations, type PartitionReservations } from './partition-reservations';
 import { closeConnection, closeWhileReachable } from './redis-close';
 import { ServingWorkers } from './serving-workers';
 import type { RedisHealth } from './redis-health';
@@ -44,6 +45,8 @@ export interface QueuePartitionProviderOptions {
   startThread?: StartPartition;
   /** Tests: answers lost as failed writes (partition-host.ts). */
   loses?: (part: number, seq: number) => boolean;
+  /** What partitions taken over reserve; default the process's one ledger (PartitionJobWorker's too). */
+  reservations?: PartitionReservations;
   redisHealth?: RedisHealth;
 }
 
@@ -95,6 +98,7 @@ export class QueuePartitionProvider implements PartitionProvider {
         space: this.space,
         claimTtlMs: opts.claimTtlMs ?? CLAIM_TTL_MS,
         checkMs: opts.checkMs ?? CHECK_MS,
+        reservations: opts.reservations ?? processReservations,
         ...(opts.loses ? { loses: opts.loses } : {}),
       },
       run,

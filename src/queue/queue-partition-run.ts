@@ -34,6 +34,8 @@ import {
   type HostOutbound,
 } from './partition-messages';
 import { recordTakeover } from './partition-metrics';
+import type { PartitionReservations } from './partition-reservations';
+import { THREAD_COST, threadCopyBytes, type ThreadCost } from '../core/matching/parallel/parallelism';
 import { partitionClaims } from './partition-claims';
 import type { RunLock } from '../core/ports/run-lock';
 import { closeConnection } from './redis-close';
@@ -60,6 +62,9 @@ export interface PartitionRunDeps {
   blockMs?: number;
   /** Tests: answers lost as failed writes (partition-host.ts). */
   loses?: PartitionHostDeps['loses'];
+  /** What partitions taken over reserve in this process's memory (the job worker weighs it). */
+  reservations: PartitionReservations;
+  threadCost?: ThreadCost;
 }
 
 interface Part {
@@ -74,6 +79,8 @@ interface Part {
   /** Takeovers in a row after which it said nothing new, and `next` at the last one. */
   fruitless: number;
   nextAtTakeover: number;
+  /** Its baseline records: what a takeover reserves in this process (partition-reservations.ts). */
+  records: number;
 }
 
 export class QueuePartitionRun {
@@ -103,8 +110,8 @@ export class QueuePartitionRun {
     if (this.ending) throw new FusionError('MATCHING_PARTITION_FAILED', "the run's partitions have ended");
     this.begin();
     const part = this.parts.length;
-    this.parts.push({ out, onEnd, next: 0, closed: false, fruitless: 0, nextAtTakeover: 0 });
     const { baseline, ...rest } = start satisfies PartitionStart;
+    this.parts.push({ out, onEnd, next: 0, closed: false, fruitless: 0, nextAtTakeover: 0, records: baseline.length });
     this.send(part, { type: 'start', start: rest });
     // From its first write: a run whose process dies before its first check leaves nothing for good.
     this.deps.redis.pexpire(this.keys.inbound(part), PARTITION_KEY_TTL_MS).catch(() => 0);
@@ -269,15 +276,19 @@ export class QueuePartitionRun {
       token,
     );
     p.host = host;
-    p.hosted = host.run().then(
-      () => {
-        if (p.host === host) delete p.host;
-      },
-      (e: unknown) => {
-        if (p.host === host) delete p.host;
-        this.fail(part, e, 'it failed in this process');
-      },
-    );
+    const release = deps.reservations.reserve(threadCopyBytes(p.records, deps.threadCost ?? THREAD_COST));
+    p.hosted = host
+      .run()
+      .then(
+        () => {
+          if (p.host === host) delete p.host;
+        },
+        (e: unknown) => {
+          if (p.host === host) delete p.host;
+          this.fail(part, e, 'it failed in this process');
+        },
+      )
+      .finally(release);
   }
 
   private close(part: number): Promise<void> {

@@ -24,7 +24,9 @@ it('two deployments sharing a Redis (other prefix or queue) never share a key of
   const a = all(partitionSpace('bull', 'fusion-commands-partitions'));
   const b = all(partitionSpace('bull', 'tenant-b-partitions'));
   const c = all(partitionSpace('other', 'fusion-commands-partitions'));
-  expect(new Set([...a, ...b, ...c]).size).toBe(a.length * 3);
+  // A cluster's prefix in braces is another BullMQ queue than the same name without.
+  const d = all(partitionSpace('{bull}', 'fusion-commands-partitions'));
+  expect(new Set([...a, ...b, ...c, ...d]).size).toBe(a.length * 4);
 });
 
 it("the run id is every key's hash tag, even under a cluster prefix in braces", () => {

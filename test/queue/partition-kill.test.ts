@@ -62,6 +62,8 @@ it(
       prefix,
       logger: context().logger,
       concurrency: 1,
+      // Whatever the test machine's container allows: the test counts takeovers.
+      memoryLimit: undefined,
       claimTtlMs: 1_000,
     });
     const provider = new QueuePartitionProvider({
