@@ -53,6 +53,16 @@ describe('the review forms candidate directory', () => {
     expect(d.details('a')).toEqual({ name: 'Gustav', attributes: { email: 'gustav@x.org' } });
   });
 
+  it('reads a record by the row add() returned as by its id; a row it never gave is nothing', () => {
+    const d = new CandidateDirectory(['email', 'lastName']);
+    const rows = ['a', 'b', 'c'].map((id, i) => d.add(id, `N${i}`, { email: `${id}@x.org`, lastName: `L${i}` }));
+    expect(rows).toEqual([0, 1, 2]);
+    for (const [i, id] of ['a', 'b', 'c'].entries()) expect(d.detailsAt(rows[i]!)).toEqual(d.details(id));
+    expect(d.detailsAt(1)).toEqual({ name: 'N1', attributes: { email: 'b@x.org', lastName: 'L1' } });
+    expect(d.detailsAt(3)).toBeUndefined();
+    expect(d.detailsAt(-1)).toBeUndefined();
+  });
+
   it('a directory without matching attributes keeps the names alone', () => {
     const names = new CandidateDirectory([]);
     names.add('a', 'Fay', { email: 'f@x.org' });

@@ -52,6 +52,30 @@ describe('found duplicates by column', () => {
     expect(roundTrip([])).toEqual([]);
   });
 
+  it("carries each candidate's directory row where the partition knows it, and none where it does not", () => {
+    const found: [string, PotentialDuplicate[]][] = [
+      [
+        'a1',
+        [
+          { accountId: 'a1', candidateId: 'i9', candidateKind: 'identity', score: 90, scores: { lastName: 100 } },
+          { accountId: 'a1', candidateId: 'k2', candidateKind: 'account', score: 85, scores: { email: 85 } },
+          { accountId: 'a1', candidateId: 'i0', candidateKind: 'identity', score: 80, scores: { email: 80 } },
+        ],
+      ],
+    ];
+    const rows = new Map([
+      ['i9', 41],
+      ['i0', 0],
+    ]);
+    const back: PotentialDuplicate[] = [];
+    const cols = structuredClone(encodeFound(found, attributes, (id) => rows.get(id)));
+    decodeFound(cols, attributes, (_id, list) => back.push(...list));
+    expect(back.map((d) => d.ref)).toEqual([41, undefined, 0]);
+    // Without a row the candidate is as the matcher built it (no ref key at all).
+    expect('ref' in back[1]!).toBe(false);
+    expect(back.map(({ ref: _ref, ...d }) => d)).toEqual(found[0]![1]);
+  });
+
   it('refuses a probabilistic duplicate (partitions decide rules runs only) and a kind it cannot carry', () => {
     const d: PotentialDuplicate = {
       accountId: 'a',

@@ -56,7 +56,9 @@ export function duplicateReview(
     sourceName: account.sourceName,
     attributes: merged,
     candidates: duplicates.map((d) => {
-      const details = defaults.directory?.details(d.candidateId);
+      // By row where a partition named it (no lookup of a new id string); else by id.
+      const directory = defaults.directory;
+      const details = d.ref !== undefined ? directory?.detailsAt(d.ref) : directory?.details(d.candidateId);
       const c: ReviewCandidate = {
         candidateId: d.candidateId,
         candidateKind: defaults.createdKeys.has(d.candidateId) ? 'account' : d.candidateKind,

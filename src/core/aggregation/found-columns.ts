@@ -13,6 +13,8 @@ export interface FoundColumns {
   /** Account a's candidates are ends[a - 1] (0 for the first) to ends[a] - 1. */
   ends: Int32Array;
   candidateIds: string[];
+  /** The candidate's row in the run's candidate directory (MatchRecord.ref); -1: none known. */
+  candidateRefs: Int32Array;
   /** The candidate's kind: its index in KINDS (0 identity, 1 connector account). */
   accountKinds: Uint8Array;
   scores: Float64Array;
@@ -32,6 +34,7 @@ const KINDS: readonly CandidateKind[] = ['identity', 'account'];
 export function encodeFound(
   found: readonly [string, PotentialDuplicate[]][],
   attributes: readonly string[],
+  refOf: (candidateId: string) => number | undefined = () => undefined,
 ): FoundColumns {
   const A = attributes.length;
   let total = 0;
@@ -40,6 +43,7 @@ export function encodeFound(
     accounts: [],
     ends: new Int32Array(found.length),
     candidateIds: new Array<string>(total),
+    candidateRefs: new Int32Array(total),
     accountKinds: new Uint8Array(total),
     scores: new Float64Array(total),
     attributeScores: new Float64Array(total * A).fill(Number.NaN),
@@ -51,6 +55,7 @@ export function encodeFound(
       if (d.probability !== undefined || d.matchWeight !== undefined || d.explanation !== undefined)
         throw new Error('partitioned matching: a rules partition found a probabilistic duplicate');
       cols.candidateIds[c] = d.candidateId;
+      cols.candidateRefs[c] = refOf(d.candidateId) ?? -1;
       const kind = KINDS.indexOf(d.candidateKind);
       if (kind < 0) throw new Error(`partitioned matching: a candidate of unknown kind ${String(d.candidateKind)}`);
       cols.accountKinds[c] = kind;
@@ -73,7 +78,7 @@ export function decodeFound(
   each: (account: string, found: PotentialDuplicate[]) => void,
 ): void {
   const A = attributes.length;
-  const { accounts, ends, candidateIds, accountKinds, scores, attributeScores } = cols;
+  const { accounts, ends, candidateIds, candidateRefs, accountKinds, scores, attributeScores } = cols;
   let c = 0;
   for (let a = 0; a < accounts.length; a++) {
     const accountId = accounts[a]!;
@@ -85,13 +90,16 @@ export function decodeFound(
         const s = attributeScores[c * A + i]!;
         if (!Number.isNaN(s)) perAttribute[attributes[i]!] = s;
       }
-      found.push({
+      const d: PotentialDuplicate = {
         accountId,
         candidateId: candidateIds[c]!,
         candidateKind: KINDS[accountKinds[c]!]!,
         score: scores[c]!,
         scores: perAttribute,
-      });
+      };
+      const ref = candidateRefs[c]!;
+      if (ref >= 0) d.ref = ref;
+      found.push(d);
     }
     each(accountId, found);
   }

@@ -95,6 +95,8 @@ export class PartitionDecider {
   private exported = false;
   private readonly imported = new Map<number, MatchRecord[][]>();
   private candidates: [string, number][] = [];
+  /** The run's directory rows of the records held that have one (MatchRecord.ref): what found candidates name. */
+  private readonly refs = new Map<string, number>();
   /** The matching attributes in the settings' order (how found duplicates are encoded). */
   private readonly attributes: string[];
 
@@ -159,7 +161,7 @@ export class PartitionDecider {
     this.hold(joined);
     const decided: BatchDecisions = {
       batch: work.batch,
-      found: encodeFound(found, this.attributes),
+      found: encodeFound(found, this.attributes, (id) => this.refs.get(id)),
       created,
       stats: result.stats,
       candidates: this.candidates,
@@ -171,6 +173,7 @@ export class PartitionDecider {
   private hold(records: MatchRecord[]): void {
     if (records.length === 0) return;
     this.matcher.addBaseline(records);
+    for (const r of records) if (r.ref !== undefined) this.refs.set(r.id, r.ref);
     const keys = this.planKeys.of(records);
     records.forEach((r, i) => {
       const ks = keys[i]!;

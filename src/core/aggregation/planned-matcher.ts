@@ -127,7 +127,9 @@ export class PlannedMatcher implements AsyncMatcher {
 
   /** What a partition keeps of a baseline record: the matching attributes only. */
   private matched(r: MatchRecord): MatchRecord {
-    return { id: r.id, attributes: matchedAttributes(this.o.settings, r.attributes) };
+    const attributes = matchedAttributes(this.o.settings, r.attributes);
+    // Its directory row goes with it: the partitions name it beside the id of a candidate they find.
+    return r.ref === undefined ? { id: r.id, attributes } : { id: r.id, attributes, ref: r.ref };
   }
 
   foresee(records: readonly ForeseenRecord[]): boolean {

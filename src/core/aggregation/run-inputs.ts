@@ -62,8 +62,12 @@ export async function loadIdentityBaseline(
   let chunk: MatchRecord[] = [];
   for await (const identity of a.platform.searchIdentities(config.identityScopeQuery, a.opts)) {
     if (resetIdentities.has(identity.id)) continue;
-    chunk.push({ id: identity.id, attributes: identity.attributes });
-    directory?.add(identity.id, identity.name, identity.attributes);
+    const ref = directory?.add(identity.id, identity.name, identity.attributes);
+    chunk.push(
+      ref === undefined
+        ? { id: identity.id, attributes: identity.attributes }
+        : { id: identity.id, attributes: identity.attributes, ref },
+    );
     summary.baselineIdentities++;
     if (chunk.length >= 1000) {
       matcher.addBaseline(chunk);

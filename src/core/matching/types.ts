@@ -94,6 +94,12 @@ export interface ParameterEstimate {
 export interface MatchRecord {
   id: string;
   attributes: Record<string, unknown>;
+  /**
+   * The record's row in the run's candidate directory (aggregation/candidate-directory.ts), where the
+   * run keeps one: a partition that finds the record a candidate names its row, and the run reads the
+   * candidate's details without looking its id up. Matching ignores it.
+   */
+  ref?: number;
 }
 
 export type CandidateKind = 'identity' | 'account';
@@ -110,6 +116,8 @@ export interface PotentialDuplicate {
   probability?: number;
   matchWeight?: number;
   explanation?: LevelContribution[];
+  /** The candidate's MatchRecord.ref, where a partition found it (never part of a review or an item). */
+  ref?: number;
 }
 
 export type RejectReason = 'below_threshold' | 'mandatory_failed' | 'value_missing';
