@@ -61,6 +61,12 @@ describe('the review forms candidate directory', () => {
     expect(d.detailsAt(1)).toEqual({ name: 'N1', attributes: { email: 'b@x.org', lastName: 'L1' } });
     expect(d.detailsAt(3)).toBeUndefined();
     expect(d.detailsAt(-1)).toBeUndefined();
+    // Added again: a new row, which its id now reads; the old row keeps what it held; counted once.
+    const again = d.add('b', 'N1b', { email: 'b2@x.org' });
+    expect(again).toBe(3);
+    expect(d.details('b')).toEqual({ name: 'N1b', attributes: { email: 'b2@x.org' } });
+    expect(d.detailsAt(1)).toEqual({ name: 'N1', attributes: { email: 'b@x.org', lastName: 'L1' } });
+    expect(d.size).toBe(3);
   });
 
   it('a directory without matching attributes keeps the names alone', () => {

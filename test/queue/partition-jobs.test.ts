@@ -14,6 +14,7 @@ import { liveMatchingThreads } from '../../src/core/matching/parallel/worker-sha
 import { PartitionJobWorker, type PartitionJobWorkerOptions } from '../../src/queue/partition-job-worker';
 import { QueuePartitionProvider, type QueuePartitionProviderOptions } from '../../src/queue/queue-partition-provider';
 import { PartitionReservations } from '../../src/queue/partition-reservations';
+import { CandidateDirectory } from '../../src/core/aggregation/candidate-directory';
 import { context, failure, type LogLine } from '../core/support';
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import {
@@ -147,7 +148,15 @@ describe('partitions as child jobs', () => {
       const p = provider({ checkMs: 600_000 });
       await p.ready();
       const lines: LogLine[] = [];
-      const { raw: _many, ...many } = await aggregate(remoteTenant(p), lines);
+      const t = remoteTenant(p);
+      const byId = jest.spyOn(CandidateDirectory.prototype, 'details');
+      const lookedUp = new Set<string>();
+      const { raw: _many, ...many } = await aggregate(t, lines).finally(() => {
+        for (const [id] of byId.mock.calls) lookedUp.add(id);
+        byId.mockRestore();
+      });
+      // The candidates' directory rows crossed Redis both ways: no identity was looked up by its id.
+      expect([...t.names].filter(([id, name]) => /^i\d+$/.test(name) && lookedUp.has(id))).toEqual([]);
       expect(partitioned(lines)).toBe(`${started(2)} (child jobs that any worker process takes)`);
       expect(lines.find((l) => l.msg.startsWith(started(2)))?.fields).toMatchObject({ partitions: 2, childJobs: true });
       expectSameOutput(many, one);

@@ -173,13 +173,16 @@ export class PartitionDecider {
   private hold(records: MatchRecord[]): void {
     if (records.length === 0) return;
     this.matcher.addBaseline(records);
-    for (const r of records) if (r.ref !== undefined) this.refs.set(r.id, r.ref);
     const keys = this.planKeys.of(records);
     records.forEach((r, i) => {
       const ks = keys[i]!;
       // A record without a key is never a candidate of an account here, nor moved.
       if (ks.length === 0) return;
       const n = this.held.push(this.packer.packWithAttributes(r)) - 1;
+      // Only records with a key can be found here. A record held again without a row (never: created
+      // keys are not identity ids) must not keep another's.
+      if (r.ref !== undefined) this.refs.set(r.id, r.ref);
+      else this.refs.delete(r.id);
       for (const k of ks) {
         const list = this.byKey.get(k);
         if (list) list.push(n);
