@@ -13,7 +13,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../core/ports/logger';
 import { startPartitionThread, type StartPartition } from '../core/aggregation/partition-thread';
 import { cgroupMemoryLimit } from '../core/matching/parallel/memory-limit';
-import { THREAD_COST, partitionFits, threadCopyBytes, type ThreadCost } from '../core/matching/parallel/parallelism';
+import { partitionFits, threadCopyBytes } from '../core/matching/parallel/parallelism';
 import { PartitionHost, openReader } from './partition-host';
 import { processReservations, type PartitionReservations } from './partition-reservations';
 import { partitionClaims } from './partition-claims';
@@ -45,7 +45,6 @@ export interface PartitionJobWorkerOptions {
   memoryLimit?: number;
   /** What this process uses now; default its resident size. */
   usedBytes?: () => number;
-  threadCost?: ThreadCost;
   /** What the partitions of this process may grow to; default the process's one ledger. */
   reservations?: PartitionReservations;
   /** A partition's engine; default a thread. */
@@ -63,7 +62,6 @@ export class PartitionJobWorker {
   private readonly hosts = new Map<PartitionHost, Promise<unknown>>();
   private readonly reservations: PartitionReservations;
   private readonly memoryLimit: number | undefined;
-  private readonly cost: ThreadCost;
   private readonly health: RedisHealth;
   private readonly space: string;
   private closing: { dies: boolean } | undefined;
@@ -71,7 +69,6 @@ export class PartitionJobWorker {
   constructor(private readonly opts: PartitionJobWorkerOptions) {
     initPartitionSeries();
     this.memoryLimit = 'memoryLimit' in opts ? opts.memoryLimit : cgroupMemoryLimit();
-    this.cost = opts.threadCost ?? THREAD_COST;
     this.reservations = opts.reservations ?? processReservations;
     this.redis = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: 3, disconnectTimeout: 200 });
     this.bull = new Redis(opts.redisUrl, { ...opts.redisOptions, maxRetriesPerRequest: null, disconnectTimeout: 200 });
@@ -106,7 +103,7 @@ export class PartitionJobWorker {
     const keys = partitionKeys(this.space, runId);
     if (!(await this.redis.exists(keys.meta))) return 'run_gone';
     // Reserved before the next await: jobs taken at once never share the same room.
-    const bytes = threadCopyBytes(records, this.cost);
+    const bytes = threadCopyBytes(records);
     if (!this.fits(bytes, records, runId, part)) return 'no_room';
     const release = this.reservations.reserve(bytes);
     try {
@@ -157,7 +154,7 @@ export class PartitionJobWorker {
   private fits(bytes: number, records: number, runId: string, part: number): boolean {
     if (this.memoryLimit === undefined) return true;
     const used = (this.opts.usedBytes ?? (() => process.memoryUsage.rss()))() + this.reservations.total;
-    if (partitionFits(records, used, this.memoryLimit, this.cost)) return true;
+    if (partitionFits(bytes, used, this.memoryLimit)) return true;
     const mib = (b: number): string => Math.round(b / 2 ** 20).toLocaleString('en-US');
     this.opts.logger.info(
       { runId, partition: part },

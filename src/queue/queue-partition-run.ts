@@ -35,7 +35,7 @@ import {
 } from './partition-messages';
 import { recordTakeover } from './partition-metrics';
 import type { PartitionReservations } from './partition-reservations';
-import { THREAD_COST, threadCopyBytes, type ThreadCost } from '../core/matching/parallel/parallelism';
+import { threadCopyBytes } from '../core/matching/parallel/parallelism';
 import { partitionClaims } from './partition-claims';
 import type { RunLock } from '../core/ports/run-lock';
 import { closeConnection } from './redis-close';
@@ -64,7 +64,6 @@ export interface PartitionRunDeps {
   loses?: PartitionHostDeps['loses'];
   /** What partitions taken over reserve in this process's memory (the job worker weighs it). */
   reservations: PartitionReservations;
-  threadCost?: ThreadCost;
 }
 
 interface Part {
@@ -276,7 +275,7 @@ export class QueuePartitionRun {
       token,
     );
     p.host = host;
-    const release = deps.reservations.reserve(threadCopyBytes(p.records, deps.threadCost ?? THREAD_COST));
+    const release = deps.reservations.reserve(threadCopyBytes(p.records));
     p.hosted = host
       .run()
       .then(

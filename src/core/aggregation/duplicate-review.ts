@@ -50,6 +50,7 @@ export function duplicateReview(
 ): PendingReview | undefined {
   const duplicates = reviewedDuplicates(found, account.identityId);
   if (duplicates.length === 0) return undefined;
+  const { directory } = defaults;
   return {
     accountId: account.id,
     accountName: account.name,
@@ -57,7 +58,6 @@ export function duplicateReview(
     attributes: merged,
     candidates: duplicates.map((d) => {
       // By row where a partition named it (no lookup of a new id string); else by id.
-      const directory = defaults.directory;
       const details = d.ref !== undefined ? directory?.detailsAt(d.ref) : directory?.details(d.candidateId);
       const c: ReviewCandidate = {
         candidateId: d.candidateId,

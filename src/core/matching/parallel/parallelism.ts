@@ -82,22 +82,17 @@ export function partitionThreadsAllowed(records: number, memoryLimit: number, co
 }
 
 /**
- * Whether a partition of `records` baseline records, decided in a thread of this process, fits in
- * `memoryLimit` beside what the process uses now (`usedBytes`: its resident size, and what partitions
- * it took since have yet to grow into). A partition left by a full process is decided by its run's own
- * process, which planned room for all of its partitions (partitionThreadsAllowed).
+ * Whether a partition that may grow to `bytes` (threadCopyBytes of its records), decided in a thread of
+ * this process, fits in `memoryLimit` beside what the process uses now (`usedBytes`: its resident size,
+ * and what partitions it took since have yet to grow into). A partition left by a full process is
+ * decided by its run's own process, which planned room for all of its partitions (partitionThreadsAllowed).
  */
-export function partitionFits(
-  records: number,
-  usedBytes: number,
-  memoryLimit: number,
-  cost: ThreadCost = THREAD_COST,
-): boolean {
-  return usedBytes + threadCopyBytes(records, cost) <= memoryLimit * PLANNED_SHARE;
+export function partitionFits(bytes: number, usedBytes: number, memoryLimit: number): boolean {
+  return usedBytes + bytes <= memoryLimit * PLANNED_SHARE;
 }
 
 /** Bytes of one further thread holding `records` records. */
-export function threadCopyBytes(records: number, cost: ThreadCost): number {
+export function threadCopyBytes(records: number, cost: ThreadCost = THREAD_COST): number {
   return Math.max(0, records) * cost.perRecord + cost.fixed;
 }
 
