@@ -526,8 +526,8 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
       );
       // What cannot be spread bounds every speed-up (Amdahl): the owner's part of all CPU the run spent.
       const ownerOk = r.ownerShare <= 0.15;
-      // The bench's own hashing runs on the owner's thread too: what the share is without it.
-      // The goal counts it (a deployment encodes every item on that thread instead); the share without it beside.
+      // The bench's own hashing runs on the owner's thread too. The goal counts it (a deployment encodes
+      // every item on that thread instead); the share without it stands beside.
       const without = (r.ownerS - r.verifyS) / (r.ownerS / r.ownerShare - r.verifyS);
       process.stdout.write(
         `    owner's share of all CPU spent: ${fmt(100 * r.ownerShare, 0)} %   goal <= 15 %: ${ownerOk ? 'ok' : 'MISSED'} (the owner's thread ${fmt(r.ownerS, 1)} s, of which the bench's own hashing of the output ${fmt(r.verifyS, 1)} s: ${fmt(100 * without, 0)} % without it)\n`,
