@@ -60,6 +60,7 @@ import {
   SIMULATOR_MATCHING,
   simulatorConnection,
 } from './simulated-aggregation';
+import { LoopGaps } from './loop-gaps';
 import { mainThreadCpu, procCpu, procPeakRssMb, startShardWorkerProcess } from './worker-processes';
 
 const SEED = Number(process.env.SCALE_AGG_SEED ?? 11);
@@ -143,6 +144,8 @@ interface AggregateResult {
    */
   verifyS: number;
   peakRssMb: number;
+  /** The longest the aggregation process's event loop held a timer (LoopGaps), in s. */
+  longestGapS: number;
   /** SHA-256 of every emitted item, every review, the summary's counts and the stored parameters. */
   digest: string;
   emitted: number;
@@ -297,6 +300,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
   const cpu0 = process.cpuUsage();
   const owner0 = mainThreadCpu();
   const t0 = performance.now();
+  const gaps = new LoopGaps();
   let emitted = 0;
   const items = new HashedInBatches<[CommandOutput, string, string]>(([item, key, accounts]) => {
     hash.update(JSON.stringify(item).split(key).join(`<${accounts}>`));
@@ -313,6 +317,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
   items.flush();
   reviews.hashing.flush();
   const wallS = (performance.now() - t0) / 1000;
+  const longestGapS = gaps.stop() / 1000;
   const cpu = process.cpuUsage(cpu0);
   const ownerS = mainThreadCpu() - owner0;
   const sum = summaries[0]!;
@@ -332,6 +337,7 @@ async function aggregate(a: AggregateArgs): Promise<void> {
     ownerS,
     verifyS: items.cpuS + reviews.hashing.cpuS,
     peakRssMb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20,
+    longestGapS,
     digest: hash.digest('hex'),
     emitted,
     reviews: sum.potentialDuplicates,
@@ -473,6 +479,7 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
     const ref = await run(0, { url: redis.url, pid }, surnames, 1);
     process.stdout.write(`${line('reference (one process, one matching thread, no child jobs)', ref)}\n`);
     misses.push(...firstItem(`${tenant}, reference's`, ref.timings));
+    misses.push(...loopGap(`${tenant}, reference:`, ref.longestGapS));
     // Threads the run can keep busy: the owner and one matching thread per worker process or partition.
     const variants = [
       ...PROCESSES.map((p) => ({
@@ -537,6 +544,7 @@ async function tenantScaleOut(surnames: Surnames): Promise<string[]> {
       if (!same) misses.push(`${which}: output differs from the reference`);
       if (speedup < want) misses.push(`${which}: speed-up ${fmt(speedup)} < ${fmt(want)}`);
       misses.push(...firstItem(`${tenant}, ${v.label}:`, r.timings));
+      misses.push(...loopGap(`${tenant}, ${v.label}:`, r.longestGapS));
     }
   } finally {
     await redis.stop();
@@ -559,6 +567,20 @@ function firstItem(label: string, t: AggregationSummary['timings']): string[] {
   return ok
     ? []
     : [`aggregation, ${label} first item ${fmt(after, 1)} s after the baseline and the sources were read > 10 s`];
+}
+
+/**
+ * The run lock renews every 20 s with a 60 s TTL: an event loop held past 40 s loses it. 5 s leaves
+ * that margin on a loaded machine (until 2026-12-01 a careless list held it 6-8 s at 5k, quiet).
+ */
+const LOOP_GAP_GOAL_S = 5;
+
+function loopGap(label: string, gapS: number): string[] {
+  const ok = gapS <= LOOP_GAP_GOAL_S;
+  process.stdout.write(
+    `    ${label} the event loop held at most ${fmt(gapS, 2)} s   goal <= ${LOOP_GAP_GOAL_S} s: ${ok ? 'ok' : 'MISSED'}\n`,
+  );
+  return ok ? [] : [`aggregation, ${label} event loop held ${fmt(gapS, 1)} s > ${LOOP_GAP_GOAL_S} s`];
 }
 
 if (process.argv[2] === '--aggregate') {

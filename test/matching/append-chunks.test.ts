@@ -1,6 +1,7 @@
 import { buildMatcher } from '../../src/core/matching';
 import { EngineRecords } from '../../src/core/matching/engine-records';
-import { APPEND_CHUNK, buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import { buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import { APPEND_CHUNK } from '../../src/core/matching/parallel/loop-turns';
 import type { Shard } from '../../src/core/matching/parallel/shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { visible } from './support/visible-result';

@@ -6,12 +6,8 @@ import {
   buildMatcher,
 } from '../../src/core/matching';
 import type { AsyncMatcher } from '../../src/core/matching/parallel/async-matcher';
-import {
-  type ParallelOptions,
-  buildParallelMatcher,
-  OWNER_CHUNK,
-  OWNER_CHUNK_WITH_SHARDS,
-} from '../../src/core/matching/parallel/parallel-matcher';
+import { type ParallelOptions, buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
+import { OWNER_CHUNK, OWNER_CHUNK_WITH_SHARDS } from '../../src/core/matching/parallel/loop-turns';
 import { inProcessShard } from '../../src/core/matching/parallel/shard';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
@@ -349,17 +345,108 @@ describe('a long call lets the event loop turn (run-lock and job-lock renewals, 
     });
   }
 
-  it(`a call of at most ${OWNER_CHUNK} accounts in-thread stays one synchronous step`, async () => {
+  it('an account that uses up the turn ends its chunk: a turn after every one, the same answers', async () => {
+    // turnMs 0: each chunk's time is up after its first account, as with a careless list (nothing
+    // mandatory), where one account of a 20k run costs 80 ms and 128 of them held the loop past the run lock.
+    for (const settings of RULES) {
+      const m = buildParallelMatcher(settings, {}, { shards: 0, startShard: inProcessShard, minRecords: 0, turnMs: 0 });
+      try {
+        const single = buildMatcher(settings);
+        const baseline = randomRecords(7, 300, ['a', 'b', 'c'], 'b');
+        m.addBaseline(baseline);
+        single.addBaseline(baseline);
+        const news = randomRecords(8, 40, ['a', 'b', 'c'], 'n');
+        const { value, turns } = await turnsDuring(() => m.match(news));
+        expect(turns).toBeGreaterThanOrEqual(news.length);
+        expect(JSON.stringify(visibleAcrossSplits(value))).toBe(
+          JSON.stringify(visibleAcrossSplits(single.match(news))),
+        );
+      } finally {
+        await m.close();
+      }
+    }
+    // At the default turn a call of cheap accounts is still one chunk: no more turns than the call's few.
     const m = buildParallelMatcher(RULES[0]!, {}, { shards: 0, startShard: inProcessShard, minRecords: 0 });
     try {
       m.addBaseline(randomRecords(7, 300, ['a', 'b', 'c'], 'b'));
-      const news = randomRecords(8, 3 * OWNER_CHUNK, ['a', 'b', 'c'], 'n');
-      const small = await turnsDuring(() => m.match(news.slice(0, OWNER_CHUNK)));
-      expect(small.turns).toBe(0);
-      const large = await turnsDuring(() => m.match(news));
-      expect(large.turns).toBeGreaterThanOrEqual(3);
+      const { turns } = await turnsDuring(() => m.match(randomRecords(8, 40, ['a', 'b', 'c'], 'n')));
+      expect(turns).toBeLessThan(40);
     } finally {
       await m.close();
     }
   });
+
+  it('the estimate feed ends its chunks on the same turn', async () => {
+    const { identities, accounts } = generate(5, 200, 60);
+    const want = buildMatcher(PEOPLE);
+    want.addBaseline(identities);
+    const m = buildParallelMatcher(PEOPLE, {}, { shards: 0, startShard: inProcessShard, minRecords: 0, turnMs: 0 });
+    try {
+      m.addBaseline(identities);
+      const feed = m.beginEstimate();
+      const { value, turns } = await turnsDuring(async () => {
+        await feed.add(accounts);
+        return feed.finish();
+      });
+      expect(turns).toBeGreaterThanOrEqual(accounts.length);
+      const expected = want.estimate(accounts);
+      expect(expected).toBeDefined();
+      expect({ ...value, parameters: { ...value?.parameters, estimatedAt: '' } }).toEqual({
+        ...expected,
+        parameters: { ...expected?.parameters, estimatedAt: '' },
+      });
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe('costly accounts start the threads below minRecords (a careless list)', () => {
+  /** A clock that moves `step` ms at every reading: every account the owner blocks costs about that. */
+  const ticking = (step: number): (() => number) => {
+    let t = 0;
+    return () => (t += step);
+  };
+
+  for (const [label, step, starts] of [
+    ['accounts that cost more than preparing a copy of the records', 1000, 1],
+    ['accounts that cost nothing measurable', 0, 0],
+  ] as const) {
+    it(`${label}: ${starts} shard(s) started, the same answers`, async () => {
+      const settings = RULES[1]!;
+      let started = 0;
+      const m = buildParallelMatcher(
+        settings,
+        {},
+        {
+          shards: 1,
+          startShard: (s) => {
+            started++;
+            return inProcessShard(s);
+          },
+          minRecords: 1_000_000,
+          now: ticking(step),
+        },
+      );
+      const single = buildMatcher(settings);
+      try {
+        const baseline = randomRecords(11, 200, ['a', 'b', 'c'], 'b');
+        m.addBaseline(baseline);
+        single.addBaseline(baseline);
+        const news = randomRecords(12, 120, ['a', 'b', 'c'], 'n');
+        const calls = [news.slice(0, 60), news.slice(60)].map((batch, i) => ({ batch, i }));
+        for (const { batch, i } of calls) {
+          const got = await m.match(batch);
+          expect(JSON.stringify(visibleAcrossSplits(got))).toBe(
+            JSON.stringify(visibleAcrossSplits(single.match(batch))),
+          );
+          // The first call measures the owner's cost per account: nothing starts before it.
+          if (i === 0) expect(started).toBe(0);
+        }
+        expect(started).toBe(starts);
+      } finally {
+        await m.close();
+      }
+    });
+  }
 });

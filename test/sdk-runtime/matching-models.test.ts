@@ -7,7 +7,7 @@
  */
 import { MODEL_PARAMETERS_KEY } from '../../src/core/aggregation/model-parameters';
 import type { ModelParameters } from '../../src/core/matching/types';
-import { OWNER_CHUNK } from '../../src/core/matching/parallel/parallel-matcher';
+import { OWNER_CHUNK } from '../../src/core/matching/parallel/loop-turns';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { execInChild, packAndExtract } from './connector-build';
 import { LOGIN_DEFINITION, tenantConnection } from '../support/tenant-config';

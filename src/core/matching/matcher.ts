@@ -69,7 +69,8 @@ export interface MatchEngine extends Matcher {
   /** More of the same call's new records, after appendNew() (a call appended in chunks). */
   appendMoreNew(newRecords: readonly MatchRecord[]): void;
   dropNew(B: number): void;
-  blockSlice(B: number, from: number, to: number): BlockedSlice;
+  /** Phase 1 for the call's new accounts from..to-1, ending early when `stop` says so (SliceBlocker.blockSlice). */
+  blockSlice(B: number, from: number, to: number, stop?: () => boolean): BlockedSlice;
   /**
    * Phase 1 for records from..to-1 already held, each against the records before it: the slice they
    * would get as a call's new records in that order, whatever records follow them (the rules model's
@@ -248,8 +249,8 @@ class EngineMatcher implements MatchEngine {
     return drain(this.finishSlices(B, count, [this.blockSlice(B, 0, count)], topK, estimateOnly));
   }
 
-  blockSlice(B: number, from: number, to: number): BlockedSlice {
-    return this.blocker.blockSlice(B, from, to);
+  blockSlice(B: number, from: number, to: number, stop?: () => boolean): BlockedSlice {
+    return this.blocker.blockSlice(B, from, to, stop);
   }
 
   blockHeld(from: number, to: number): BlockedSlice {

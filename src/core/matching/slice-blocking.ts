@@ -132,14 +132,16 @@ export class SliceBlocker {
   /**
    * Phase 1 for the new accounts at positions from..to-1 of the appended new records (record numbers
    * B+from..B+to-1): candidates from the indexes, each evaluated. Each account sees the baseline and the
-   * new records before it, so the slice depends only on the records, not on other slices.
+   * new records before it, so the slice depends only on the records, not on other slices. `stop`, asked
+   * after each account: true ends the slice there (at least one account); its count says where the
+   * next slice starts.
    */
-  blockSlice(B: number, from: number, to: number): BlockedSlice {
+  blockSlice(B: number, from: number, to: number, stop?: () => boolean): BlockedSlice {
     const { runtimes, order, mandatory, generatorIdx, scores } = this;
     const ids = this.ids.list;
     const idHashes = this.ids.hashes;
     const indexes = this.indexes!;
-    const count = to - from;
+    let count = to - from;
     const status = new Uint8Array(count);
     const comparedOf = new Int32Array(count);
     const generator = new Int16Array(count);
@@ -153,6 +155,10 @@ export class SliceBlocker {
     collector.ensure(this.ids.length);
     this.blocks = blockingAttributes(this.configuredBlocks, this.stats, this.runtimes);
     for (let k = 0; k < count; k++) {
+      if (k > 0 && stop?.() === true) {
+        count = k;
+        break;
+      }
       matchedStart[k] = candidates.length;
       const g = B + from + k;
       const accountId = ids[g]!;
@@ -206,13 +212,14 @@ export class SliceBlocker {
       comparedOf[k] = compared;
     }
     matchedStart[count] = candidates.length;
+    const cut = count < to - from;
     return {
       from,
       count,
-      status,
-      compared: comparedOf,
-      generator,
-      matchedStart,
+      status: cut ? status.slice(0, count) : status,
+      compared: cut ? comparedOf.slice(0, count) : comparedOf,
+      generator: cut ? generator.slice(0, count) : generator,
+      matchedStart: cut ? matchedStart.slice(0, count + 1) : matchedStart,
       candidates: candidates.done(),
       scores: matchedScores.done(),
       outcomes,

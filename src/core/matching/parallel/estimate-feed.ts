@@ -55,7 +55,9 @@ export interface IncrementalEstimateDeps {
   turn: () => Promise<void>;
   /** Runs phase 2's steps with turns between them. */
   stepped: <T>(steps: Steps<T>) => Promise<T>;
-  /** Accounts appended, and blocked, between two turns. */
+  /** Asked after each account blocked: true ends the slice, and a turn follows (loop-turns.ts, timeUp). */
+  stopAfter: () => () => boolean;
+  /** Accounts appended, and blocked (at most), between two turns. */
   appendChunk: number;
   blockChunk: number;
 }
@@ -92,15 +94,15 @@ export class IncrementalEstimate implements EstimateFeed {
   }
 
   private async blockTo(to: number, ahead: boolean): Promise<void> {
-    const { engine, blockChunk, turn, stepped } = this.d;
+    const { engine, blockChunk, stopAfter, turn, stepped } = this.d;
     // The first slice blocked ahead of the last page sets the roles its levels need (early-levels.ts).
     if (ahead && this.blocked === 0 && this.blocked < to) await stepped(engine.rolesAhead());
     while (this.blocked < to) {
       const end = Math.min(to, this.blocked + blockChunk);
-      const slice = engine.blockSlice(this.B, this.blocked, end);
+      const slice = engine.blockSlice(this.B, this.blocked, end, stopAfter());
       this.slices.push(slice);
       this.levels.push(ahead ? engine.levelsAhead(this.B, slice) : undefined);
-      this.blocked = end;
+      this.blocked += slice.count;
       await turn();
     }
   }

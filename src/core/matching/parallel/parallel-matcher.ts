@@ -26,7 +26,8 @@ import type {
 import type { AsyncMatcher } from './async-matcher';
 import { collectingFeed, type EstimateFeed, IncrementalEstimate } from './estimate-feed';
 import { ForeseenAccounts } from './foreseen-accounts';
-import { stepped, turn } from './loop-turns';
+import { APPEND_CHUNK, OWNER_CHUNK, OWNER_CHUNK_WITH_SHARDS, stepped, timeUp, turn, TURN_MS } from './loop-turns';
+import { shardsPayOff } from './shard-payoff';
 import { sliceBounds } from './slice-bounds';
 import { encodeRecords, type RecordColumns } from './record-columns';
 import type { Shard } from './shard';
@@ -54,31 +55,14 @@ export interface ParallelOptions {
    * a capped or failed shard could not be replaced by the owner's engine, which lacks those records.
    */
   lean?: boolean;
+  /** The owner's work between two turns of the event loop; default TURN_MS (tests: 0, a turn per account). */
+  turnMs?: number;
+  /** The clock of turnMs and of the owner's cost per account (ms); default performance.now. */
+  now?: () => number;
 }
 
 /** Fewer new accounts than this per thread are matched in-thread: a slice would cost more to send than to block. */
 export const MIN_ACCOUNTS_PER_SHARD = 16;
-
-/**
- * New accounts the owner blocks between two turns of the event loop. A full probabilistic run
- * estimates over every new account in one call (minutes at 100k): without turns, the run lock's and
- * the BullMQ job lock's renewals, progress and a cancel would all wait for it, and both locks lapse.
- * A chunk is a few milliseconds to a few hundred; a turn costs microseconds.
- */
-export const OWNER_CHUNK = 128;
-/**
- * The same while slices are out: a child job this very process serves (queue mode) needs a few
- * Redis round trips on this thread before its matching thread can start, and with one turn per
- * OWNER_CHUNK it started only once the owner's whole slice of a batch of 250 was done.
- */
-export const OWNER_CHUNK_WITH_SHARDS = 16;
-
-/**
- * New accounts a call appends (prepares and indexes) between two turns of the event loop: appending
- * all of them at once held the loop about 5 s CPU at 100k accounts (1.6 s at 30k), about 50 us an
- * account, so a chunk is a few tens of milliseconds.
- */
-export const APPEND_CHUNK = 512;
 
 export function buildParallelMatcher(
   settings: MatchingSettings,
@@ -114,6 +98,8 @@ class ParallelMatcher implements AsyncMatcher {
   private leanRunning = false;
   /** Foreseen accounts (decided at the first foresee(): false when this matcher does not block ahead). */
   private ahead: ForeseenAccounts | false | undefined;
+  /** The owner's blocking per account in its last call (ms); undefined before one. */
+  private msPerAccount: number | undefined;
 
   constructor(
     private readonly settings: MatchingSettings,
@@ -176,8 +162,9 @@ class ParallelMatcher implements AsyncMatcher {
     this.startIfLarge(0);
   }
 
-  private startIfLarge(extra: number): Shard[] | undefined {
-    if (this.shards || !this.sharding || this.size + extra < this.parallel.minRecords) return this.shards;
+  /** Starts the shards once the records reach minRecords, or now when `costly` (shard-payoff.ts). */
+  private startIfLarge(extra: number, costly = false): Shard[] | undefined {
+    if (this.shards || !this.sharding || (!costly && this.size + extra < this.parallel.minRecords)) return this.shards;
     this.capAt(this.size + extra);
     if (!this.sharding) return undefined;
     const shards: Shard[] = [];
@@ -214,7 +201,8 @@ class ParallelMatcher implements AsyncMatcher {
     // Once they run, a lean owner's shards take every call: its engine lacks the records added since.
     if (this.leanRunning) return this.shards!.slice(0, Math.max(1, use));
     if (use < 1) return undefined;
-    return this.startIfLarge(count)?.slice(0, use);
+    const costly = this.msPerAccount !== undefined && shardsPayOff(count * this.msPerAccount, this.size);
+    return this.startIfLarge(count, costly)?.slice(0, use);
   }
 
   foresee(records: readonly MatchRecord[]): boolean {
@@ -252,7 +240,6 @@ class ParallelMatcher implements AsyncMatcher {
     const shards = this.shardsFor(newRecords.length);
     if (shards && this.leanRunning)
       return this.leanCall(newRecords, topK, (_, prepared) => this.blockInCall(shards, newRecords, prepared));
-    if (!shards && newRecords.length <= OWNER_CHUNK) return this.engine.match(newRecords, opts);
     const t0 = performance.now();
     const result = await this.sharded(shards ?? [], newRecords, topK, false, t0);
     recordMatchingStats(result.stats);
@@ -281,7 +268,8 @@ class ParallelMatcher implements AsyncMatcher {
       engine: this.engine,
       release: () => (this.busy = false),
       turn,
-      stepped,
+      stepped: (steps) => stepped(steps, this.turnMs),
+      stopAfter: () => timeUp(this.turnMs, this.now),
       appendChunk: APPEND_CHUNK,
       blockChunk: OWNER_CHUNK,
     });
@@ -317,7 +305,7 @@ class ParallelMatcher implements AsyncMatcher {
         await settled;
       }
       const slices = [...own, ...(await Promise.all(remote))];
-      const result = await stepped(this.engine.finishSlices(B, count, slices, topK, estimateOnly));
+      const result = await stepped(this.engine.finishSlices(B, count, slices, topK, estimateOnly), this.turnMs);
       result.stats.buildMs = t1 - t0;
       result.stats.matchMs = performance.now() - t1;
       return result;
@@ -343,7 +331,10 @@ class ParallelMatcher implements AsyncMatcher {
     try {
       const slices = await blocked(B, () => (t1 = performance.now()));
       for (const r of newRecords) this.ids.push(r.id);
-      const result = await stepped(this.engine.finishSlices(B, newRecords.length, slices, topK, false, this.ids));
+      const result = await stepped(
+        this.engine.finishSlices(B, newRecords.length, slices, topK, false, this.ids),
+        this.turnMs,
+      );
       result.stats.buildMs = t1 - t0;
       result.stats.matchMs = performance.now() - t1;
       recordMatchingStats(result.stats);
@@ -369,14 +360,29 @@ class ParallelMatcher implements AsyncMatcher {
     return Promise.all(remote);
   }
 
-  /** The owner's slice in chunks of `chunk` accounts, a turn of the event loop after each. */
+  /** The owner's slice in chunks of at most `chunk` accounts and about turnMs, a turn of the event loop after each. */
   private async blockOwn(B: number, from: number, to: number, chunk: number): Promise<BlockedSlice[]> {
     const slices: BlockedSlice[] = [];
-    for (let a = from; a < to; a += chunk) {
-      slices.push(this.engine.blockSlice(B, a, Math.min(to, a + chunk)));
+    const now = this.now;
+    let spent = 0;
+    for (let a = from; a < to;) {
+      const t = now();
+      const slice = this.engine.blockSlice(B, a, Math.min(to, a + chunk), timeUp(this.turnMs, now));
+      spent += now() - t;
+      slices.push(slice);
+      a += slice.count;
       await turn();
     }
+    if (to > from) this.msPerAccount = spent / (to - from);
     return slices;
+  }
+
+  private get turnMs(): number {
+    return this.parallel.turnMs ?? TURN_MS;
+  }
+
+  private get now(): () => number {
+    return this.parallel.now ?? (() => performance.now());
   }
 
   async close(): Promise<void> {
