@@ -69,6 +69,18 @@ describe('the review forms candidate directory', () => {
     expect(d.size).toBe(3);
   });
 
+  it('a candidate of many reviews: one details object for all of them, by row or by id; a new row, a new one', () => {
+    const d = new CandidateDirectory(['email']);
+    const row = d.add('a', 'Gus', { email: 'g@x.org' });
+    const first = d.detailsAt(row);
+    expect(d.detailsAt(row)).toBe(first);
+    expect(d.details('a')).toBe(first);
+    const again = d.add('a', 'Gustav', { email: 'gustav@x.org' });
+    expect(d.details('a')).not.toBe(first);
+    expect(d.details('a')).toBe(d.detailsAt(again));
+    expect(d.detailsAt(row)).toEqual({ name: 'Gus', attributes: { email: 'g@x.org' } });
+  });
+
   it('a directory without matching attributes keeps the names alone', () => {
     const names = new CandidateDirectory([]);
     names.add('a', 'Fay', { email: 'f@x.org' });

@@ -19,6 +19,12 @@ export class CandidateDirectory {
   /** One packed string per record, by its row (what add() returned). */
   private readonly rows: string[] = [];
   private readonly rowOf = new Map<string, number>();
+  /**
+   * Each row's details once read. A candidate of many reviews (a common surname's identity is one in
+   * about a dozen at 100k) shares one object between them, and the review queue holds every review
+   * until matching is over: a copy per candidate was 1.27 M objects at 100k, ~250 k rows read.
+   */
+  private readonly read: (ReviewCandidate['details'] | undefined)[] = [];
 
   /** `attributes`: the matching attributes (the only ones a form shows per candidate). */
   constructor(private readonly attributes: readonly string[]) {}
@@ -26,6 +32,7 @@ export class CandidateDirectory {
   /** Keeps a record's display data; returns its row (MatchRecord.ref). A record added again takes a new row. */
   add(id: string, name: string, attributes: Record<string, unknown>): number {
     const row = this.rows.push([text(name), ...this.attributes.map((a) => text(attributes[a]))].join(SEP)) - 1;
+    this.read.push(undefined);
     this.rowOf.set(id, row);
     return row;
   }
@@ -45,6 +52,8 @@ export class CandidateDirectory {
    * content (0.6 s of the run's thread per 1.27 M candidates at 100k, docs/benchmarks.md).
    */
   detailsAt(row: number): ReviewCandidate['details'] {
+    const known = this.read[row];
+    if (known !== undefined) return known;
     const p = this.rows[row];
     if (p === undefined) return undefined;
     let end = p.indexOf(SEP);
@@ -57,6 +66,8 @@ export class CandidateDirectory {
       const stop = end < 0 ? p.length : end;
       if (stop > start) attributes[a] = p.slice(start, stop);
     }
-    return name ? { name, attributes } : { attributes };
+    const details = name ? { name, attributes } : { attributes };
+    this.read[row] = details;
+    return details;
   }
 }

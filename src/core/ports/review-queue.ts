@@ -18,9 +18,10 @@ export interface ReviewCandidate {
   explanation?: LevelContribution[];
   /**
    * What the form shows of the candidate (display name, attribute values), taken from the baseline the
-   * run already read: the review never looks a candidate up on the platform.
+   * run already read: the review never looks a candidate up on the platform. Shared between the
+   * reviews that list the same candidate (CandidateDirectory): never changed.
    */
-  details?: { name?: string; attributes?: Record<string, unknown> };
+  details?: Readonly<{ name?: string; attributes?: Readonly<Record<string, unknown>> }>;
 }
 
 export interface PendingReview {
