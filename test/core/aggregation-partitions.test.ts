@@ -48,34 +48,38 @@ describe('a rules run decided in partitions', () => {
     );
   }
 
-  it(
-    "the partitions name each baseline candidate's directory row: the run looks no identity up by its id",
-    async () => {
-      const extra = { enableBatching: true, batchSize: 100 };
-      const { raw: _one, ...one } = await aggregate(tenant(ONE, extra));
-      const byId = jest.spyOn(CandidateDirectory.prototype, 'details');
-      const byRow = jest.spyOn(CandidateDirectory.prototype, 'detailsAt');
-      try {
-        const t = tenant({ threads: 3, minRecords: 0, partitions: true }, extra);
-        const { raw: _many, ...many } = await aggregate(t);
-        // The same details on every candidate (the rows are right).
-        expectSameOutput(many, one);
-        const shown = one.reviews.flatMap((r) => (r as PendingReview).candidates);
-        expect(shown.filter((c) => c.candidateKind === 'identity' && c.details?.name).length).toBeGreaterThan(20);
-        // By id only what a partition cannot know the row of: accounts of this run (created, or earlier in
-        // the batch), never an identity of the baseline (the tenant names them i<n>).
-        const identities = [...t.names].filter(([, name]) => /^i\d+$/.test(name)).map(([id]) => id);
-        expect(identities.length).toBe(400);
-        const lookedUp = new Set(byId.mock.calls.map(([id]) => id));
-        expect(identities.filter((id) => lookedUp.has(id))).toEqual([]);
-        expect(byRow.mock.calls.length - byId.mock.calls.length).toBeGreaterThan(20);
-      } finally {
-        byId.mockRestore();
-        byRow.mockRestore();
-      }
-    },
-    scaled(120_000),
-  );
+  // 2,500 identities: the run reads them 1,000 at a time, so the partitions (from 0 records) get the
+  // second and third chunks after they started (the late-baseline path).
+  for (const identityCount of [400, 2_500]) {
+    it(
+      `the partitions name each baseline candidate's directory row: the run looks no identity up by its id (${identityCount} identities)`,
+      async () => {
+        const extra = { enableBatching: true, batchSize: 100 };
+        const { raw: _one, ...one } = await aggregate(tenant(ONE, extra, 17, identityCount));
+        const byId = jest.spyOn(CandidateDirectory.prototype, 'details');
+        const byRow = jest.spyOn(CandidateDirectory.prototype, 'detailsAt');
+        try {
+          const t = tenant({ threads: 3, minRecords: 0, partitions: true }, extra, 17, identityCount);
+          const { raw: _many, ...many } = await aggregate(t);
+          // The same details on every candidate (the rows are right).
+          expectSameOutput(many, one);
+          const shown = one.reviews.flatMap((r) => (r as PendingReview).candidates);
+          expect(shown.filter((c) => c.candidateKind === 'identity' && c.details?.name).length).toBeGreaterThan(20);
+          // By id only what a partition cannot know the row of: accounts of this run (created, or earlier in
+          // the batch), never an identity of the baseline (the tenant names them i<n>).
+          const identities = [...t.names].filter(([, name]) => /^i\d+$/.test(name)).map(([id]) => id);
+          expect(identities.length).toBe(identityCount);
+          const lookedUp = new Set(byId.mock.calls.map(([id]) => id));
+          expect(identities.filter((id) => lookedUp.has(id))).toEqual([]);
+          expect(byRow.mock.calls.length - byId.mock.calls.length).toBeGreaterThan(20);
+        } finally {
+          byId.mockRestore();
+          byRow.mockRestore();
+        }
+      },
+      scaled(120_000),
+    );
+  }
 
   it('without the setting (the default), a run with several threads does not decide in partitions', async () => {
     const lines: LogLine[] = [];

@@ -23,8 +23,16 @@ export interface Tenant {
   hr: ReturnType<Harness['fake']['addSource']>;
 }
 
-/** bench:matching's people: 400 identities, 400 accounts (duplicates of identities and of each other). */
-export function tenant(parallelism: MatchingParallelism, extra: Record<string, unknown> = {}, seed = 17): Tenant {
+/**
+ * bench:matching's people: 400 identities (or `identityCount`: the run reads them 1,000 at a time), 400
+ * accounts (duplicates of identities and of each other).
+ */
+export function tenant(
+  parallelism: MatchingParallelism,
+  extra: Record<string, unknown> = {},
+  seed = 17,
+  identityCount = 400,
+): Tenant {
   const h = harness({
     sources: ['HR'],
     matching: RULES,
@@ -33,7 +41,7 @@ export function tenant(parallelism: MatchingParallelism, extra: Record<string, u
     ...extra,
   });
   const hr = h.fake.addSource('HR');
-  const { identities, accounts, truth } = generate(seed, 400, 400);
+  const { identities, accounts, truth } = generate(seed, identityCount, 400);
   const names = new Map<string, string>();
   const platformId = new Map<string, string>();
   for (const i of identities) {
