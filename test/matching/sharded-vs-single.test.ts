@@ -9,6 +9,8 @@ import type { AsyncMatcher } from '../../src/core/matching/parallel/async-matche
 import { type ParallelOptions, buildParallelMatcher } from '../../src/core/matching/parallel/parallel-matcher';
 import { OWNER_CHUNK, OWNER_CHUNK_WITH_SHARDS } from '../../src/core/matching/parallel/loop-turns';
 import { inProcessShard } from '../../src/core/matching/parallel/shard';
+import type { BlockedSlice } from '../../src/core/matching/blocked-slice';
+import { SliceBlocker } from '../../src/core/matching/slice-blocking';
 import { MAIN_SETTINGS, generate } from '../../bench/matching-data';
 import { randomRecords } from './support/random-records';
 import { RULES } from './support/two-rules';
@@ -345,9 +347,29 @@ describe('a long call lets the event loop turn (run-lock and job-lock renewals, 
     });
   }
 
+  /** The slices blockSlice returned while `call` ran, in order: [from, count] each. */
+  async function slicesDuring<T>(call: () => Promise<T>): Promise<{ value: T; slices: [number, number][] }> {
+    const spy = jest.spyOn(SliceBlocker.prototype, 'blockSlice');
+    try {
+      const value = await call();
+      // Read before mockRestore(), which clears them.
+      const slices = spy.mock.results.map((r) => {
+        const s = r.value as BlockedSlice;
+        return [s.from, s.count] as [number, number];
+      });
+      return { value, slices };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  /** One slice per account, in order, covering 0..n-1. */
+  const onePerAccount = (n: number): [number, number][] => Array.from({ length: n }, (_, i) => [i, 1]);
+
   it('an account that uses up the turn ends its chunk: a turn after every one, the same answers', async () => {
     // turnMs 0: each chunk's time is up after its first account, as with a careless list (nothing
-    // mandatory), where one account of a 20k run costs 80 ms and 128 of them held the loop past the run lock.
+    // mandatory), where one account of a 20k run costs 80 ms and 128 of them held the loop long enough
+    // for the run lock to lapse.
     for (const settings of RULES) {
       const m = buildParallelMatcher(settings, {}, { shards: 0, startShard: inProcessShard, minRecords: 0, turnMs: 0 });
       try {
@@ -356,21 +378,26 @@ describe('a long call lets the event loop turn (run-lock and job-lock renewals, 
         m.addBaseline(baseline);
         single.addBaseline(baseline);
         const news = randomRecords(8, 40, ['a', 'b', 'c'], 'n');
-        const { value, turns } = await turnsDuring(() => m.match(news));
-        expect(turns).toBeGreaterThanOrEqual(news.length);
-        expect(JSON.stringify(visibleAcrossSplits(value))).toBe(
+        const { value, slices } = await slicesDuring(() => turnsDuring(() => m.match(news)));
+        expect(slices).toEqual(onePerAccount(news.length));
+        expect(value.turns).toBeGreaterThanOrEqual(news.length);
+        expect(JSON.stringify(visibleAcrossSplits(value.value))).toBe(
           JSON.stringify(visibleAcrossSplits(single.match(news))),
         );
       } finally {
         await m.close();
       }
     }
-    // At the default turn a call of cheap accounts is still one chunk: no more turns than the call's few.
-    const m = buildParallelMatcher(RULES[0]!, {}, { shards: 0, startShard: inProcessShard, minRecords: 0 });
+    // While the time is not up (a clock that stands still) a call of 40 accounts is one chunk.
+    const m = buildParallelMatcher(
+      RULES[0]!,
+      {},
+      { shards: 0, startShard: inProcessShard, minRecords: 0, now: () => 0 },
+    );
     try {
       m.addBaseline(randomRecords(7, 300, ['a', 'b', 'c'], 'b'));
-      const { turns } = await turnsDuring(() => m.match(randomRecords(8, 40, ['a', 'b', 'c'], 'n')));
-      expect(turns).toBeLessThan(40);
+      const { slices } = await slicesDuring(() => m.match(randomRecords(8, 40, ['a', 'b', 'c'], 'n')));
+      expect(slices).toEqual([[0, 40]]);
     } finally {
       await m.close();
     }
@@ -384,11 +411,11 @@ describe('a long call lets the event loop turn (run-lock and job-lock renewals, 
     try {
       m.addBaseline(identities);
       const feed = m.beginEstimate();
-      const { value, turns } = await turnsDuring(async () => {
+      const { value, slices } = await slicesDuring(async () => {
         await feed.add(accounts);
         return feed.finish();
       });
-      expect(turns).toBeGreaterThanOrEqual(accounts.length);
+      expect(slices).toEqual(onePerAccount(accounts.length));
       const expected = want.estimate(accounts);
       expect(expected).toBeDefined();
       expect({ ...value, parameters: { ...value?.parameters, estimatedAt: '' } }).toEqual({
@@ -439,6 +466,8 @@ describe('costly accounts start the threads below minRecords (a careless list)',
         const news = randomRecords(12, 120, ['a', 'b', 'c'], 'n');
         const calls = [news.slice(0, 60), news.slice(60)].map((batch, i) => ({ batch, i }));
         for (const { batch, i } of calls) {
+          // As the run does: its accounts foreseen before each call (a hint while no shard blocks ahead).
+          m.foresee(batch);
           const got = await m.match(batch);
           expect(JSON.stringify(visibleAcrossSplits(got))).toBe(
             JSON.stringify(visibleAcrossSplits(single.match(batch))),

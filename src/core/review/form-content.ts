@@ -44,8 +44,8 @@ export interface StoredCandidate {
 
 /** Optional display data of a candidate (from the baseline the run read; see ReviewCandidate.details). */
 export interface CandidateDetails {
-  name?: string;
-  attributes?: Record<string, unknown>;
+  readonly name?: string;
+  readonly attributes?: Readonly<Record<string, unknown>>;
 }
 
 /**

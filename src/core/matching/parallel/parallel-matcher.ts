@@ -57,7 +57,7 @@ export interface ParallelOptions {
   lean?: boolean;
   /** The owner's work between two turns of the event loop; default TURN_MS (tests: 0, a turn per account). */
   turnMs?: number;
-  /** The clock of turnMs and of the owner's cost per account (ms); default performance.now. */
+  /** The clock (ms) of turnMs and of the owner's cost per account; default performance.now. */
   now?: () => number;
 }
 
@@ -100,6 +100,8 @@ class ParallelMatcher implements AsyncMatcher {
   private ahead: ForeseenAccounts | false | undefined;
   /** The owner's blocking per account in its last call (ms); undefined before one. */
   private msPerAccount: number | undefined;
+  private readonly turnMs: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly settings: MatchingSettings,
@@ -110,6 +112,8 @@ class ParallelMatcher implements AsyncMatcher {
       throw new Error('ParallelMatcher: a lean owner needs the rules model and shards that are never capped');
     this.engine = buildMatchEngine(settings, opts);
     this.cap = parallel.shards;
+    this.turnMs = parallel.turnMs ?? TURN_MS;
+    this.now = parallel.now ?? (() => performance.now());
   }
 
   private get sharding(): boolean {
@@ -162,7 +166,7 @@ class ParallelMatcher implements AsyncMatcher {
     this.startIfLarge(0);
   }
 
-  /** Starts the shards once the records reach minRecords, or now when `costly` (shard-payoff.ts). */
+  /** At minRecords, or before when `costly`: a careless list's calls cost many thread starts each (shard-payoff.ts). */
   private startIfLarge(extra: number, costly = false): Shard[] | undefined {
     if (this.shards || !this.sharding || (!costly && this.size + extra < this.parallel.minRecords)) return this.shards;
     this.capAt(this.size + extra);
@@ -268,7 +272,7 @@ class ParallelMatcher implements AsyncMatcher {
       engine: this.engine,
       release: () => (this.busy = false),
       turn,
-      stepped: (steps) => stepped(steps, this.turnMs),
+      stepped: (steps) => stepped(steps, this.turnMs, this.now),
       stopAfter: () => timeUp(this.turnMs, this.now),
       appendChunk: APPEND_CHUNK,
       blockChunk: OWNER_CHUNK,
@@ -305,7 +309,11 @@ class ParallelMatcher implements AsyncMatcher {
         await settled;
       }
       const slices = [...own, ...(await Promise.all(remote))];
-      const result = await stepped(this.engine.finishSlices(B, count, slices, topK, estimateOnly), this.turnMs);
+      const result = await stepped(
+        this.engine.finishSlices(B, count, slices, topK, estimateOnly),
+        this.turnMs,
+        this.now,
+      );
       result.stats.buildMs = t1 - t0;
       result.stats.matchMs = performance.now() - t1;
       return result;
@@ -334,6 +342,7 @@ class ParallelMatcher implements AsyncMatcher {
       const result = await stepped(
         this.engine.finishSlices(B, newRecords.length, slices, topK, false, this.ids),
         this.turnMs,
+        this.now,
       );
       result.stats.buildMs = t1 - t0;
       result.stats.matchMs = performance.now() - t1;
@@ -360,7 +369,10 @@ class ParallelMatcher implements AsyncMatcher {
     return Promise.all(remote);
   }
 
-  /** The owner's slice in chunks of at most `chunk` accounts and about turnMs, a turn of the event loop after each. */
+  /**
+   * The owner's slice in chunks (`chunk` accounts, turnMs at most), a turn after each: the run lock's renewal waits
+   * no longer. Its cost per account decides whether shards pay off below minRecords.
+   */
   private async blockOwn(B: number, from: number, to: number, chunk: number): Promise<BlockedSlice[]> {
     const slices: BlockedSlice[] = [];
     const now = this.now;
@@ -375,14 +387,6 @@ class ParallelMatcher implements AsyncMatcher {
     }
     if (to > from) this.msPerAccount = spent / (to - from);
     return slices;
-  }
-
-  private get turnMs(): number {
-    return this.parallel.turnMs ?? TURN_MS;
-  }
-
-  private get now(): () => number {
-    return this.parallel.now ?? (() => performance.now());
   }
 
   async close(): Promise<void> {
