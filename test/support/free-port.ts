@@ -1,7 +1,35 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A TCP port that was free a moment ago on 127.0.0.1 (listen on 0, read the port, close). */
-export function freePort(): Promise<number> {
+/**
+ * Ports a child process (redis-server, a served api, nginx, Prometheus) is told to listen on are taken
+ * below the kernel's ephemeral range: a port from that range (listen on 0, then close) can be handed to
+ * any outgoing connection of the busy test run before the child binds it, which CI saw under load as
+ * EADDRINUSE. Each jest worker draws from a block of its own, so two workers never hand out the same port.
+ */
+const LOWEST = 10_000;
+const BLOCK = 2_000;
+
+/** The first port of the ephemeral range (ip_local_port_range), or undefined where it cannot be read. */
+function ephemeralLow(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** Listen on 0, read the port, close: the fallback where no range below the ephemeral one is known. */
+function anyPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
@@ -11,4 +39,19 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+const worker = Number(process.env.JEST_WORKER_ID ?? 0);
+let next = Math.floor(Math.random() * BLOCK);
+
+/** A TCP port free a moment ago on 127.0.0.1, out of the kernel's reach for outgoing connections. */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  const start = LOWEST + worker * BLOCK;
+  if (low === undefined || start + BLOCK > low) return anyPort();
+  for (let tries = 0; tries < BLOCK; tries++) {
+    const port = start + (next++ % BLOCK);
+    if (await bindable(port)) return port;
+  }
+  return anyPort();
 }
