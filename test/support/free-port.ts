@@ -20,25 +20,24 @@ function ephemeralLow(): number | undefined {
   }
 }
 
-function bindable(port: number): Promise<boolean> {
+/** Listens on `port` (0: any) and closes: the port bound, or undefined where it could not be. */
+function bind(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => {
+      const addr = srv.address();
+      const bound = typeof addr === 'object' && addr ? addr.port : undefined;
+      srv.close(() => resolve(bound));
+    });
   });
 }
 
-/** Listen on 0, read the port, close: the fallback where no range below the ephemeral one is known. */
-function anyPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
+/** Any port (listen on 0): the fallback where no range below the ephemeral one is known. */
+async function anyPort(): Promise<number> {
+  const port = await bind(0);
+  if (port === undefined) throw new Error('freePort: could not listen on any port of 127.0.0.1');
+  return port;
 }
 
 const worker = Number(process.env.JEST_WORKER_ID ?? 0);
@@ -51,7 +50,7 @@ export async function freePort(): Promise<number> {
   if (low === undefined || start + BLOCK > low) return anyPort();
   for (let tries = 0; tries < BLOCK; tries++) {
     const port = start + (next++ % BLOCK);
-    if (await bindable(port)) return port;
+    if ((await bind(port)) === port) return port;
   }
   return anyPort();
 }

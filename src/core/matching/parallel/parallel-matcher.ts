@@ -27,6 +27,7 @@ import type { AsyncMatcher } from './async-matcher';
 import { collectingFeed, type EstimateFeed, IncrementalEstimate } from './estimate-feed';
 import { ForeseenAccounts } from './foreseen-accounts';
 import { APPEND_CHUNK, OWNER_CHUNK, OWNER_CHUNK_WITH_SHARDS, stepped, timeUp, turn, TURN_MS } from './loop-turns';
+import type { Steps } from '../steps';
 import { shardsPayOff } from './shard-payoff';
 import { sliceBounds } from './slice-bounds';
 import { encodeRecords, type RecordColumns } from './record-columns';
@@ -272,7 +273,7 @@ class ParallelMatcher implements AsyncMatcher {
       engine: this.engine,
       release: () => (this.busy = false),
       turn,
-      stepped: (steps) => stepped(steps, this.turnMs, this.now),
+      stepped: (steps) => this.step(steps),
       stopAfter: () => timeUp(this.turnMs, this.now),
       appendChunk: APPEND_CHUNK,
       blockChunk: OWNER_CHUNK,
@@ -309,11 +310,7 @@ class ParallelMatcher implements AsyncMatcher {
         await settled;
       }
       const slices = [...own, ...(await Promise.all(remote))];
-      const result = await stepped(
-        this.engine.finishSlices(B, count, slices, topK, estimateOnly),
-        this.turnMs,
-        this.now,
-      );
+      const result = await this.step(this.engine.finishSlices(B, count, slices, topK, estimateOnly));
       result.stats.buildMs = t1 - t0;
       result.stats.matchMs = performance.now() - t1;
       return result;
@@ -339,11 +336,7 @@ class ParallelMatcher implements AsyncMatcher {
     try {
       const slices = await blocked(B, () => (t1 = performance.now()));
       for (const r of newRecords) this.ids.push(r.id);
-      const result = await stepped(
-        this.engine.finishSlices(B, newRecords.length, slices, topK, false, this.ids),
-        this.turnMs,
-        this.now,
-      );
+      const result = await this.step(this.engine.finishSlices(B, newRecords.length, slices, topK, false, this.ids));
       result.stats.buildMs = t1 - t0;
       result.stats.matchMs = performance.now() - t1;
       recordMatchingStats(result.stats);
@@ -387,6 +380,11 @@ class ParallelMatcher implements AsyncMatcher {
     }
     if (to > from) this.msPerAccount = spent / (to - from);
     return slices;
+  }
+
+  /** Phase 2's steps at this matcher's turn and clock. */
+  private step<T>(steps: Steps<T>): Promise<T> {
+    return stepped(steps, this.turnMs, this.now);
   }
 
   async close(): Promise<void> {
