@@ -55,7 +55,7 @@ import { partitionedRun } from './partitioned-run';
 import { enterRun, type RunGuard } from './run-guard';
 import { CandidateDirectory } from './candidate-directory';
 import { checkReviewFlood } from './review-flood-guard';
-import { loadIdentityBaseline, readConnectorAccounts, type RunInputsArgs } from './run-inputs';
+import { loadIdentityBaseline, readRunInputs, type RunInputsArgs } from './run-inputs';
 import { RunScope } from './run-scope';
 import { RESET_KEY, prepareRun, type RunState } from './run-setup';
 import { logFinished, newSummary, recordScope } from './run-summary';
@@ -171,12 +171,9 @@ class AggregationRun {
       }
     }
 
-    const resetIdentities = await readConnectorAccounts(this.inputs(), own, this.state.reset, {
-      registry: this.registry,
-      index: this.index,
-    });
-    throwIfCancelled(this.ctx);
-    await this.loadBaseline(resetIdentities);
+    await readRunInputs(this.inputs(), own, this.state.reset, { registry: this.registry, index: this.index }, (r, a) =>
+      this.loadBaseline(r, a),
+    );
     this.summary.timings.baselineMs = Date.now() - this.started;
     throwIfCancelled(this.ctx);
     await decisions.load(this.index);
@@ -308,7 +305,7 @@ class AggregationRun {
     return true;
   }
 
-  private async loadBaseline(resetIdentities: ReadonlySet<string>): Promise<void> {
+  private async loadBaseline(resetIdentities: ReadonlySet<string>, inputs: RunInputsArgs): Promise<void> {
     const { config } = this;
     if (config.matching.attributes.length === 0) {
       this.logger.info('No matching attributes are configured: new accounts are not checked for potential duplicates');
@@ -328,7 +325,7 @@ class AggregationRun {
       this.logger.info('Include identities in the scope? is off: new accounts are matched only against each other');
       return;
     }
-    await loadIdentityBaseline(this.inputs(), this.matcher, resetIdentities, this.directory);
+    await loadIdentityBaseline(inputs, this.matcher, resetIdentities, this.directory);
   }
 
   private buildMatcher(): AsyncMatcher {

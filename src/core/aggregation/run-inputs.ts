@@ -12,6 +12,7 @@ import type { CallOptions, PlatformSession, PlatformSource } from '../ports/plat
 import type { AggregationSummary } from './aggregation-summary';
 import { AttributeGenerator } from './attribute-generator';
 import type { ConnectorAccountIndex } from './connector-account-index';
+import { sideBySide } from './side-by-side';
 import type { UniqueRegistry } from './unique-registry';
 
 export interface RunInputsArgs {
@@ -23,15 +24,47 @@ export interface RunInputsArgs {
   progress: () => void;
 }
 
+/** The registry and the index the connector accounts are read into. */
+export interface ConnectorAccountsInto {
+  registry: UniqueRegistry;
+  index: ConnectorAccountIndex;
+}
+
+/**
+ * Reads the connector accounts and loads the identity baseline (`loadBaseline`, given the identities to
+ * leave out and the inputs to read with). Side by side: on a later run both are as large as the tenant
+ * (one connector account per identity), the identities' search pages come one after the other (each
+ * needs the last key of the one before), and the connector accounts' pages spend the rate limit meanwhile;
+ * both are held to the end of the run either way. One after the other with a reset: its baseline leaves
+ * out the identities of the connector accounts it drops, known only once they are all read.
+ */
+export async function readRunInputs(
+  a: RunInputsArgs,
+  own: PlatformSource,
+  reset: boolean,
+  into: ConnectorAccountsInto,
+  loadBaseline: (resetIdentities: ReadonlySet<string>, inputs: RunInputsArgs) => Promise<void>,
+): Promise<void> {
+  if (reset) {
+    const resetIdentities = await readConnectorAccounts(a, own, true, into);
+    await loadBaseline(resetIdentities, a);
+    return;
+  }
+  await sideBySide(a.opts.signal, [
+    (signal) => readConnectorAccounts({ ...a, opts: { ...a.opts, signal } }, own, false, into),
+    (signal) => loadBaseline(new Set(), { ...a, opts: { ...a.opts, signal } }),
+  ]);
+}
+
 /**
  * Reads the connector accounts into the registry and the index; with a reset, they are dropped instead
  * and their identities returned (not a baseline for their own rebuilt accounts).
  */
-export async function readConnectorAccounts(
+async function readConnectorAccounts(
   a: RunInputsArgs,
   own: PlatformSource,
   reset: boolean,
-  into: { registry: UniqueRegistry; index: ConnectorAccountIndex },
+  into: ConnectorAccountsInto,
 ): Promise<Set<string>> {
   const registered = AttributeGenerator.registeredNames(a.config.attributeDefinitions);
   const resetIdentities = new Set<string>();
