@@ -37,7 +37,7 @@
  * with its connector account, and 2,000 new accounts (measured at 1M, it replaces the projection of
  * every later run's RSS).
  * BENCH_PAGE_MS: the simulator answers every listing page (accounts, identity search) this much later, as
- * a platform's latency does (default 0); the run's time then shows what reading the inputs costs.
+ * a platform's latency does (default 0): the run's time then includes what waiting on pages costs.
  * TRACE_HEAP=1 prints the aggregation's heap after a forced GC at each of its log lines.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
@@ -165,6 +165,7 @@ async function simulate(s: Scenario): Promise<void> {
   const sim = await startSimulator({ tenant, rateLimit: false, logRequests: false });
   // A platform's latency on every listing page (accounts and the identity search); none by default.
   const pageMs = Number(process.env['BENCH_PAGE_MS'] ?? 0);
+  if (!(pageMs >= 0)) throw new Error(`BENCH_PAGE_MS: a number of milliseconds, got ${process.env['BENCH_PAGE_MS']}`);
   if (pageMs > 0) {
     sim.control.injectFault({ method: 'GET', pathTemplate: '/v3/accounts', latencyMs: pageMs, times: Infinity });
     sim.control.injectFault({ method: 'POST', pathTemplate: '/v3/search', latencyMs: pageMs, times: Infinity });

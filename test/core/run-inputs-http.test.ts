@@ -9,7 +9,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
 import { tenantConnection } from '../support/tenant-config';
 import { until } from '../support/until';
-import { context } from './support';
+import { collect, context } from './support';
 
 let sim: RunningSimulator;
 
@@ -23,19 +23,22 @@ beforeAll(async () => {
 });
 
 afterAll(() => sim.close());
+afterEach(() => sim.control.clearFaults());
 
-/** One aggregation as the platform runs it, at the connector's defaults but for the matching list. */
+/** The connector's defaults but for the matching list. */
+const config = (): Record<string, unknown> => ({
+  ...tenantConnection(sim),
+  matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },
+});
+
+/** One aggregation as the platform runs it. */
 function aggregate(summaries: AggregationSummary[]) {
   const runner = createProductionRunner({ taskPollMs: 100, onAggregationSummary: (s) => summaries.push(s) });
-  const config = {
-    ...tenantConnection(sim),
-    matching: { attributes: [{ attribute: 'displayName', algorithm: 'jaro-winkler', threshold: 92, mandatory: true }] },
-  };
   return runPlatformAggregation({
     tenant: sim.tenant,
     // Enabling each new account is a command of its own: not what this test is about.
     enableNew: false,
-    invoke: (type, input) => runner(type as CommandType, input, config, context()),
+    invoke: (type, input) => runner(type as CommandType, input, config(), context()),
   });
 }
 
@@ -64,4 +67,18 @@ test("a later run's identity search is answered while its first page of connecto
   expect(second.accountsUpdated).toBe(connectorAccounts);
   expect(second.accountsCreated).toBe(0);
   expect(second.baselineIdentities).toBeGreaterThan(0);
+});
+
+test('a later run cancelled while its connector accounts page is held fails as cancelled and leaves nothing held', async () => {
+  if (sim.tenant.accountsOfSource(sim.tenant.meta.fusionSourceId!).size === 0) await aggregate([]);
+  sim.control.injectFault({ method: 'GET', pathTemplate: '/v3/accounts', nth: 1, hold: true });
+  const controller = new AbortController();
+  const runner = createProductionRunner({ taskPollMs: 100 });
+  const run = collect(runner('std:account:list' as CommandType, {}, config(), context([], controller.signal)));
+  run.catch(() => undefined);
+  await until('the connector accounts page held', () => sim.control.heldRequests() === 1);
+  controller.abort();
+  await expect(run).rejects.toMatchObject({ code: 'COMMAND_CANCELLED' });
+  // The held request's client left: nothing of the run waits on the platform.
+  await until('the held request let go', () => sim.control.heldRequests() === 0);
 });

@@ -1,7 +1,5 @@
-import { getMaxListeners, setMaxListeners } from 'node:events';
 import { createAccountListCommand } from '../../src/core/commands/account-commands';
 import type { AccountItem } from '../../src/core/aggregation/connector-account';
-import { sideBySide } from '../../src/core/aggregation/side-by-side';
 import type { CallOptions, PlatformAccount, PlatformIdentity } from '../../src/core/ports/platform';
 import { RecordingReviewQueue } from '../../src/core/ports/review-queue';
 import { collect, failure, harness, run, type Harness } from './support';
@@ -46,7 +44,9 @@ function around(
 
 /** Resolves once `signal` aborts; never otherwise. */
 const aborted = (signal: AbortSignal | undefined): Promise<void> =>
-  new Promise((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+  new Promise((resolve) =>
+    signal?.aborted ? resolve() : signal?.addEventListener('abort', () => resolve(), { once: true }),
+  );
 
 /** A listing that yields nothing: it waits until its call is aborted, notes it, and fails as an aborted call does. */
 function waitingForAbort(opts: CallOptions | undefined, noted: () => void): AsyncIterable<never> {
@@ -111,7 +111,7 @@ describe("a run's inputs: connector accounts and identity baseline", () => {
     expect(h.summaries.at(-1)).toMatchObject({ accountsReset: 3, baselineIdentities: 0 });
   });
 
-  test('the connector accounts fail while the search waits: the search is stopped and their error is the run’s', async () => {
+  test("the connector accounts fail while the search waits: the search is stopped and their error is the run's", async () => {
     const h = await laterRun();
     let searchAborted = false;
     around(
@@ -125,11 +125,11 @@ describe("a run's inputs: connector accounts and identity baseline", () => {
       (_inner, opts) => waitingForAbort(opts, () => (searchAborted = true)),
     );
     const error = await failure(run(createAccountListCommand(h.deps), h));
-    expect(error.message).toBe('connector accounts: page 2 failed');
+    expect(error).toMatchObject({ message: 'connector accounts: page 2 failed', code: 'PLATFORM_REQUEST_FAILED' });
     expect(searchAborted).toBe(true);
   });
 
-  test('the search fails while the connector accounts wait: they are stopped and the search’s error is the run’s', async () => {
+  test("the search fails while the connector accounts wait: they are stopped and the search's error is the run's", async () => {
     const h = await laterRun();
     let listingAborted = false;
     around(
@@ -140,68 +140,5 @@ describe("a run's inputs: connector accounts and identity baseline", () => {
     const error = await failure(run(createAccountListCommand(h.deps), h));
     expect(error.message).toBe('search: 400 Bad Request');
     expect(listingAborted).toBe(true);
-  });
-});
-
-describe('sideBySide', () => {
-  test('runs every task at once and returns once all are done', async () => {
-    const done: number[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    await sideBySide(undefined, [
-      async () => {
-        await gate;
-        done.push(1);
-      },
-      async () => {
-        release();
-        done.push(2);
-      },
-    ]);
-    expect(done).toEqual([2, 1]);
-  });
-
-  test('the first failure aborts the others, waits for them, and is the error thrown', async () => {
-    const settled: string[] = [];
-    const reasons: unknown[] = [];
-    const first = new Error('first');
-    const running = sideBySide(undefined, [
-      async () => {
-        throw first;
-      },
-      async (signal) => {
-        await aborted(signal);
-        reasons.push(signal.reason);
-        settled.push('aborted');
-        throw new Error('second, from the abort');
-      },
-    ]);
-    await expect(running).rejects.toBe(first);
-    expect(settled).toEqual(['aborted']);
-    expect(reasons).toEqual([first]);
-  });
-
-  test("its signal allows as many listeners as the caller's: a run's pages in flight raise no leak warning", async () => {
-    const caller = new AbortController();
-    setMaxListeners(64, caller.signal);
-    const limits: number[] = [];
-    await sideBySide(caller.signal, [async (signal) => void limits.push(getMaxListeners(signal))]);
-    expect(limits).toEqual([64]);
-  });
-
-  test("the caller's abort reaches every task", async () => {
-    const caller = new AbortController();
-    const seen: boolean[] = [];
-    const running = sideBySide(
-      caller.signal,
-      [0, 1].map(() => async (signal: AbortSignal) => {
-        await aborted(signal);
-        seen.push(signal.aborted);
-        throw new Error('cancelled');
-      }),
-    );
-    caller.abort();
-    await expect(running).rejects.toThrow('cancelled');
-    expect(seen).toEqual([true, true]);
   });
 });

@@ -20,14 +20,14 @@ function ephemeralLow(): number | undefined {
   }
 }
 
-/** Listens on `port` (0: any) and closes: the port bound, or undefined where it could not be. */
-function bind(port: number): Promise<number | undefined> {
+/** Listens on `port` (0: any) and closes: the port bound, or the error that kept it from binding. */
+function bind(port: number): Promise<number | Error> {
   return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', () => resolve(undefined));
+    srv.once('error', resolve);
     srv.listen(port, '127.0.0.1', () => {
       const addr = srv.address();
-      const bound = typeof addr === 'object' && addr ? addr.port : undefined;
+      const bound = typeof addr === 'object' && addr ? addr.port : new Error('no address after listen');
       srv.close(() => resolve(bound));
     });
   });
@@ -36,7 +36,7 @@ function bind(port: number): Promise<number | undefined> {
 /** Any port (listen on 0): the fallback where no range below the ephemeral one is known. */
 async function anyPort(): Promise<number> {
   const port = await bind(0);
-  if (port === undefined) throw new Error('freePort: could not listen on any port of 127.0.0.1');
+  if (port instanceof Error) throw new Error('freePort: could not listen on 127.0.0.1', { cause: port });
   return port;
 }
 

@@ -5,7 +5,8 @@
  *     and the processing flag, apply "Reset accounts?", run forced aggregations;
  *  2. read the connector's own accounts: the unique-value registry and the index of which source
  *     account belongs to which connector account are rebuilt from them on every run;
- *  3. load the identity baseline ("Identity Scope Query") into the matcher;
+ *  3. load the identity baseline ("Identity Scope Query") into the matcher, side by side with step 2
+ *     (one after the other for a reset: its baseline leaves out the identities of what it drops);
  *  4. stream the source accounts in batches of "Batch size": machine accounts and accounts the
  *     "Account filter" rejects are skipped; accounts of existing connector accounts refresh them;
  *     new accounts are matched against the baseline and each other; those with a potential
@@ -171,9 +172,12 @@ class AggregationRun {
       }
     }
 
-    await readRunInputs(this.inputs(), own, this.state.reset, { registry: this.registry, index: this.index }, (r, a) =>
-      this.loadBaseline(r, a),
-    );
+    await readRunInputs(this.inputs(), {
+      own,
+      reset: this.state.reset,
+      into: { registry: this.registry, index: this.index },
+      loadBaseline: (resetIdentities, inputs) => this.loadBaseline(resetIdentities, inputs),
+    });
     this.summary.timings.baselineMs = Date.now() - this.started;
     throwIfCancelled(this.ctx);
     await decisions.load(this.index);
@@ -306,6 +310,8 @@ class AggregationRun {
   }
 
   private async loadBaseline(resetIdentities: ReadonlySet<string>, inputs: RunInputsArgs): Promise<void> {
+    // Before the matcher (and its threads) is built: a cancelled run reads as one.
+    throwIfCancelled(this.ctx);
     const { config } = this;
     if (config.matching.attributes.length === 0) {
       this.logger.info('No matching attributes are configured: new accounts are not checked for potential duplicates');

@@ -30,21 +30,23 @@ export interface ConnectorAccountsInto {
   index: ConnectorAccountIndex;
 }
 
+export interface RunInputsReading {
+  own: PlatformSource;
+  reset: boolean;
+  into: ConnectorAccountsInto;
+  /** Builds the matcher and loads the baseline into it, leaving out `resetIdentities`, reading with `inputs`. */
+  loadBaseline: (resetIdentities: ReadonlySet<string>, inputs: RunInputsArgs) => Promise<void>;
+}
+
 /**
- * Reads the connector accounts and loads the identity baseline (`loadBaseline`, given the identities to
- * leave out and the inputs to read with). Side by side: on a later run both are as large as the tenant
- * (one connector account per identity), the identities' search pages come one after the other (each
- * needs the last key of the one before), and the connector accounts' pages spend the rate limit meanwhile;
- * both are held to the end of the run either way. One after the other with a reset: its baseline leaves
- * out the identities of the connector accounts it drops, known only once they are all read.
+ * Reads the connector accounts and loads the identity baseline. Side by side: on a later run both are as
+ * large as the tenant (one connector account per identity), the identities' search pages come one after
+ * the other (each needs the last key of the one before), and the connector accounts' pages spend the rate
+ * limit meanwhile; both are held to the end of the run either way. One after the other with a reset: its
+ * baseline leaves out the identities of the connector accounts it drops, known only once they are all read.
  */
-export async function readRunInputs(
-  a: RunInputsArgs,
-  own: PlatformSource,
-  reset: boolean,
-  into: ConnectorAccountsInto,
-  loadBaseline: (resetIdentities: ReadonlySet<string>, inputs: RunInputsArgs) => Promise<void>,
-): Promise<void> {
+export async function readRunInputs(a: RunInputsArgs, how: RunInputsReading): Promise<void> {
+  const { own, reset, into, loadBaseline } = how;
   if (reset) {
     const resetIdentities = await readConnectorAccounts(a, own, true, into);
     await loadBaseline(resetIdentities, a);

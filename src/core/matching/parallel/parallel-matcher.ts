@@ -14,6 +14,7 @@
 import type { BlockedSlice } from '../blocked-slice';
 import { buildMatchEngine, type MatchEngine } from '../matcher';
 import { recordMatchingStats } from '../metrics';
+import type { Steps } from '../steps';
 import type {
   MatchOptions,
   MatcherOptions,
@@ -27,7 +28,6 @@ import type { AsyncMatcher } from './async-matcher';
 import { collectingFeed, type EstimateFeed, IncrementalEstimate } from './estimate-feed';
 import { ForeseenAccounts } from './foreseen-accounts';
 import { APPEND_CHUNK, OWNER_CHUNK, OWNER_CHUNK_WITH_SHARDS, stepped, timeUp, turn, TURN_MS } from './loop-turns';
-import type { Steps } from '../steps';
 import { shardsPayOff } from './shard-payoff';
 import { sliceBounds } from './slice-bounds';
 import { encodeRecords, type RecordColumns } from './record-columns';
