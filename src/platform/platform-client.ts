@@ -51,12 +51,12 @@ export interface PlatformClientDeps {
   identityPage?: number;
 }
 
-/** A search of identities with their nested accounts, asking only for the fields toIdentity reads. */
+/** A search of identities asking only for the fields toIdentity reads (IDENTITY_FIELDS). */
 function identitySearch(query: string): Search {
   return {
     indices: ['identities'],
     query: { query },
-    includeNested: true,
+    includeNested: false,
     queryResultFilter: { includes: IDENTITY_FIELDS },
   };
 }

@@ -8,6 +8,4 @@ export interface PlatformIdentity {
   id: string;
   name: string;
   attributes: Record<string, unknown>;
-  /** Accounts correlated with the identity: source id and account id. */
-  accounts?: { id: string; sourceId: string; nativeIdentity?: string }[];
 }
