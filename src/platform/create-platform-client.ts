@@ -10,6 +10,7 @@ import { FallbackLimiter } from './fallback-limiter';
 import { HoldOnlyLimiter, type RateLimiter } from './rate-limiter';
 import { RedisTokenBucket } from './redis-token-bucket';
 import type { RetryPolicy } from './retry-policy';
+import { processTokens, tokenKey } from './token-cache';
 import { tenantOf } from '../core/config/tenant';
 
 export interface PlatformClientFactoryDeps {
@@ -76,6 +77,10 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
     policy: deps.policy,
     onDispatch: deps.onDispatch,
     ...(deps.identityPage ? { identityPage: deps.identityPage } : {}),
+    tokenCache: {
+      store: processTokens,
+      key: tokenKey(deps.keyPrefix ?? '', settings.baseurl, settings.clientId, settings.clientSecret),
+    },
   });
 }
 

@@ -32,7 +32,7 @@ import { pageSizeFor, type PlatformSettings } from './platform-settings';
 import type { RateLimiter } from './rate-limiter';
 import { RequestExecutor, type PlatformRequest } from './request-executor';
 import { DEFAULT_RETRY_POLICY, validateRetryPolicy, type RetryPolicy } from './retry-policy';
-import { TokenProvider } from './token-provider';
+import { TokenProvider, type TokenProviderOptions } from './token-provider';
 
 export interface PlatformClientDeps {
   limiter: RateLimiter;
@@ -49,6 +49,8 @@ export interface PlatformClientDeps {
   onDispatch?: (endpoint: string) => void;
   /** Identities per search page (IDENTITY_PAGE); tests page small tenants with fewer. */
   identityPage?: number;
+  /** Tokens shared with the process's other clients (token-cache.ts); this client's own otherwise. */
+  tokenCache?: TokenProviderOptions['cache'];
 }
 
 /** A search of identities asking only for the fields toIdentity reads (IDENTITY_FIELDS). */
@@ -107,6 +109,7 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
       clientId: settings.clientId,
       clientSecret: settings.clientSecret,
       timeoutMs: Math.min(30_000, policy.attemptTimeoutMs),
+      ...(deps.tokenCache ? { cache: deps.tokenCache } : {}),
     });
     this.lib = new LibraryHandle(settings.baseurl, () => this.tokens.get(deps.signal));
     this.executor = new RequestExecutor({

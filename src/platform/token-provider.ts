@@ -3,6 +3,7 @@ import { AbortedError, linkSignal } from './abort';
 import { ENDPOINT } from './endpoint-templates';
 import { platformRequestDuration, platformRequests } from './metrics';
 import { classifyFailure, type ClassifiedFailure, type RequestDescriptor } from './platform-errors';
+import { TokenCache, type CachedToken } from './token-cache';
 
 export interface TokenProviderOptions {
   baseurl: string;
@@ -13,6 +14,8 @@ export interface TokenProviderOptions {
   /** Axios instance for the token endpoint; a fresh one by default (never the global). */
   http?: AxiosInstance;
   now?: () => number;
+  /** Tokens shared with other providers (token-cache.ts) under `key`; this provider's own otherwise. */
+  cache?: { store: TokenCache; key: string };
 }
 
 /** One token request shared by every caller waiting for it. */
@@ -22,12 +25,6 @@ interface SharedFetch {
   controller: AbortController;
   /** Callers waiting; a caller without a signal never leaves. */
   waiters: number;
-}
-
-interface CachedToken {
-  value: string;
-  /** Time (ms, `now()` clock) after which the token is fetched again; Infinity if it does not expire. */
-  refreshAt: number;
 }
 
 export const TOKEN_REQUEST: RequestDescriptor = { method: 'POST', endpoint: ENDPOINT.token };
@@ -59,7 +56,7 @@ function refreshMargin(expiresInSeconds: number): number {
  * (cancelled, or its deadline passed), the request is aborted: it never outlives the last caller.
  */
 export class TokenProvider {
-  private cached?: CachedToken;
+  private readonly cache: { store: TokenCache; key: string };
   private inFlight?: SharedFetch;
   private readonly http: AxiosInstance;
   private readonly now: () => number;
@@ -71,6 +68,11 @@ export class TokenProvider {
     this.http = opts.http ?? axios.create();
     this.now = opts.now ?? Date.now;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.cache = opts.cache ?? { store: new TokenCache(), key: '' };
+  }
+
+  private get cached(): CachedToken | undefined {
+    return this.cache.store.get(this.cache.key);
   }
 
   /** A valid access token. Rejects with a TokenFetchError, or an AbortError when `signal` aborts. */
@@ -123,7 +125,7 @@ export class TokenProvider {
 
   /** Drops the cached token after the platform rejected it (revoked, expired early). */
   invalidate(value: string): void {
-    if (this.cached?.value === value) this.cached = undefined;
+    this.cache.store.delete(this.cache.key, value);
   }
 
   /** The cached token, if any, without fetching. */
@@ -158,7 +160,7 @@ export class TokenProvider {
           ? this.now() + expiresIn * 1000 - refreshMargin(expiresIn)
           : Infinity;
       const token = { value: data.access_token, refreshAt };
-      this.cached = token;
+      this.cache.store.set(this.cache.key, token);
       return token;
     } catch (e) {
       if (e instanceof TokenFetchError) throw e;

@@ -1,0 +1,46 @@
+/**
+ * Client-credentials tokens shared by every platform client of this process. A client lives one command, so
+ * before this each command fetched a token of its own: among them every `std:account:enable` the platform
+ * sends after an aggregation, one per new connector account (54,243 after a 100k first run of the scale-out
+ * bench), a third of those commands' platform calls. Keyed by the client's key prefix, the tenant's URL,
+ * the client id and a digest of the secret: a rotated secret gets a token of its own, and the secret itself
+ * is never a key. The executor drops a token the platform rejects (401) for every client at once.
+ */
+import { createHash } from 'node:crypto';
+
+export interface CachedToken {
+  value: string;
+  /** Time (ms, the provider's clock) after which the token is fetched again; Infinity if it does not expire. */
+  refreshAt: number;
+}
+
+/** Tokens kept at most: one per tenant and client this process serves; the oldest goes first. */
+const MAX_TOKENS = 1000;
+
+export class TokenCache {
+  private readonly tokens = new Map<string, CachedToken>();
+
+  get(key: string): CachedToken | undefined {
+    return this.tokens.get(key);
+  }
+
+  set(key: string, token: CachedToken): void {
+    this.tokens.delete(key);
+    this.tokens.set(key, token);
+    if (this.tokens.size > MAX_TOKENS) this.tokens.delete(this.tokens.keys().next().value!);
+  }
+
+  /** Drops the token under `key` if it is still `value` (a newer one fetched meanwhile stays). */
+  delete(key: string, value: string): void {
+    if (this.tokens.get(key)?.value === value) this.tokens.delete(key);
+  }
+}
+
+/** The process's cache, which createPlatformClient gives every client. */
+export const processTokens = new TokenCache();
+
+/** A cache key for one client's credentials; `prefix` separates what must not share (tests' own buckets). */
+export function tokenKey(prefix: string, baseurl: string, clientId: string, clientSecret: string): string {
+  const secret = createHash('sha256').update(clientSecret).digest('base64url');
+  return `${prefix}\u0000${baseurl}\u0000${clientId}\u0000${secret}`;
+}
