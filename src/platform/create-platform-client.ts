@@ -19,14 +19,14 @@ export interface PlatformClientFactoryDeps {
   logger: Logger;
   /** The command's signal: aborting it stops every call of the client. */
   signal?: AbortSignal;
-  /** Redis key prefix of the buckets (tests use their own). */
+  /** Key prefix of the rate buckets (in Redis or memory) and of the process's token cache (tests use their own). */
   keyPrefix?: string;
   /** Window of the limiter in ms (>= 1000); see DEFAULT_WINDOW_MS. */
   windowMs?: number;
   policy?: Partial<RetryPolicy>;
   onDispatch?: (endpoint: string) => void;
   /** `cleanup`: a shared bucket that cannot be reached gives way to this process's own (see PlatformFactory). */
-  purpose?: 'command' | 'cleanup';
+  purpose?: 'command' | 'cleanup' | 'check';
   /** Identities per search page (tests); IDENTITY_PAGE otherwise. */
   identityPage?: number;
 }
@@ -80,6 +80,7 @@ export function createPlatformClient(settings: PlatformSettings, deps: PlatformC
     tokenCache: {
       store: processTokens,
       key: tokenKey(deps.keyPrefix ?? '', settings.baseurl, settings.clientId, settings.clientSecret),
+      fetchFirst: deps.purpose === 'check',
     },
   });
 }

@@ -136,11 +136,13 @@ export class PlatformClient implements PlatformSession, PlatformCaller {
   ): Promise<AxiosResponse<T>> {
     return this.executor.run(
       req,
-      ({ signal, beforeSend }) => {
+      ({ signal, beforeSend, token }) => {
         const ax = this.lib.axios();
         ax.interceptors.request.use(async (config) => {
           await beforeSend();
           this.onDispatch?.(req.endpoint);
+          // The executor's token, not the one the library read: a 401 must invalidate what was sent.
+          config.headers.set('Authorization', `Bearer ${token}`);
           return config;
         });
         return send(ax, { signal });

@@ -35,6 +35,11 @@ export interface PlatformRequest extends RequestDescriptor {
 export interface AttemptOptions {
   signal: AbortSignal;
   /**
+   * The token this attempt is to send: the one a 401 then invalidates. Other commands share the token
+   * cache (token-cache.ts), so one read again later could be another.
+   */
+  token: string;
+  /**
    * To be awaited right before the request is dispatched (an axios request interceptor). If the
    * rate grant has gone stale meanwhile (the event loop was blocked, e.g. by GC or JSON parsing),
    * it takes a fresh one: a request sent long after its grant would arrive bunched with later
@@ -142,7 +147,7 @@ export class RequestExecutor {
             const started = performance.now();
             rateLimitRequests.inc(limiterKey);
             try {
-              const res = await attempt({ signal: one.signal, beforeSend });
+              const res = await attempt({ signal: one.signal, beforeSend, token: usedToken });
               this.answered = true;
               platformRequests.inc({ platform_endpoint: req.endpoint, method: req.method, status: String(res.status) });
               return res;

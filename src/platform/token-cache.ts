@@ -1,10 +1,10 @@
 /**
  * Client-credentials tokens shared by every platform client of this process. A client lives one command, so
- * before this each command fetched a token of its own: among them every `std:account:enable` the platform
- * sends after an aggregation, one per new connector account (54,243 after a 100k first run of the scale-out
- * bench), a third of those commands' platform calls. Keyed by the client's key prefix, the tenant's URL,
- * the client id and a digest of the secret: a rotated secret gets a token of its own, and the secret itself
- * is never a key. The executor drops a token the platform rejects (401) for every client at once.
+ * without this each command fetched a token of its own: among them every `std:account:enable` the platform
+ * sends after an aggregation, one per new connector account, a third of those commands' platform calls.
+ * Keyed by the client's key prefix, the tenant's URL, the client id and a digest of the secret: a rotated
+ * secret gets a token of its own, and the secret itself is never a key. A 401 drops the token that was sent
+ * (request-executor.ts) for every client at once.
  */
 import { createHash } from 'node:crypto';
 
@@ -42,5 +42,5 @@ export const processTokens = new TokenCache();
 /** A cache key for one client's credentials; `prefix` separates what must not share (tests' own buckets). */
 export function tokenKey(prefix: string, baseurl: string, clientId: string, clientSecret: string): string {
   const secret = createHash('sha256').update(clientSecret).digest('base64url');
-  return `${prefix}\u0000${baseurl}\u0000${clientId}\u0000${secret}`;
+  return JSON.stringify([prefix, baseurl, clientId, secret]);
 }

@@ -14,8 +14,13 @@ export interface TokenProviderOptions {
   /** Axios instance for the token endpoint; a fresh one by default (never the global). */
   http?: AxiosInstance;
   now?: () => number;
-  /** Tokens shared with other providers (token-cache.ts) under `key`; this provider's own otherwise. */
-  cache?: { store: TokenCache; key: string };
+  /**
+   * Tokens shared with other providers (token-cache.ts) under `key`; this provider's own otherwise.
+   * Providers sharing a store share a clock (`now`). `fetchFirst`: get() fetches even when the cache
+   * holds a token until a fetch of this provider's own succeeded (a test connection proves the
+   * credentials, also when its first request failed); the token it gets is shared from then on.
+   */
+  cache?: { store: TokenCache; key: string; fetchFirst?: boolean };
 }
 
 /** One token request shared by every caller waiting for it. */
@@ -26,6 +31,9 @@ interface SharedFetch {
   /** Callers waiting; a caller without a signal never leaves. */
   waiters: number;
 }
+
+/** How long a token the endpoint gave no `expires_in` for is used before it is fetched again. */
+const NO_LIFETIME_MS = 5 * 60_000;
 
 export const TOKEN_REQUEST: RequestDescriptor = { method: 'POST', endpoint: ENDPOINT.token };
 
@@ -56,13 +64,15 @@ function refreshMargin(expiresInSeconds: number): number {
  * (cancelled, or its deadline passed), the request is aborted: it never outlives the last caller.
  */
 export class TokenProvider {
-  private readonly cache: { store: TokenCache; key: string };
+  private readonly cache: { store: TokenCache; key: string; fetchFirst?: boolean };
   private inFlight?: SharedFetch;
   private readonly http: AxiosInstance;
   private readonly now: () => number;
   private readonly timeoutMs: number;
   /** Number of token requests sent; for tests and the benchmark. */
   fetches = 0;
+  /** A fetch of this provider's own succeeded (`fetchFirst` is then met). */
+  private proved = false;
 
   constructor(private readonly opts: TokenProviderOptions) {
     this.http = opts.http ?? axios.create();
@@ -78,7 +88,7 @@ export class TokenProvider {
   /** A valid access token. Rejects with a TokenFetchError, or an AbortError when `signal` aborts. */
   async get(signal?: AbortSignal): Promise<string> {
     const c = this.cached;
-    if (c && this.now() < c.refreshAt) return c.value;
+    if (c && this.now() < c.refreshAt && !(this.cache.fetchFirst && !this.proved)) return c.value;
     if (signal?.aborted) throw new AbortedError();
     let shared = this.inFlight;
     if (!shared) {
@@ -155,12 +165,14 @@ export class TokenProvider {
         throw new TokenFetchError({ kind: 'not_platform', status: res.status });
       }
       const expiresIn = typeof data.expires_in === 'number' ? data.expires_in : Number(data.expires_in);
+      // Without a lifetime, fetched again after NO_LIFETIME_MS: the token is shared by the process's commands.
       const refreshAt =
         Number.isFinite(expiresIn) && expiresIn > 0
           ? this.now() + expiresIn * 1000 - refreshMargin(expiresIn)
-          : Infinity;
+          : this.now() + NO_LIFETIME_MS;
       const token = { value: data.access_token, refreshAt };
       this.cache.store.set(this.cache.key, token);
+      this.proved = true;
       return token;
     } catch (e) {
       if (e instanceof TokenFetchError) throw e;

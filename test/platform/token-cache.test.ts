@@ -5,6 +5,7 @@
 import type { CommandType } from '../../src/core/command-types';
 import { TokenCache, tokenKey } from '../../src/platform/token-cache';
 import { TokenProvider } from '../../src/platform/token-provider';
+import { runPlatformAggregation } from '../../src/simulator/platform-aggregation';
 import { createProductionRunner } from '../../src/runtime/production-runner';
 import type { RunningSimulator } from '../../src/simulator';
 import { collect, context } from '../core/support';
@@ -48,18 +49,50 @@ describe('one token for every command of a process', () => {
     expect(key).not.toBe(tokenKey('', 'https://acme.api.example.com', 'cid', 'other-secret-value'));
   });
 
-  it('commands of the production runner share one token; one the platform revoked is fetched again, once', async () => {
+  it('an aggregation and the enables after it share one token; a token the platform revoked is fetched again, once', async () => {
     // A key prefix of its own: no other test's token is in this one's way.
-    const runner = createProductionRunner({ keyPrefix: `tokens-${Math.random()}` });
+    const runner = createProductionRunner({ keyPrefix: `tokens-${Math.random()}`, taskPollMs: 50 });
     const config = tenantConnection(sim);
-    const testConnection = () => collect(runner('std:test-connection' as CommandType, {}, config, context()));
     const issued = () => sim.control.counters().tokensIssued;
     const before = issued();
-    for (let i = 0; i < 3; i++) await testConnection();
+    const run = await runPlatformAggregation({
+      tenant: sim.tenant,
+      invoke: (type, input) => runner(type as CommandType, input, config, context()),
+    });
+    // Every new account was enabled, one command each, on the aggregation's token.
+    expect(run.enabled).toBeGreaterThan(5);
     expect(issued() - before).toBe(1);
     sim.control.revokeTokens(sim.clientId);
+    const read = () => collect(runner('std:account:read' as CommandType, { identity: 'nobody' }, config, context()));
+    await read().catch(() => undefined);
+    await read().catch(() => undefined);
+    expect(issued() - before).toBe(2);
+  });
+
+  it('a test connection proves the credentials with a token of its own, which the next commands share', async () => {
+    const runner = createProductionRunner({ keyPrefix: `tokens-${Math.random()}` });
+    const config = tenantConnection(sim);
+    const issued = () => sim.control.counters().tokensIssued;
+    const testConnection = () => collect(runner('std:test-connection' as CommandType, {}, config, context()));
+    const before = issued();
     await testConnection();
     await testConnection();
     expect(issued() - before).toBe(2);
+    const read = () => collect(runner('std:account:read' as CommandType, { identity: 'nobody' }, config, context()));
+    await read().catch(() => undefined);
+    expect(issued() - before).toBe(2);
+  });
+
+  it('a test connection whose first token request fails fetches again rather than use the cached token', async () => {
+    const runner = createProductionRunner({ keyPrefix: `tokens-${Math.random()}` });
+    const config = tenantConnection(sim);
+    const issued = () => sim.control.counters().tokensIssued;
+    await collect(runner('std:account:read' as CommandType, { identity: 'nobody' }, config, context())).catch(
+      () => undefined,
+    );
+    const before = issued();
+    sim.control.injectFault({ pathTemplate: '/oauth/token', status: 503, times: 1 });
+    await collect(runner('std:test-connection' as CommandType, {}, config, context()));
+    expect(issued() - before).toBe(1);
   });
 });

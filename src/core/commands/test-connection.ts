@@ -34,7 +34,8 @@ export function createTestConnectionCommand(platform: PlatformFactory): CoreComm
     // Every other command needs the connector's own source, found by its instance id: without it,
     // a green test would only defer the failure to the first aggregation.
     requireInstanceId(parsed);
-    const session = platform(config, { signal: ctx.signal, logger: ctx.logger });
+    // A token of its own: one the process already holds would not prove the credentials still work.
+    const session = platform(config, { signal: ctx.signal, logger: ctx.logger, purpose: 'check' });
     try {
       const all: PlatformSource[] = [];
       for await (const s of session.listSources({ signal: ctx.signal })) all.push(s);
