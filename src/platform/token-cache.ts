@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 
 export interface CachedToken {
   value: string;
-  /** Time (ms, the provider's clock) after which the token is fetched again; Infinity if it does not expire. */
+  /** Time (ms, the provider's clock) after which it is fetched again; without `expires_in`, NO_LIFETIME_MS on. */
   refreshAt: number;
 }
 
