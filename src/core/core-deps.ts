@@ -9,6 +9,7 @@ import type { MatchingParallelism } from './matching/parallel/parallelism';
 import type { ShardProvider } from './matching/parallel/shard-provider';
 import type { StartPartition } from './aggregation/partition-thread';
 import type { PartitionProvider } from './aggregation/partition-provider';
+import type { OwnSourceCache } from './aggregation/own-source-cache';
 
 /** What the core commands get from the runtime: ports and factories, never concrete clients. */
 export interface CoreDeps {
@@ -16,6 +17,11 @@ export interface CoreDeps {
   platform: PlatformFactory;
   /** Shared by every run of this process (embedded) or every worker (Redis). */
   runLock: RunLock;
+  /**
+   * The own source's id from the last listing, so a single-account command skips the listing; unset = every
+   * command lists the sources. The production runner keeps one for all its commands.
+   */
+  ownSources?: OwnSourceCache;
   /**
    * The review queue of one aggregation run (the review-form lifecycle in production). Defaults to
    * a RecordingReviewQueue per run (pending reviews in the run summary only).

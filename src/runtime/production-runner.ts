@@ -12,6 +12,7 @@ import {
   createAccountReadCommand,
   createAccountUpdateCommand,
 } from '../core/commands/account-commands';
+import { OwnSourceCache } from '../core/aggregation/own-source-cache';
 import { createDiscoverSchemaCommand, createEntitlementListCommand } from '../core/commands/schema-commands';
 import { createTestConnectionCommand } from '../core/commands/test-connection';
 import type { PlatformFactory } from '../core/ports/platform';
@@ -47,6 +48,8 @@ export interface RuntimeDeps {
   remotePartitions?: CoreDeps['remotePartitions'];
   /** Replaces the review-form lifecycle (benchmarks measure the aggregation alone). */
   reviewQueue?: CoreDeps['reviewQueue'];
+  /** The own sources the runner's commands remember (default one of its own; tests pass one to age it). */
+  ownSources?: OwnSourceCache;
 }
 
 /** The nine commands wired to their ports. */
@@ -78,6 +81,7 @@ export function createProductionRunner(deps: RuntimeDeps = {}): CommandRunner {
     runLock:
       deps.runLock ?? (deps.redis ? new RedisRunLock(deps.redis, `${prefix}fusion:run-lock:`) : new MemoryRunLock()),
     externalLogSink: (url) => new ExternalLogSink(url),
+    ownSources: deps.ownSources ?? new OwnSourceCache(),
     // The review-form lifecycle on the platform's custom forms (docs/review-forms.md).
     reviewQueue:
       deps.reviewQueue ??

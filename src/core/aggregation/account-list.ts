@@ -103,6 +103,8 @@ class AggregationRun {
   async *run(): AsyncIterable<AccountItem> {
     const { platform, config, logger } = this;
     const resolved = await resolveSources(platform, config, logger, this.opts);
+    // The platform sends an enable for each new account this run outputs: they skip the source listing.
+    this.deps.ownSources?.remember(config, resolved.own);
     const scope = new RunScope(config, { read: resolved.active.map((s) => s.name), skipped: resolved.skipped });
     recordScope(this.summary, resolved.own.id, scope);
     logger.debug({ own: resolved.own.name, sources: scope.sourcesRead }, 'Sources resolved');

@@ -1,7 +1,8 @@
 /**
  * The account commands. Aggregation streams; the single-account commands (read, enable, disable,
- * create, update) touch one account with a constant number of platform calls: the source list
- * (to find the connector's own source) and one account lookup or state read.
+ * create, update) touch one account with a constant number of platform calls: one account lookup or
+ * state read, after a source listing (to find the connector's own source) unless the runner remembers
+ * the source's id from a recent listing (own-source-cache.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { CommandOutput } from '../command-runner';
@@ -25,6 +26,7 @@ import {
   type AccountItem,
 } from '../aggregation/connector-account';
 import { COUNTERS_KEY, CounterStore } from '../aggregation/counter-store';
+import type { OwnSourceRef } from '../aggregation/own-source-cache';
 import { findOwnSource } from '../aggregation/source-resolution';
 import { UniqueRegistry } from '../aggregation/unique-registry';
 import { withScope } from './command-scope';
@@ -47,22 +49,37 @@ function inputIdentity(input: Record<string, unknown>, required = true): string 
   });
 }
 
+function notFound(identity: string, own: OwnSourceRef): FusionError {
+  return new FusionError(
+    'ACCOUNT_NOT_FOUND',
+    `Connector account ${JSON.stringify(identity)} does not exist on source "${own.name}"`,
+    { identity, sourceId: own.id },
+  );
+}
+
+/**
+ * The account on the connector's own source. A remembered source id saves the source listing; when the
+ * account is not found there the sources are listed again, and looked up again only if the id changed.
+ */
 async function locate(
+  deps: CoreDeps,
   platform: PlatformPort,
   config: FusionConfig,
   identity: string,
   signal: AbortSignal,
-): Promise<{ own: PlatformSource; account: PlatformAccount }> {
-  const { own } = await findOwnSource(platform, config, { signal });
-  const account = await platform.findAccountByNativeIdentity(own.id, identity, { signal });
-  if (!account) {
-    throw new FusionError(
-      'ACCOUNT_NOT_FOUND',
-      `Connector account ${JSON.stringify(identity)} does not exist on source "${own.name}"`,
-      { identity, sourceId: own.id },
-    );
+): Promise<PlatformAccount> {
+  const remembered = deps.ownSources?.get(config);
+  if (remembered) {
+    const account = await platform.findAccountByNativeIdentity(remembered.id, identity, { signal });
+    if (account) return account;
+    deps.ownSources?.forget(config, remembered.id);
   }
-  return { own, account };
+  const { own } = await findOwnSource(platform, config, { signal });
+  deps.ownSources?.remember(config, own);
+  if (remembered?.id === own.id) throw notFound(identity, own);
+  const account = await platform.findAccountByNativeIdentity(own.id, identity, { signal });
+  if (!account) throw notFound(identity, own);
+  return account;
 }
 
 export function createAccountListCommand(deps: CoreDeps): CoreCommand {
@@ -75,7 +92,7 @@ export function createAccountListCommand(deps: CoreDeps): CoreCommand {
 export function createAccountReadCommand(deps: CoreDeps): CoreCommand {
   return (input, raw, ctx) =>
     withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform }) {
-      const { account } = await locate(platform, config, inputIdentity(input) as string, ctx.signal);
+      const account = await locate(deps, platform, config, inputIdentity(input) as string, ctx.signal);
       yield toItem(account);
     });
 }
@@ -83,7 +100,7 @@ export function createAccountReadCommand(deps: CoreDeps): CoreCommand {
 function stateCommand(deps: CoreDeps, disabled: boolean): CoreCommand {
   return (input, raw, ctx) =>
     withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform, ctx: scoped }) {
-      const { account } = await locate(platform, config, inputIdentity(input) as string, ctx.signal);
+      const account = await locate(deps, platform, config, inputIdentity(input) as string, ctx.signal);
       scoped.logger.info(
         { identity: account.nativeIdentity, disabled },
         disabled ? 'Account disabled' : 'Account enabled',
@@ -106,6 +123,7 @@ export function createAccountCreateCommand(deps: CoreDeps): CoreCommand {
     withScope<CommandOutput>(deps, raw, ctx, async function* ({ config, platform, ctx: scoped }) {
       const requested = inputIdentity(input, false);
       const { own } = await findOwnSource(platform, config, { signal: ctx.signal });
+      deps.ownSources?.remember(config, own);
       if (requested) {
         const found = await platform.findAccountByNativeIdentity(own.id, requested, { signal: ctx.signal });
         if (found) {
@@ -272,7 +290,7 @@ export function createAccountUpdateCommand(deps: CoreDeps): CoreCommand {
           );
         }
       }
-      const { account } = await locate(platform, config, identity, ctx.signal);
+      const account = await locate(deps, platform, config, identity, ctx.signal);
       const item = toItem(account);
       for (const c of changes as Change[]) {
         if (c.op === 'Set') item.attributes[c.attribute] = c.value;
