@@ -14,11 +14,25 @@ export interface CachedToken {
   refreshAt: number;
 }
 
+/** One token request shared by every caller waiting for it, whichever provider (command) started it. */
+export interface SharedFetch {
+  promise: Promise<CachedToken>;
+  /** Aborts the request once no caller waits for it any more. */
+  controller: AbortController;
+  /** Callers waiting; a caller without a signal never leaves. */
+  waiters: number;
+}
+
 /** Tokens kept at most: one per tenant and client this process serves; the oldest goes first. */
 const MAX_TOKENS = 1000;
 
 export class TokenCache {
   private readonly tokens = new Map<string, CachedToken>();
+  /**
+   * Token requests under way, per key: commands that start together (a burst of enables, every command
+   * running when the token nears its expiry) wait for one request instead of sending one each.
+   */
+  readonly inFlight = new Map<string, SharedFetch>();
 
   get(key: string): CachedToken | undefined {
     return this.tokens.get(key);

@@ -3,7 +3,7 @@ import { AbortedError, linkSignal } from './abort';
 import { ENDPOINT } from './endpoint-templates';
 import { platformRequestDuration, platformRequests } from './metrics';
 import { classifyFailure, type ClassifiedFailure, type RequestDescriptor } from './platform-errors';
-import { TokenCache, type CachedToken } from './token-cache';
+import { TokenCache, type CachedToken, type SharedFetch } from './token-cache';
 
 export interface TokenProviderOptions {
   baseurl: string;
@@ -21,15 +21,6 @@ export interface TokenProviderOptions {
    * credentials, also when its first request failed); the token it gets is shared from then on.
    */
   cache?: { store: TokenCache; key: string; fetchFirst?: boolean };
-}
-
-/** One token request shared by every caller waiting for it. */
-interface SharedFetch {
-  promise: Promise<CachedToken>;
-  /** Aborts the request once no caller waits for it any more. */
-  controller: AbortController;
-  /** Callers waiting; a caller without a signal never leaves. */
-  waiters: number;
 }
 
 /** How long a token the endpoint gave no `expires_in` for is used before it is fetched again. */
@@ -59,13 +50,13 @@ function refreshMargin(expiresInSeconds: number): number {
 /**
  * Client-credentials token for the platform API, cached and refreshed before `expires_in`.
  * Nothing happens in the constructor; the first `get()` fetches. Concurrent callers share one
- * fetch. A failed fetch rejects only the callers waiting for it (never an unhandled rejection)
- * and is retried by the next `get()`. When every caller waiting for the shared fetch has given up
- * (cancelled, or its deadline passed), the request is aborted: it never outlives the last caller.
+ * fetch, also the callers of other providers of the same cache key. A failed fetch rejects only the
+ * callers waiting for it (never an unhandled rejection) and is retried by the next `get()`. When
+ * every caller waiting for the shared fetch has given up (cancelled, or its deadline passed), the
+ * request is aborted: it never outlives the last caller.
  */
 export class TokenProvider {
   private readonly cache: { store: TokenCache; key: string; fetchFirst?: boolean };
-  private inFlight?: SharedFetch;
   private readonly http: AxiosInstance;
   private readonly now: () => number;
   private readonly timeoutMs: number;
@@ -90,20 +81,23 @@ export class TokenProvider {
     const c = this.cached;
     if (c && this.now() < c.refreshAt && !(this.cache.fetchFirst && !this.proved)) return c.value;
     if (signal?.aborted) throw new AbortedError();
-    let shared = this.inFlight;
+    const { store, key } = this.cache;
+    let shared = store.inFlight.get(key);
     if (!shared) {
       const controller = new AbortController();
       const promise = this.fetch(controller.signal);
       const s: SharedFetch = { promise, controller, waiters: 0 };
       promise
         .finally(() => {
-          if (this.inFlight === s) this.inFlight = undefined;
+          if (store.inFlight.get(key) === s) store.inFlight.delete(key);
         })
         // Callers may all have given up; the outcome is still observed here.
         .catch(() => undefined);
-      this.inFlight = shared = s;
+      store.inFlight.set(key, (shared = s));
     }
     const token = await this.wait(shared, signal);
+    // A fresh answer of the token endpoint, whoever asked: the credentials are proved.
+    this.proved = true;
     return token.value;
   }
 
@@ -116,7 +110,8 @@ export class TokenProvider {
         reject(new AbortedError());
         if (--shared.waiters > 0) return;
         // Nobody waits: stop the request now, and let the next caller start a fresh one.
-        if (this.inFlight === shared) this.inFlight = undefined;
+        const { store, key } = this.cache;
+        if (store.inFlight.get(key) === shared) store.inFlight.delete(key);
         shared.controller.abort();
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -172,7 +167,6 @@ export class TokenProvider {
           : this.now() + NO_LIFETIME_MS;
       const token = { value: data.access_token, refreshAt };
       this.cache.store.set(this.cache.key, token);
-      this.proved = true;
       return token;
     } catch (e) {
       if (e instanceof TokenFetchError) throw e;

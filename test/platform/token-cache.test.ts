@@ -24,6 +24,43 @@ describe('one token for every command of a process', () => {
       cache: { store, key: tokenKey('', sim.baseurl, sim.clientId, clientSecret) },
     });
 
+  /** A runner with a key prefix of its own (no other test's token is in its way) and the simulator's token count. */
+  const fresh = (taskPollMs?: number) => {
+    const runner = createProductionRunner({
+      keyPrefix: `tokens-${Math.random()}`,
+      ...(taskPollMs ? { taskPollMs } : {}),
+    });
+    const config = tenantConnection(sim);
+    const issued = () => sim.control.counters().tokensIssued;
+    const command = (type: string, input: Record<string, unknown> = {}) =>
+      collect(runner(type as CommandType, input, config, context()));
+    const read = () => command('std:account:read', { identity: 'nobody' }).catch(() => undefined);
+    return { runner, config, issued, command, read };
+  };
+
+  it('providers that ask at once send one request, and a provider whose caller gave up leaves it to the others', async () => {
+    const store = new TokenCache();
+    const [a, b, c] = [provider(store), provider(store), provider(store)];
+    const gaveUp = new AbortController();
+    const first = a.get(gaveUp.signal);
+    const others = [b.get(), c.get()];
+    // Each get() starts or joins its fetch before its first await.
+    expect(a.fetches + b.fetches + c.fetches).toBe(1);
+    gaveUp.abort();
+    await expect(first).rejects.toThrow();
+    const [tb, tc] = await Promise.all(others);
+    expect(tb).toBe(tc);
+    expect(a.peek()).toBe(tb);
+    expect(a.fetches + b.fetches + c.fetches).toBe(1);
+  });
+
+  it('commands that start together with no token cached fetch one', async () => {
+    const { issued, read } = fresh();
+    const before = issued();
+    await Promise.all([read(), read(), read(), read(), read()]);
+    expect(issued() - before).toBe(1);
+  });
+
   it('providers sharing a cache fetch once; a token one of them drops is gone for all; another secret gets its own', async () => {
     const store = new TokenCache();
     const [a, b] = [provider(store), provider(store)];
@@ -50,10 +87,7 @@ describe('one token for every command of a process', () => {
   });
 
   it('an aggregation and the enables after it share one token; a token the platform revoked is fetched again, once', async () => {
-    // A key prefix of its own: no other test's token is in this one's way.
-    const runner = createProductionRunner({ keyPrefix: `tokens-${Math.random()}`, taskPollMs: 50 });
-    const config = tenantConnection(sim);
-    const issued = () => sim.control.counters().tokensIssued;
+    const { runner, config, issued, read } = fresh(50);
     const before = issued();
     const run = await runPlatformAggregation({
       tenant: sim.tenant,
@@ -63,36 +97,28 @@ describe('one token for every command of a process', () => {
     expect(run.enabled).toBeGreaterThan(5);
     expect(issued() - before).toBe(1);
     sim.control.revokeTokens(sim.clientId);
-    const read = () => collect(runner('std:account:read' as CommandType, { identity: 'nobody' }, config, context()));
-    await read().catch(() => undefined);
-    await read().catch(() => undefined);
+    await read();
+    await read();
     expect(issued() - before).toBe(2);
   });
 
   it('a test connection proves the credentials with a token of its own, which the next commands share', async () => {
-    const runner = createProductionRunner({ keyPrefix: `tokens-${Math.random()}` });
-    const config = tenantConnection(sim);
-    const issued = () => sim.control.counters().tokensIssued;
-    const testConnection = () => collect(runner('std:test-connection' as CommandType, {}, config, context()));
+    const { issued, command, read } = fresh();
+    const testConnection = () => command('std:test-connection');
     const before = issued();
     await testConnection();
     await testConnection();
     expect(issued() - before).toBe(2);
-    const read = () => collect(runner('std:account:read' as CommandType, { identity: 'nobody' }, config, context()));
-    await read().catch(() => undefined);
+    await read();
     expect(issued() - before).toBe(2);
   });
 
   it('a test connection whose first token request fails fetches again rather than use the cached token', async () => {
-    const runner = createProductionRunner({ keyPrefix: `tokens-${Math.random()}` });
-    const config = tenantConnection(sim);
-    const issued = () => sim.control.counters().tokensIssued;
-    await collect(runner('std:account:read' as CommandType, { identity: 'nobody' }, config, context())).catch(
-      () => undefined,
-    );
+    const { issued, command, read } = fresh();
+    await read();
     const before = issued();
     sim.control.injectFault({ pathTemplate: '/oauth/token', status: 503, times: 1 });
-    await collect(runner('std:test-connection' as CommandType, {}, config, context()));
+    await command('std:test-connection');
     expect(issued() - before).toBe(1);
   });
 });
