@@ -32,7 +32,7 @@ export class TokenCache {
    * Token requests under way, per key: commands that start together (a burst of enables, every command
    * running when the token nears its expiry) wait for one request instead of sending one each.
    */
-  readonly inFlight = new Map<string, SharedFetch>();
+  private readonly inFlight = new Map<string, SharedFetch>();
 
   get(key: string): CachedToken | undefined {
     return this.tokens.get(key);
@@ -42,6 +42,34 @@ export class TokenCache {
     this.tokens.delete(key);
     this.tokens.set(key, token);
     if (this.tokens.size > MAX_TOKENS) this.tokens.delete(this.tokens.keys().next().value!);
+  }
+
+  /**
+   * The request under way for `key`, or one `start` sends now. It runs with the settings of the provider
+   * that started it (timeout, HTTP client, clock): the providers of one key must share them, as the
+   * clients of one runner do (create-platform-client.ts).
+   */
+  share(key: string, start: (signal: AbortSignal) => Promise<CachedToken>): SharedFetch {
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const controller = new AbortController();
+    const shared: SharedFetch = { promise: start(controller.signal), controller, waiters: 0 };
+    shared.promise
+      .finally(() => this.settle(key, shared))
+      // Callers may all have given up; the outcome is still observed here.
+      .catch(() => undefined);
+    this.inFlight.set(key, shared);
+    return shared;
+  }
+
+  /** Aborts a request no caller waits for any more; the next caller starts a fresh one. */
+  abandon(key: string, shared: SharedFetch): void {
+    this.settle(key, shared);
+    shared.controller.abort();
+  }
+
+  private settle(key: string, shared: SharedFetch): void {
+    if (this.inFlight.get(key) === shared) this.inFlight.delete(key);
   }
 
   /** Drops the token under `key` if it is still `value` (a newer one fetched meanwhile stays). */

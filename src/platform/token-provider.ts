@@ -16,9 +16,10 @@ export interface TokenProviderOptions {
   now?: () => number;
   /**
    * Tokens shared with other providers (token-cache.ts) under `key`; this provider's own otherwise.
-   * Providers sharing a store share a clock (`now`). `fetchFirst`: get() fetches even when the cache
-   * holds a token until a fetch of this provider's own succeeded (a test connection proves the
-   * credentials, also when its first request failed); the token it gets is shared from then on.
+   * Providers sharing a key share their clock (`now`), timeout and HTTP client: a request one of them
+   * sent serves them all. `fetchFirst`: get() ignores a cached token until an answer of the token
+   * endpoint this provider waited for (a request it sent, or one under way it joined) succeeded: a test
+   * connection proves the credentials, also when its first request failed. That token is shared then.
    */
   cache?: { store: TokenCache; key: string; fetchFirst?: boolean };
 }
@@ -60,9 +61,9 @@ export class TokenProvider {
   private readonly http: AxiosInstance;
   private readonly now: () => number;
   private readonly timeoutMs: number;
-  /** Number of token requests sent; for tests and the benchmark. */
+  /** Token requests this provider started (not those it joined); for tests and the benchmark. */
   fetches = 0;
-  /** A fetch of this provider's own succeeded (`fetchFirst` is then met). */
+  /** A token-endpoint answer this provider waited for succeeded (`fetchFirst` is then met). */
   private proved = false;
 
   constructor(private readonly opts: TokenProviderOptions) {
@@ -81,20 +82,7 @@ export class TokenProvider {
     const c = this.cached;
     if (c && this.now() < c.refreshAt && !(this.cache.fetchFirst && !this.proved)) return c.value;
     if (signal?.aborted) throw new AbortedError();
-    const { store, key } = this.cache;
-    let shared = store.inFlight.get(key);
-    if (!shared) {
-      const controller = new AbortController();
-      const promise = this.fetch(controller.signal);
-      const s: SharedFetch = { promise, controller, waiters: 0 };
-      promise
-        .finally(() => {
-          if (store.inFlight.get(key) === s) store.inFlight.delete(key);
-        })
-        // Callers may all have given up; the outcome is still observed here.
-        .catch(() => undefined);
-      store.inFlight.set(key, (shared = s));
-    }
+    const shared = this.cache.store.share(this.cache.key, (waiters) => this.fetch(waiters));
     const token = await this.wait(shared, signal);
     // A fresh answer of the token endpoint, whoever asked: the credentials are proved.
     this.proved = true;
@@ -109,10 +97,8 @@ export class TokenProvider {
       const onAbort = (): void => {
         reject(new AbortedError());
         if (--shared.waiters > 0) return;
-        // Nobody waits: stop the request now, and let the next caller start a fresh one.
-        const { store, key } = this.cache;
-        if (store.inFlight.get(key) === shared) store.inFlight.delete(key);
-        shared.controller.abort();
+        // Nobody waits: stop the request now.
+        this.cache.store.abandon(this.cache.key, shared);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       shared.promise.then(

@@ -28,7 +28,6 @@ describe('OwnSourceCache', () => {
     expect(cache.get(tenant('i1'))?.id).toBe('s1');
     now = OWN_SOURCE_TTL_MS;
     expect(cache.get(tenant('i1'))).toBeUndefined();
-    expect(OWN_SOURCE_TTL_MS).toBe(600_000);
   });
 
   it('keeps tenants and instances apart; the host is the tenant, whatever the URL spelling', () => {

@@ -102,7 +102,14 @@ describe('one token for every command of a process', () => {
     expect(issued() - before).toBe(2);
   });
 
-  it('a test connection proves the credentials with a token of its own, which the next commands share', async () => {
+  it('a test connection joins a token request under way: a fresh answer proves the credentials', async () => {
+    const { issued, command, read } = fresh();
+    const before = issued();
+    await Promise.all([read(), command('std:test-connection'), read()]);
+    expect(issued() - before).toBe(1);
+  });
+
+  it('a test connection proves the credentials with a token it fetches, never a cached one; the next commands share it', async () => {
     const { issued, command, read } = fresh();
     const testConnection = () => command('std:test-connection');
     const before = issued();

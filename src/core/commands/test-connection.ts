@@ -34,7 +34,7 @@ export function createTestConnectionCommand(platform: PlatformFactory): CoreComm
     // Every other command needs the connector's own source, found by its instance id: without it,
     // a green test would only defer the failure to the first aggregation.
     requireInstanceId(parsed);
-    // A token of its own: one the process already holds would not prove the credentials still work.
+    // A fresh token-endpoint answer: a token the process already holds would not prove the credentials still work.
     const session = platform(config, { signal: ctx.signal, logger: ctx.logger, purpose: 'check' });
     try {
       const all: PlatformSource[] = [];

@@ -117,8 +117,9 @@ export type PlatformFactory = (
     /**
      * `cleanup`: the few calls that take a run's processing flag down. They must get through even
      * while the shared rate limiter (Redis) is down, so they fall back to this process's budget.
-     * `check`: std:test-connection, which proves the credentials: it fetches a token of its own
-     * rather than use one the process already holds (then shares it like any other).
+     * `check`: std:test-connection, which proves the credentials: it waits for a fresh answer of the
+     * token endpoint (its own request or one under way), never a token the process already holds, then
+     * shares it like any other.
      */
     purpose?: 'command' | 'cleanup' | 'check';
   },
